@@ -1,0 +1,347 @@
+/*
+ * decode_cache.c — decoded instructions, kept per basic block.
+ *
+ * A block is a straight run of instructions decoded once, ending at a
+ * control transfer, a special or unimplemented instruction, or the first
+ * instruction that crosses a page boundary; a block therefore touches at most
+ * two pages. Blocks are found by their start address through a small
+ * direct-mapped jump cache in front of a chained hash table.
+ *
+ * Self-modifying code: every emulated write consults a bitmap of pages that
+ * may hold decoded code (a false positive costs one hash lookup); a write to
+ * such a page retires every block touching it. Retired blocks are freed only
+ * between runs, since the run loop may be executing one of them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PAGE_SHIFT 12
+#define MAX_BLOCK_INSNS 32
+#define MAX_INSN_BYTES 15
+#define BLOCK_BUCKETS (1u << 16)
+#define PAGE_BUCKETS (1u << 12)
+#define JUMP_CACHE_SIZE (1u << 12)
+#define PAGE_FILTER_BITS (1u << 20)
+
+struct emu_block {
+	uint64_t start;
+	uint64_t first_page, last_page;
+	struct emu_block *hash_next;
+	struct emu_block *retired_next;
+	bool retired;
+	uint32_t count;
+	struct emu_insn insns[];
+};
+
+/* Blocks that touch one page. */
+struct code_page {
+	uint64_t page;
+	struct code_page *next;
+	struct emu_block **blocks;
+	size_t count, capacity;
+};
+
+struct jump_entry {
+	uint64_t rip;
+	struct emu_block *block;
+};
+
+struct emu_decode_cache {
+	struct emu_block *buckets[BLOCK_BUCKETS];
+	struct code_page *pages[PAGE_BUCKETS];
+	struct jump_entry jump[JUMP_CACHE_SIZE];
+	uint64_t page_filter[PAGE_FILTER_BITS / 64];
+	struct emu_block *retired;
+};
+
+static inline unsigned block_bucket(uint64_t rip)
+{
+	return (unsigned)((rip ^ (rip >> 16) ^ (rip >> 32)) & (BLOCK_BUCKETS - 1));
+}
+
+static inline unsigned page_bucket(uint64_t page)
+{
+	return (unsigned)((page ^ (page >> 12)) & (PAGE_BUCKETS - 1));
+}
+
+static inline unsigned jump_slot(uint64_t rip)
+{
+	return (unsigned)((rip ^ (rip >> 12)) & (JUMP_CACHE_SIZE - 1));
+}
+
+static inline bool page_filter_test(const struct emu_decode_cache *c, uint64_t page)
+{
+	unsigned bit = (unsigned)(page & (PAGE_FILTER_BITS - 1));
+	return c->page_filter[bit / 64] & (1ull << (bit % 64));
+}
+
+static inline void page_filter_set(struct emu_decode_cache *c, uint64_t page)
+{
+	unsigned bit = (unsigned)(page & (PAGE_FILTER_BITS - 1));
+	c->page_filter[bit / 64] |= 1ull << (bit % 64);
+}
+
+struct emu_decode_cache *emu_decode_cache_new(void)
+{
+	return calloc(1, sizeof(struct emu_decode_cache));
+}
+
+static void free_pages(struct emu_decode_cache *c)
+{
+	for (unsigned i = 0; i < PAGE_BUCKETS; i++) {
+		struct code_page *p = c->pages[i];
+		while (p) {
+			struct code_page *next = p->next;
+			free(p->blocks);
+			free(p);
+			p = next;
+		}
+		c->pages[i] = NULL;
+	}
+}
+
+void emu_decode_cache_release_retired(struct emu_decode_cache *c)
+{
+	struct emu_block *b = c->retired;
+	while (b) {
+		struct emu_block *next = b->retired_next;
+		free(b);
+		b = next;
+	}
+	c->retired = NULL;
+}
+
+void emu_decode_cache_free(struct emu_decode_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < BLOCK_BUCKETS; i++) {
+		struct emu_block *b = c->buckets[i];
+		while (b) {
+			struct emu_block *next = b->hash_next;
+			free(b);
+			b = next;
+		}
+	}
+	free_pages(c);
+	emu_decode_cache_release_retired(c);
+	free(c);
+}
+
+static struct code_page *find_page(struct emu_decode_cache *c, uint64_t page,
+				   bool create)
+{
+	unsigned h = page_bucket(page);
+	for (struct code_page *p = c->pages[h]; p; p = p->next)
+		if (p->page == page)
+			return p;
+	if (!create)
+		return NULL;
+	struct code_page *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->page = page;
+	p->next = c->pages[h];
+	c->pages[h] = p;
+	page_filter_set(c, page);
+	return p;
+}
+
+static bool page_add_block(struct emu_decode_cache *c, uint64_t page,
+			   struct emu_block *b)
+{
+	struct code_page *p = find_page(c, page, true);
+	if (!p)
+		return false;
+	if (p->count == p->capacity) {
+		size_t cap = p->capacity ? p->capacity * 2 : 8;
+		struct emu_block **nb = realloc(p->blocks, cap * sizeof(*nb));
+		if (!nb)
+			return false;
+		p->blocks = nb;
+		p->capacity = cap;
+	}
+	p->blocks[p->count++] = b;
+	return true;
+}
+
+static void page_remove_block(struct emu_decode_cache *c, uint64_t page,
+			      const struct emu_block *b)
+{
+	struct code_page *p = find_page(c, page, false);
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->count; i++)
+		if (p->blocks[i] == b) {
+			p->blocks[i] = p->blocks[--p->count];
+			return;
+		}
+}
+
+static void unlink_block(struct emu_decode_cache *c, struct emu_block *b)
+{
+	struct emu_block **pp = &c->buckets[block_bucket(b->start)];
+	while (*pp && *pp != b)
+		pp = &(*pp)->hash_next;
+	if (*pp)
+		*pp = b->hash_next;
+}
+
+static void retire_block(struct emu_decode_cache *c, struct emu_block *b)
+{
+	if (b->retired)
+		return;
+	b->retired = true;
+	unlink_block(c, b);
+	for (uint64_t pg = b->first_page; pg <= b->last_page; pg++)
+		page_remove_block(c, pg, b);
+	b->retired_next = c->retired;
+	c->retired = b;
+}
+
+static void retire_page(struct emu_cpu *cpu, uint64_t page)
+{
+	struct emu_decode_cache *c = cpu->cache;
+	struct code_page *p = find_page(c, page, false);
+	if (!p || p->count == 0)
+		return;
+	while (p->count)
+		retire_block(c, p->blocks[p->count - 1]);
+	memset(c->jump, 0, sizeof(c->jump));
+	cpu->code_changed = true;
+}
+
+void emu_decode_cache_note_write(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
+{
+	struct emu_decode_cache *c = cpu->cache;
+	uint64_t first = addr >> PAGE_SHIFT, last = (addr + len - 1) >> PAGE_SHIFT;
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (EMU_UNLIKELY(page_filter_test(c, pg)))
+			retire_page(cpu, pg);
+}
+
+void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
+{
+	struct emu_decode_cache *c = cpu->cache;
+	if (len == UINT64_MAX || addr + len < addr) {
+		for (unsigned i = 0; i < BLOCK_BUCKETS; i++) {
+			struct emu_block *b = c->buckets[i];
+			while (b) {
+				struct emu_block *next = b->hash_next;
+				b->retired = true;
+				b->retired_next = c->retired;
+				c->retired = b;
+				b = next;
+			}
+			c->buckets[i] = NULL;
+		}
+		free_pages(c);
+		memset(c->page_filter, 0, sizeof(c->page_filter));
+		memset(c->jump, 0, sizeof(c->jump));
+		cpu->code_changed = true;
+		return;
+	}
+	if (len == 0)
+		return;
+	uint64_t first = addr >> PAGE_SHIFT, last = (addr + len - 1) >> PAGE_SHIFT;
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (page_filter_test(c, pg))
+			retire_page(cpu, pg);
+}
+
+/* Handler for an instruction whose bytes could not all be fetched. */
+static int fetch_fault(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	return emu_page_fault(cpu, insn->imm, false);
+}
+
+/* Decodes one instruction at addr into *insn; false if the block must end
+ * before it because not a single byte of it can be fetched and it is not the
+ * first instruction of the block. */
+static void decode_one(struct emu_cpu *cpu, uint64_t addr, struct emu_insn *insn)
+{
+	uint8_t bytes[MAX_INSN_BYTES];
+	size_t got = cpu->mem->fetch(cpu->mem_ctx, addr, bytes, sizeof(bytes));
+	if (emu_decode(bytes, got, addr, insn))
+		return;
+	if (got < sizeof(bytes) && insn->len == 0) {
+		/* Decoding needed bytes that could not be fetched. */
+		memset(insn, 0, sizeof(*insn));
+		insn->addr = addr;
+		insn->handler = fetch_fault;
+		insn->imm = addr + got;
+		insn->mem.base = insn->mem.index = EMU_NO_REG;
+		insn->ends_block = 1;
+	}
+}
+
+static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
+{
+	struct emu_insn buf[MAX_BLOCK_INSNS];
+	uint32_t n = 0;
+	uint64_t addr = rip;
+
+	while (n < MAX_BLOCK_INSNS) {
+		struct emu_insn *insn = &buf[n++];
+		decode_one(cpu, addr, insn);
+		if (insn->ends_block || insn->len == 0)
+			break;
+		uint64_t end = addr + insn->len;
+		if (((end - 1) >> PAGE_SHIFT) != (rip >> PAGE_SHIFT))
+			break; /* crosses into or reaches the next page */
+		addr = end;
+	}
+	struct emu_block *b = malloc(sizeof(*b) + n * sizeof(struct emu_insn));
+	if (!b)
+		return NULL;
+	memcpy(b->insns, buf, n * sizeof(struct emu_insn));
+	b->start = rip;
+	b->count = n;
+	b->retired = false;
+	b->retired_next = NULL;
+	b->first_page = rip >> PAGE_SHIFT;
+	const struct emu_insn *last = &b->insns[n - 1];
+	uint64_t end = last->addr + (last->len ? last->len : 1);
+	b->last_page = (end - 1) >> PAGE_SHIFT;
+	return b;
+}
+
+const struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
+{
+	struct emu_decode_cache *c = cpu->cache;
+	struct jump_entry *j = &c->jump[jump_slot(rip)];
+	if (EMU_LIKELY(j->block && j->rip == rip))
+		return j->block;
+
+	unsigned h = block_bucket(rip);
+	struct emu_block *b;
+	for (b = c->buckets[h]; b; b = b->hash_next)
+		if (b->start == rip)
+			break;
+	if (!b) {
+		b = decode_block(cpu, rip);
+		if (!b)
+			return NULL;
+		for (uint64_t pg = b->first_page; pg <= b->last_page; pg++)
+			if (!page_add_block(c, pg, b)) {
+				for (uint64_t q = b->first_page; q < pg; q++)
+					page_remove_block(c, q, b);
+				free(b);
+				return NULL;
+			}
+		b->hash_next = c->buckets[h];
+		c->buckets[h] = b;
+	}
+	j->rip = rip;
+	j->block = b;
+	return b;
+}
+
+void emu_block_insns(const struct emu_block *b, const struct emu_insn **first,
+		     uint32_t *count)
+{
+	*first = b->insns;
+	*count = b->count;
+}

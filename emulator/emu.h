@@ -1,0 +1,222 @@
+/*
+ * emu.h — the public interface of the x86-64 user-mode emulator.
+ *
+ * The recorder, the replayer, the tests and the benchmarks see only this
+ * header. A CPU is created over a memory interface (read, write, fetch) that
+ * the caller implements; emu_run() executes instructions until an event the
+ * caller must handle (a special instruction, a fault, an instruction the
+ * emulator does not implement) or until an instruction budget is spent.
+ */
+#ifndef TTREC_EMU_H
+#define TTREC_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* General-purpose register numbers, in the encoding's order. */
+enum emu_gpr {
+	EMU_RAX, EMU_RCX, EMU_RDX, EMU_RBX, EMU_RSP, EMU_RBP, EMU_RSI, EMU_RDI,
+	EMU_R8, EMU_R9, EMU_R10, EMU_R11, EMU_R12, EMU_R13, EMU_R14, EMU_R15,
+	EMU_GPR_COUNT
+};
+
+/* RFLAGS bits. */
+enum {
+	EMU_CF = 1u << 0, EMU_PF = 1u << 2, EMU_AF = 1u << 4, EMU_ZF = 1u << 6,
+	EMU_SF = 1u << 7, EMU_TF = 1u << 8, EMU_IF = 1u << 9, EMU_DF = 1u << 10,
+	EMU_OF = 1u << 11, EMU_AC = 1u << 18, EMU_ID = 1u << 21,
+	EMU_STATUS_FLAGS = EMU_CF | EMU_PF | EMU_AF | EMU_ZF | EMU_SF | EMU_OF,
+};
+
+/* One vector register as wide as the widest the architecture has (ZMM). */
+typedef union emu_vec {
+	uint8_t b[64];
+	uint16_t w[32];
+	uint32_t d[16];
+	uint64_t q[8];
+	float f[16];
+	double df[8];
+} emu_vec;
+
+/* One x87 physical register: 80-bit extended value in the low 10 bytes.
+ * MMX register i is the low 8 bytes of physical register i. */
+typedef union emu_x87_reg {
+	uint8_t bytes[16];
+	uint64_t mmx;
+} emu_x87_reg;
+
+/*
+ * The complete user-mode architectural state. Everything a thread can
+ * observe is here, including state whose instructions are not yet emulated,
+ * so that the recorder can load and save a thread without loss.
+ */
+struct emu_regs {
+	uint64_t gpr[EMU_GPR_COUNT];
+	uint64_t rip;
+	uint64_t rflags;
+	uint64_t fs_base, gs_base;
+	uint16_t seg_cs, seg_ss, seg_ds, seg_es, seg_fs, seg_gs;
+
+	/* x87 and MMX. fsw holds TOP in bits 11..13; ftw is the full 16-bit
+	 * tag word (two bits per physical register, 11 = empty). */
+	emu_x87_reg st[8];
+	uint16_t fcw, fsw, ftw, fop;
+	uint64_t fip, fdp;
+
+	/* SSE/AVX/AVX-512. */
+	emu_vec zmm[32];
+	uint64_t k[8];
+	uint32_t mxcsr;
+};
+
+/* Result of a memory access through the interface. */
+enum emu_mem_status { EMU_MEM_OK = 0, EMU_MEM_FAULT = 1 };
+
+/*
+ * The memory behind the CPU. Addresses are linear (segment bases already
+ * applied). read/write return EMU_MEM_OK or EMU_MEM_FAULT (the address is
+ * not mapped with the needed permission: the CPU raises #PF). fetch reads
+ * instruction bytes and returns how many of `size` it could read from the
+ * start (fewer at the end of executable memory), 0 if none.
+ */
+struct emu_memory_ops {
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t size);
+	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t size);
+	size_t (*fetch)(void *ctx, uint64_t addr, void *buf, size_t size);
+};
+
+/* Why emu_run() returned. */
+enum emu_exit {
+	EMU_EXIT_LIMIT,         /* the instruction budget is spent */
+	EMU_EXIT_SPECIAL,       /* a special instruction awaits the caller */
+	EMU_EXIT_FAULT,         /* the instruction at rip raised an exception */
+	EMU_EXIT_UNIMPLEMENTED, /* the instruction at rip is not emulated */
+};
+
+/* Special instructions: executed by the caller, never by the emulator. */
+enum emu_special {
+	EMU_SPECIAL_NONE,
+	EMU_SPECIAL_SYSCALL,
+	EMU_SPECIAL_CPUID,
+	EMU_SPECIAL_RDTSC,
+	EMU_SPECIAL_RDTSCP,
+	EMU_SPECIAL_RDRAND,
+	EMU_SPECIAL_RDSEED,
+	EMU_SPECIAL_XGETBV,
+	EMU_SPECIAL_RDPID,
+	EMU_SPECIAL_COUNT
+};
+
+/* Exception vectors as the CPU numbers them. */
+enum emu_fault_vector {
+	EMU_FAULT_DE = 0,  /* divide error */
+	EMU_FAULT_DB = 1,
+	EMU_FAULT_BP = 3,  /* int3 */
+	EMU_FAULT_UD = 6,  /* invalid opcode */
+	EMU_FAULT_NM = 7,
+	EMU_FAULT_GP = 13, /* general protection (also hlt, misalignment) */
+	EMU_FAULT_PF = 14, /* page fault: address in fault_addr */
+	EMU_FAULT_MF = 16,
+	EMU_FAULT_AC = 17,
+	EMU_FAULT_XM = 19, /* unmasked SIMD floating-point exception */
+};
+
+/* Details of the last exit, valid until the next emu_run(). */
+struct emu_exit_info {
+	enum emu_exit reason;
+	uint8_t insn_len;            /* length of the instruction at rip */
+	enum emu_special special;    /* for EMU_EXIT_SPECIAL */
+	enum emu_fault_vector fault; /* for EMU_EXIT_FAULT */
+	uint64_t fault_addr;         /* for EMU_FAULT_PF */
+	bool fault_write;            /* for EMU_FAULT_PF */
+	const char *mnemonic;        /* for EMU_EXIT_UNIMPLEMENTED (static string) */
+};
+
+/* Kinds of synchronisation events (DESIGN.md: key frames). */
+enum emu_sync {
+	EMU_SYNC_LOCK,   /* LOCK-prefixed read-modify-write */
+	EMU_SYNC_XCHG,   /* xchg with a memory operand (implicitly locked) */
+	EMU_SYNC_FENCE,  /* mfence, sfence, lfence */
+};
+
+/* Kinds of control-flow changes. */
+enum emu_flow {
+	EMU_FLOW_JUMP, EMU_FLOW_BRANCH_TAKEN, EMU_FLOW_CALL, EMU_FLOW_RET,
+};
+
+/*
+ * Optional observer of Nirvana-style events. Any callback may be NULL.
+ * insn_start runs before each instruction (slows emulation: set it only
+ * while needed); sync runs before the synchronising instruction executes;
+ * flow runs after a control transfer.
+ */
+struct emu_observer {
+	void *ctx;
+	void (*insn_start)(void *ctx, uint64_t rip);
+	void (*sync)(void *ctx, enum emu_sync kind, uint64_t rip);
+	void (*flow)(void *ctx, enum emu_flow kind, uint64_t from, uint64_t to);
+};
+
+struct emu_cpu;
+
+/* Creates a CPU in the reset state of a new Linux process (all registers
+ * zero, fcw 0x37f, mxcsr 0x1f80, ftw all empty). NULL on allocation failure. */
+struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx);
+void emu_free(struct emu_cpu *cpu);
+
+/* The CPU's registers, readable and writable between runs. */
+struct emu_regs *emu_regs(struct emu_cpu *cpu);
+
+void emu_set_observer(struct emu_cpu *cpu, const struct emu_observer *obs);
+
+/*
+ * Runs at most max_insns instructions. Returns why it stopped; details in
+ * emu_exit_info(). On SPECIAL, FAULT and UNIMPLEMENTED, rip is the address of
+ * the instruction concerned and nothing of it has executed (string
+ * instructions with a REP prefix may have completed some iterations, as the
+ * CPU does). The caller completes a special instruction by setting its
+ * results and calling emu_skip_insn().
+ */
+enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns);
+const struct emu_exit_info *emu_exit_info(const struct emu_cpu *cpu);
+
+/* Advances rip past the instruction the last exit reported. */
+void emu_skip_insn(struct emu_cpu *cpu);
+
+/* Instructions retired by this CPU since creation. */
+uint64_t emu_icount(const struct emu_cpu *cpu);
+
+/*
+ * Forgets decoded instructions overlapping [addr, addr+len). The emulator
+ * does this itself for its own writes; the caller must do it when memory
+ * changes behind the emulator's back (a syscall, another thread, a mapping
+ * change). len == UINT64_MAX forgets everything.
+ */
+void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
+
+/* Writes an Intel-syntax disassembly of the instruction in `bytes` at
+ * `addr` into buf; returns the instruction length, 0 if undecodable. */
+size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,
+		       char *buf, size_t buf_size);
+
+/* Whether the emulator implements the instruction in `bytes` (decodes and
+ * has semantics for it). Used by coverage reports and tests. */
+bool emu_implements(const uint8_t *bytes, size_t len);
+
+/* A memory interface over the calling process's own memory, for in-process
+ * tests and benchmarks. It trusts addresses: never run untrusted code on it. */
+extern const struct emu_memory_ops emu_self_memory_ops;
+
+/* Calls fn for every mnemonic (a ZydisMnemonic value) some family binds,
+ * with the family's name: the list of what the emulator claims to
+ * implement, for coverage checks. */
+void emu_for_each_mnemonic(void (*fn)(void *ctx, const char *family,
+				      unsigned zydis_mnemonic), void *ctx);
+
+/* Human-readable names, for reports. */
+const char *emu_exit_name(enum emu_exit e);
+const char *emu_special_name(enum emu_special s);
+const char *emu_fault_name(enum emu_fault_vector v);
+
+#endif

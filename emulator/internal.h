@@ -1,0 +1,156 @@
+/*
+ * internal.h — what the emulator's own files share: the CPU object, the
+ * predecoded instruction form, and the uniform handler signature.
+ * Nothing outside emulator/ includes this header.
+ */
+#ifndef TTREC_EMU_INTERNAL_H
+#define TTREC_EMU_INTERNAL_H
+
+#include "emu.h"
+
+#define EMU_LIKELY(x) __builtin_expect(!!(x), 1)
+#define EMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+struct emu_cpu;
+struct emu_insn;
+
+/*
+ * Every instruction handler has this signature. It returns EMU_OK or the
+ * exit that stops the run (a fault set with emu_fault()). When a handler
+ * runs, regs.rip already holds the address of the next instruction; a
+ * control transfer overwrites it. A handler that faults must not have
+ * changed architectural state (read everything before writing anything).
+ */
+typedef int emu_handler(struct emu_cpu *cpu, const struct emu_insn *insn);
+
+enum { EMU_OK = 0, EMU_STOP = 1 };
+
+/* Kinds of decoded operands. */
+enum emu_operand_kind {
+	EMU_OPND_NONE,
+	EMU_OPND_GPR,   /* reg = byte offset into regs.gpr (AH..BH are +1) */
+	EMU_OPND_MEM,   /* the instruction's memory operand (insn->mem) */
+	EMU_OPND_AGEN,  /* lea: the address itself, no access */
+	EMU_OPND_IMM,   /* insn->imm (sign- or zero-extended as decoded) */
+	EMU_OPND_VEC,   /* reg = xmm/ymm/zmm number, size = bytes used */
+	EMU_OPND_MMX,   /* reg = mm number */
+	EMU_OPND_X87,   /* reg = st(i) */
+	EMU_OPND_MASK,  /* reg = k number */
+	EMU_OPND_SEG,   /* reg = segment register number (es cs ss ds fs gs) */
+	EMU_OPND_OTHER, /* anything else: the binder decides */
+};
+
+struct emu_operand {
+	uint8_t kind;  /* enum emu_operand_kind */
+	uint8_t size;  /* bytes */
+	uint8_t reg;
+};
+
+#define EMU_NO_REG 0xff
+
+/* Segment override kinds that change the linear address in 64-bit mode. */
+enum { EMU_SEG_NONE, EMU_SEG_FS, EMU_SEG_GS };
+
+struct emu_mem_operand {
+	int64_t disp;      /* rip-relative operands are resolved into disp */
+	uint8_t base;      /* GPR number or EMU_NO_REG */
+	uint8_t index;     /* GPR number or EMU_NO_REG (VSIB: vector number) */
+	uint8_t scale;     /* 1, 2, 4, 8 */
+	uint8_t seg;       /* EMU_SEG_* */
+	uint8_t addr32;    /* 0x67 prefix: address computed in 32 bits */
+};
+
+/* Prefix and attribute bits in emu_insn.attr. */
+enum {
+	EMU_ATTR_LOCK = 1u << 0,
+	EMU_ATTR_REP = 1u << 1,    /* rep / repe / repz */
+	EMU_ATTR_REPNE = 1u << 2,  /* repne / repnz */
+	EMU_ATTR_VEX = 1u << 3,
+	EMU_ATTR_EVEX = 1u << 4,
+	EMU_ATTR_OPSIZE = 1u << 5, /* 0x66 present */
+};
+
+/*
+ * The predecoded form of one instruction: built once by the decoder, read by
+ * its handler on every execution. `op` and `cond` are the parameters that
+ * let one handler serve a family (which ALU operation, which condition).
+ */
+struct emu_insn {
+	emu_handler *handler;
+	uint64_t addr;
+	uint64_t imm;        /* immediate, or absolute target of rel branches */
+	struct emu_mem_operand mem;
+	struct emu_operand opnd[4]; /* explicit operands, Intel order */
+	uint8_t len;
+	uint8_t nopnd;
+	uint8_t opsize;      /* effective operand size in bytes */
+	uint8_t op;          /* family-defined operation selector */
+	uint8_t cond;        /* condition code 0..15 where relevant */
+	uint8_t attr;        /* EMU_ATTR_* */
+	uint8_t imm2;        /* second immediate (enter) */
+	uint8_t vl;          /* vector length in bytes for VEX/EVEX forms */
+	uint16_t mnemonic;   /* ZydisMnemonic, for reports */
+	uint16_t ends_block; /* control transfer or special: block ends here */
+};
+
+/* Decode cache block: a straight run of decoded instructions. */
+struct emu_block;
+
+struct emu_decode_cache;
+
+struct emu_cpu {
+	struct emu_regs regs;
+	const struct emu_memory_ops *mem;
+	void *mem_ctx;
+	struct emu_observer obs;
+	bool has_observer;
+	struct emu_exit_info exit;
+	uint64_t icount;
+	struct emu_decode_cache *cache;
+	/* Set when code the current block holds was invalidated, so the run
+	 * loop leaves the block after the current instruction. */
+	bool code_changed;
+};
+
+/* Records a fault and returns EMU_STOP, for handlers: return emu_fault(...). */
+static inline int emu_fault(struct emu_cpu *cpu, enum emu_fault_vector v)
+{
+	cpu->exit.reason = EMU_EXIT_FAULT;
+	cpu->exit.fault = v;
+	return EMU_STOP;
+}
+
+static inline int emu_page_fault(struct emu_cpu *cpu, uint64_t addr, bool write)
+{
+	cpu->exit.fault_addr = addr;
+	cpu->exit.fault_write = write;
+	return emu_fault(cpu, EMU_FAULT_PF);
+}
+
+/* Decode cache (decode_cache.c). */
+struct emu_decode_cache *emu_decode_cache_new(void);
+void emu_decode_cache_free(struct emu_decode_cache *c);
+/* Returns the block starting at rip, decoding it if needed; NULL with
+ * cpu->exit set (fault on fetch, undecodable) when no instruction starts
+ * there. */
+const struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
+void emu_block_insns(const struct emu_block *b, const struct emu_insn **first,
+		     uint32_t *count);
+/* Called for every emulated write; cheap unless the page holds code. */
+void emu_decode_cache_note_write(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
+void emu_decode_cache_release_retired(struct emu_decode_cache *c);
+
+/* Decoder (decode.c): fills *insn from the bytes at addr. Returns true on
+ * success; on failure insn->handler is the unimplemented or #UD handler and
+ * the instruction still has a length where one could be decoded. */
+bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
+		struct emu_insn *insn);
+
+/* Name of a ZydisMnemonic, for reports (decode.c). */
+const char *emu_mnemonic_name(uint16_t mnemonic);
+
+/* Handlers every family may use. */
+int emu_handler_unimplemented(struct emu_cpu *cpu, const struct emu_insn *insn);
+int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn);
+
+#endif

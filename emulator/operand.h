@@ -1,0 +1,192 @@
+/*
+ * operand.h — access to registers, memory and decoded operands for handlers.
+ *
+ * All memory traffic of the emulator passes through emu_mem_read /
+ * emu_mem_write, which call the caller's memory interface; writes also tell
+ * the decode cache, so self-modifying code is seen.
+ */
+#ifndef TTREC_EMU_OPERAND_H
+#define TTREC_EMU_OPERAND_H
+
+#include <string.h>
+#include "internal.h"
+#include "flags.h"
+
+/* --- general-purpose registers ------------------------------------------ */
+
+/* Reads `size` bytes of the GPR at byte offset `off` (see EMU_OPND_GPR). */
+static inline uint64_t emu_gpr_get(const struct emu_cpu *cpu, unsigned off,
+				   unsigned size)
+{
+	const uint8_t *p = (const uint8_t *)cpu->regs.gpr + off;
+	switch (size) {
+	case 1: return *p;
+	case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+	default: { uint64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+/* Writes a GPR with the architecture's rule: 32-bit writes zero the upper
+ * half, 8- and 16-bit writes leave the rest alone. */
+static inline void emu_gpr_set(struct emu_cpu *cpu, unsigned off, unsigned size,
+			       uint64_t v)
+{
+	uint8_t *p = (uint8_t *)cpu->regs.gpr + off;
+	switch (size) {
+	case 1: *p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: cpu->regs.gpr[off / 8] = (uint32_t)v; break;
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+/* Byte offset of full register n, for emu_gpr_get/set. */
+#define EMU_GPR_OFF(n) ((unsigned)(n) * 8u)
+
+/* --- memory --------------------------------------------------------------- */
+
+/* Effective (linear) address of the instruction's memory operand. */
+static inline uint64_t emu_mem_addr(const struct emu_cpu *cpu,
+				    const struct emu_insn *insn)
+{
+	const struct emu_mem_operand *m = &insn->mem;
+	uint64_t a = (uint64_t)m->disp;
+	if (m->base != EMU_NO_REG)
+		a += cpu->regs.gpr[m->base];
+	if (m->index != EMU_NO_REG)
+		a += cpu->regs.gpr[m->index] * m->scale;
+	if (EMU_UNLIKELY(m->addr32))
+		a = (uint32_t)a;
+	if (m->seg == EMU_SEG_FS)
+		a += cpu->regs.fs_base;
+	else if (m->seg == EMU_SEG_GS)
+		a += cpu->regs.gs_base;
+	return a;
+}
+
+/* Applies the instruction's segment override to an address the handler
+ * computed itself (string instructions' rsi, xlat). */
+static inline uint64_t emu_seg_addr(const struct emu_cpu *cpu,
+				    const struct emu_insn *insn, uint64_t a)
+{
+	if (insn->mem.seg == EMU_SEG_FS)
+		return a + cpu->regs.fs_base;
+	if (insn->mem.seg == EMU_SEG_GS)
+		return a + cpu->regs.gs_base;
+	return a;
+}
+
+static inline int emu_mem_read(struct emu_cpu *cpu, uint64_t addr, void *buf,
+			       size_t size)
+{
+	if (EMU_UNLIKELY(cpu->mem->read(cpu->mem_ctx, addr, buf, size) != EMU_MEM_OK))
+		return emu_page_fault(cpu, addr, false);
+	return EMU_OK;
+}
+
+static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
+				const void *buf, size_t size)
+{
+	if (EMU_UNLIKELY(cpu->mem->write(cpu->mem_ctx, addr, buf, size) != EMU_MEM_OK))
+		return emu_page_fault(cpu, addr, true);
+	emu_decode_cache_note_write(cpu, addr, size);
+	return EMU_OK;
+}
+
+/* Little-endian integer of 1, 2, 4 or 8 bytes. */
+static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
+				    unsigned size, uint64_t *out)
+{
+	uint64_t v = 0;
+	int r = emu_mem_read(cpu, addr, &v, size);
+	*out = v;
+	return r;
+}
+
+static inline int emu_mem_write_uint(struct emu_cpu *cpu, uint64_t addr,
+				     unsigned size, uint64_t v)
+{
+	return emu_mem_write(cpu, addr, &v, size);
+}
+
+/* --- decoded operands -------------------------------------------------- */
+
+/* Reads integer operand i (GPR, memory, immediate, address). */
+static inline int emu_opnd_read(struct emu_cpu *cpu, const struct emu_insn *insn,
+				unsigned i, uint64_t *out)
+{
+	const struct emu_operand *o = &insn->opnd[i];
+	switch (o->kind) {
+	case EMU_OPND_GPR:
+		*out = emu_gpr_get(cpu, o->reg, o->size);
+		return EMU_OK;
+	case EMU_OPND_MEM:
+		return emu_mem_read_uint(cpu, emu_mem_addr(cpu, insn), o->size, out);
+	case EMU_OPND_IMM:
+		/* Sign-extended to 64 bits as decoded; the handler truncates. */
+		*out = insn->imm;
+		return EMU_OK;
+	case EMU_OPND_AGEN:
+		*out = emu_mem_addr(cpu, insn);
+		return EMU_OK;
+	default:
+		*out = 0;
+		return EMU_OK;
+	}
+}
+
+/* Writes integer operand i (GPR or memory). */
+static inline int emu_opnd_write(struct emu_cpu *cpu, const struct emu_insn *insn,
+				 unsigned i, uint64_t v)
+{
+	const struct emu_operand *o = &insn->opnd[i];
+	if (o->kind == EMU_OPND_GPR) {
+		emu_gpr_set(cpu, o->reg, o->size, v);
+		return EMU_OK;
+	}
+	return emu_mem_write_uint(cpu, emu_mem_addr(cpu, insn), o->size, v);
+}
+
+static inline bool emu_opnd_is_mem(const struct emu_insn *insn, unsigned i)
+{
+	return insn->opnd[i].kind == EMU_OPND_MEM;
+}
+
+/* --- stack ---------------------------------------------------------------- */
+
+static inline int emu_push(struct emu_cpu *cpu, uint64_t v, unsigned size)
+{
+	uint64_t sp = cpu->regs.gpr[EMU_RSP] - size;
+	int r = emu_mem_write_uint(cpu, sp, size, v);
+	if (r == EMU_OK)
+		cpu->regs.gpr[EMU_RSP] = sp;
+	return r;
+}
+
+static inline int emu_pop(struct emu_cpu *cpu, uint64_t *v, unsigned size)
+{
+	uint64_t sp = cpu->regs.gpr[EMU_RSP];
+	int r = emu_mem_read_uint(cpu, sp, size, v);
+	if (r == EMU_OK)
+		cpu->regs.gpr[EMU_RSP] = sp + size;
+	return r;
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+static inline void emu_note_flow(struct emu_cpu *cpu, enum emu_flow kind,
+				 uint64_t from, uint64_t to)
+{
+	if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.flow)
+		cpu->obs.flow(cpu->obs.ctx, kind, from, to);
+}
+
+static inline void emu_note_sync(struct emu_cpu *cpu, enum emu_sync kind,
+				 uint64_t rip)
+{
+	if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.sync)
+		cpu->obs.sync(cpu->obs.ctx, kind, rip);
+}
+
+#endif

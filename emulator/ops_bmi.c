@@ -1,0 +1,6 @@
+/*
+ * ops_bmi.c — placeholder: this family is not implemented yet.
+ */
+#include "binding.h"
+
+EMU_FAMILY_EMPTY(emu_family_bmi);

@@ -1,0 +1,93 @@
+/*
+ * ops_flow.c — near control transfers: jmp, jcc, call, ret, loop family,
+ * jrcxz/jecxz. Relative targets were resolved to absolute addresses by the
+ * decoder (insn->imm).
+ */
+#include "binding.h"
+#include "operand.h"
+
+static int jump_to(struct emu_cpu *cpu, const struct emu_insn *insn,
+		   enum emu_flow kind, uint64_t target)
+{
+	cpu->regs.rip = target;
+	emu_note_flow(cpu, kind, insn->addr, target);
+	return EMU_OK;
+}
+
+static int jmp(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t target;
+	int r = emu_opnd_read(cpu, insn, 0, &target);
+	if (r != EMU_OK)
+		return r;
+	return jump_to(cpu, insn, EMU_FLOW_JUMP, target);
+}
+
+static int jcc(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	if (emu_condition(cpu->regs.rflags, insn->op))
+		return jump_to(cpu, insn, EMU_FLOW_BRANCH_TAKEN, insn->imm);
+	return EMU_OK;
+}
+
+static int call(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t target;
+	int r = emu_opnd_read(cpu, insn, 0, &target);
+	if (r != EMU_OK)
+		return r;
+	if ((r = emu_push(cpu, cpu->regs.rip, 8)) != EMU_OK)
+		return r;
+	return jump_to(cpu, insn, EMU_FLOW_CALL, target);
+}
+
+/* ret and ret imm16 (the immediate releases that many extra stack bytes). */
+static int ret(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t target;
+	int r = emu_pop(cpu, &target, 8);
+	if (r != EMU_OK)
+		return r;
+	if (insn->nopnd == 1)
+		cpu->regs.gpr[EMU_RSP] += insn->imm & 0xffff;
+	return jump_to(cpu, insn, EMU_FLOW_RET, target);
+}
+
+enum loop_op { LOOP_ALWAYS, LOOP_WHILE_EQUAL, LOOP_WHILE_NOT_EQUAL, JUMP_IF_COUNT_ZERO };
+
+/* loop/loope/loopne decrement the count register (rcx, or ecx with a 0x67
+ * prefix) without touching flags; jrcxz/jecxz only test it. */
+static int loop_family(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	unsigned width = insn->mem.addr32 ? 4 : 8;
+	uint64_t count = emu_gpr_get(cpu, EMU_GPR_OFF(EMU_RCX), width);
+	bool taken;
+	if (insn->op == JUMP_IF_COUNT_ZERO) {
+		taken = count == 0;
+	} else {
+		count = (count - 1) & emu_size_mask(width);
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RCX), width, count);
+		bool zf = cpu->regs.rflags & EMU_ZF;
+		taken = count != 0 &&
+			(insn->op == LOOP_ALWAYS ||
+			 (insn->op == LOOP_WHILE_EQUAL && zf) ||
+			 (insn->op == LOOP_WHILE_NOT_EQUAL && !zf));
+	}
+	if (taken)
+		return jump_to(cpu, insn, EMU_FLOW_BRANCH_TAKEN, insn->imm);
+	return EMU_OK;
+}
+
+static const struct emu_binding flow_bindings[] = {
+	{ ZYDIS_MNEMONIC_JMP, 0, jmp, NULL },
+	{ ZYDIS_MNEMONIC_CALL, 0, call, NULL },
+	{ ZYDIS_MNEMONIC_RET, 0, ret, NULL },
+	EMU_CONDITION_BINDINGS(J, jcc, NULL),
+	{ ZYDIS_MNEMONIC_LOOP, LOOP_ALWAYS, loop_family, NULL },
+	{ ZYDIS_MNEMONIC_LOOPE, LOOP_WHILE_EQUAL, loop_family, NULL },
+	{ ZYDIS_MNEMONIC_LOOPNE, LOOP_WHILE_NOT_EQUAL, loop_family, NULL },
+	{ ZYDIS_MNEMONIC_JRCXZ, JUMP_IF_COUNT_ZERO, loop_family, NULL },
+	{ ZYDIS_MNEMONIC_JECXZ, JUMP_IF_COUNT_ZERO, loop_family, NULL },
+};
+
+EMU_FAMILY(emu_family_flow, flow_bindings);

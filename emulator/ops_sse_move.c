@@ -1,0 +1,6 @@
+/*
+ * ops_sse_move.c — placeholder: this family is not implemented yet.
+ */
+#include "binding.h"
+
+EMU_FAMILY_EMPTY(emu_family_sse_move);

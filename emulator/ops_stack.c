@@ -1,0 +1,108 @@
+/*
+ * ops_stack.c — push, pop, pushfq, popfq, enter, leave.
+ * Zydis describes push's memory operand as [rsp]; the write is really at
+ * rsp - size (see emu_push), and pop into a memory operand addressed through
+ * rsp uses the incremented rsp, as the CPU does.
+ */
+#include "binding.h"
+#include "operand.h"
+
+static int push(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t v;
+	unsigned size = insn->opsize;
+	int r = emu_opnd_read(cpu, insn, 0, &v);
+	if (r != EMU_OK)
+		return r;
+	return emu_push(cpu, v, size);
+}
+
+static int pop(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	unsigned size = insn->opsize;
+	uint64_t v, old_rsp = cpu->regs.gpr[EMU_RSP];
+	int r = emu_pop(cpu, &v, size);
+	if (r != EMU_OK)
+		return r;
+	if ((r = emu_opnd_write(cpu, insn, 0, v)) != EMU_OK)
+		cpu->regs.gpr[EMU_RSP] = old_rsp;
+	return r;
+}
+
+/* RF and VM are never pushed; user mode sees the rest. */
+static int pushf(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	return emu_push(cpu, cpu->regs.rflags & 0xfcffff, insn->opsize);
+}
+
+/* In user mode (CPL 3, IOPL 0) popf changes only these flags; IF and IOPL
+ * are silently kept. */
+#define POPF_WRITABLE (EMU_STATUS_FLAGS | EMU_TF | EMU_DF | EMU_AC | EMU_ID | (1u << 14) /* NT */)
+
+static int popf(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t v;
+	int r = emu_pop(cpu, &v, insn->opsize);
+	if (r != EMU_OK)
+		return r;
+	uint64_t mask = POPF_WRITABLE & emu_size_mask(insn->opsize);
+	cpu->regs.rflags = (cpu->regs.rflags & ~mask) | (v & mask) | 2;
+	return EMU_OK;
+}
+
+static int leave(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t v;
+	unsigned size = insn->opsize;
+	int r = emu_mem_read_uint(cpu, cpu->regs.gpr[EMU_RBP], size, &v);
+	if (r != EMU_OK)
+		return r;
+	cpu->regs.gpr[EMU_RSP] = cpu->regs.gpr[EMU_RBP] + size;
+	emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RBP), size, v);
+	return EMU_OK;
+}
+
+/* enter imm16, imm8: push rbp, copy (level - 1) outer frame pointers, push
+ * the new frame pointer, reserve imm16 bytes. Faults leave nothing changed:
+ * every read happens before the first register update. */
+static int enter(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	unsigned size = insn->opsize;
+	unsigned level = insn->imm2 & 31;
+	uint64_t frame_size = insn->imm & 0xffff;
+	uint64_t rsp = cpu->regs.gpr[EMU_RSP], rbp = cpu->regs.gpr[EMU_RBP];
+	uint64_t sp = rsp - size;
+	int r = emu_mem_write_uint(cpu, sp, size, rbp);
+	if (r != EMU_OK)
+		return r;
+	uint64_t frame = sp;
+	for (unsigned i = 1; i < level; i++) {
+		uint64_t v;
+		if ((r = emu_mem_read_uint(cpu, rbp - i * size, size, &v)) != EMU_OK)
+			return r;
+		sp -= size;
+		if ((r = emu_mem_write_uint(cpu, sp, size, v)) != EMU_OK)
+			return r;
+	}
+	if (level > 0) {
+		sp -= size;
+		if ((r = emu_mem_write_uint(cpu, sp, size, frame)) != EMU_OK)
+			return r;
+	}
+	emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RBP), size, frame);
+	cpu->regs.gpr[EMU_RSP] = sp - frame_size;
+	return EMU_OK;
+}
+
+static const struct emu_binding stack_bindings[] = {
+	{ ZYDIS_MNEMONIC_PUSH, 0, push, NULL },
+	{ ZYDIS_MNEMONIC_POP, 0, pop, NULL },
+	{ ZYDIS_MNEMONIC_PUSHFQ, 0, pushf, NULL },
+	{ ZYDIS_MNEMONIC_PUSHF, 0, pushf, NULL },
+	{ ZYDIS_MNEMONIC_POPFQ, 0, popf, NULL },
+	{ ZYDIS_MNEMONIC_POPF, 0, popf, NULL },
+	{ ZYDIS_MNEMONIC_LEAVE, 0, leave, NULL },
+	{ ZYDIS_MNEMONIC_ENTER, 0, enter, NULL },
+};
+
+EMU_FAMILY(emu_family_stack, stack_bindings);

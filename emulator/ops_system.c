@@ -1,0 +1,66 @@
+/*
+ * ops_system.c — instructions that are not computation: the special
+ * instructions the caller executes (syscall, cpuid, rdtsc, ...), fences,
+ * hints that do nothing in an emulator (nop forms, endbr, pause, prefetch),
+ * and the instructions that always fault in user mode (int3, ud0-2, hlt).
+ */
+#include "binding.h"
+#include "operand.h"
+
+/* Stops the run so the caller can execute the instruction; op is the
+ * enum emu_special kind. */
+static int special(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	cpu->exit.reason = EMU_EXIT_SPECIAL;
+	cpu->exit.special = (enum emu_special)insn->op;
+	return EMU_STOP;
+}
+
+static int nop(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	(void)cpu;
+	(void)insn;
+	return EMU_OK;
+}
+
+static int fence(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	emu_note_sync(cpu, EMU_SYNC_FENCE, insn->addr);
+	return EMU_OK;
+}
+
+/* op is the vector: int3 is #BP, ud* #UD, hlt #GP (privileged). */
+static int always_fault(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	return emu_fault(cpu, (enum emu_fault_vector)insn->op);
+}
+
+static const struct emu_binding system_bindings[] = {
+	{ ZYDIS_MNEMONIC_SYSCALL, EMU_SPECIAL_SYSCALL, special, NULL },
+	{ ZYDIS_MNEMONIC_CPUID, EMU_SPECIAL_CPUID, special, NULL },
+	{ ZYDIS_MNEMONIC_RDTSC, EMU_SPECIAL_RDTSC, special, NULL },
+	{ ZYDIS_MNEMONIC_RDTSCP, EMU_SPECIAL_RDTSCP, special, NULL },
+	{ ZYDIS_MNEMONIC_RDRAND, EMU_SPECIAL_RDRAND, special, NULL },
+	{ ZYDIS_MNEMONIC_RDSEED, EMU_SPECIAL_RDSEED, special, NULL },
+	{ ZYDIS_MNEMONIC_XGETBV, EMU_SPECIAL_XGETBV, special, NULL },
+	{ ZYDIS_MNEMONIC_RDPID, EMU_SPECIAL_RDPID, special, NULL },
+	{ ZYDIS_MNEMONIC_NOP, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_ENDBR64, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_ENDBR32, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PAUSE, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PREFETCHT0, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PREFETCHT1, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PREFETCHT2, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PREFETCHNTA, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_PREFETCHW, 0, nop, NULL },
+	{ ZYDIS_MNEMONIC_LFENCE, 0, fence, NULL },
+	{ ZYDIS_MNEMONIC_MFENCE, 0, fence, NULL },
+	{ ZYDIS_MNEMONIC_SFENCE, 0, fence, NULL },
+	{ ZYDIS_MNEMONIC_INT3, EMU_FAULT_BP, always_fault, NULL },
+	{ ZYDIS_MNEMONIC_UD0, EMU_FAULT_UD, always_fault, NULL },
+	{ ZYDIS_MNEMONIC_UD1, EMU_FAULT_UD, always_fault, NULL },
+	{ ZYDIS_MNEMONIC_UD2, EMU_FAULT_UD, always_fault, NULL },
+	{ ZYDIS_MNEMONIC_HLT, EMU_FAULT_GP, always_fault, NULL },
+};
+
+EMU_FAMILY(emu_family_system, system_bindings);

@@ -1,0 +1,160 @@
+/*
+ * run.c — the CPU object and the interpreter loop.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
+{
+	struct emu_cpu *cpu = calloc(1, sizeof(*cpu));
+	if (!cpu)
+		return NULL;
+	cpu->cache = emu_decode_cache_new();
+	if (!cpu->cache) {
+		free(cpu);
+		return NULL;
+	}
+	cpu->mem = mem;
+	cpu->mem_ctx = mem_ctx;
+	cpu->regs.rflags = 0x202;
+	cpu->regs.fcw = 0x37f;
+	cpu->regs.ftw = 0xffff;
+	cpu->regs.mxcsr = 0x1f80;
+	cpu->regs.seg_cs = 0x33;
+	cpu->regs.seg_ss = 0x2b;
+	return cpu;
+}
+
+void emu_free(struct emu_cpu *cpu)
+{
+	if (!cpu)
+		return;
+	emu_decode_cache_free(cpu->cache);
+	free(cpu);
+}
+
+struct emu_regs *emu_regs(struct emu_cpu *cpu)
+{
+	return &cpu->regs;
+}
+
+void emu_set_observer(struct emu_cpu *cpu, const struct emu_observer *obs)
+{
+	if (obs) {
+		cpu->obs = *obs;
+		cpu->has_observer = true;
+	} else {
+		memset(&cpu->obs, 0, sizeof(cpu->obs));
+		cpu->has_observer = false;
+	}
+}
+
+const struct emu_exit_info *emu_exit_info(const struct emu_cpu *cpu)
+{
+	return &cpu->exit;
+}
+
+uint64_t emu_icount(const struct emu_cpu *cpu)
+{
+	return cpu->icount;
+}
+
+void emu_skip_insn(struct emu_cpu *cpu)
+{
+	cpu->regs.rip += cpu->exit.insn_len;
+	cpu->icount++;
+}
+
+int emu_handler_unimplemented(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
+	cpu->exit.mnemonic = emu_mnemonic_name(insn->mnemonic);
+	return EMU_STOP;
+}
+
+int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	(void)insn;
+	return emu_fault(cpu, EMU_FAULT_UD);
+}
+
+enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
+{
+	uint64_t done = 0;
+	memset(&cpu->exit, 0, sizeof(cpu->exit));
+	cpu->exit.reason = EMU_EXIT_LIMIT;
+	cpu->code_changed = false;
+
+	while (done < max_insns) {
+		const struct emu_block *b = emu_decode_cache_lookup(cpu, cpu->regs.rip);
+		if (EMU_UNLIKELY(!b)) {
+			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
+			cpu->exit.mnemonic = "(decode cache out of memory)";
+			break;
+		}
+		const struct emu_insn *insn;
+		uint32_t n;
+		emu_block_insns(b, &insn, &n);
+		const struct emu_insn *end = insn + n;
+		for (; insn < end; insn++) {
+			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start)
+				cpu->obs.insn_start(cpu->obs.ctx, insn->addr);
+			cpu->regs.rip = insn->addr + insn->len;
+			if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
+				cpu->regs.rip = insn->addr;
+				cpu->exit.insn_len = insn->len;
+				goto out;
+			}
+			if (EMU_UNLIKELY(++done >= max_insns))
+				goto out;
+			if (EMU_UNLIKELY(cpu->code_changed)) {
+				/* This block may be stale from here on. */
+				cpu->code_changed = false;
+				break;
+			}
+		}
+	}
+out:
+	cpu->icount += done;
+	emu_decode_cache_release_retired(cpu->cache);
+	return cpu->exit.reason;
+}
+
+const char *emu_exit_name(enum emu_exit e)
+{
+	switch (e) {
+	case EMU_EXIT_LIMIT: return "limit";
+	case EMU_EXIT_SPECIAL: return "special";
+	case EMU_EXIT_FAULT: return "fault";
+	case EMU_EXIT_UNIMPLEMENTED: return "unimplemented";
+	}
+	return "?";
+}
+
+const char *emu_special_name(enum emu_special s)
+{
+	static const char *const names[EMU_SPECIAL_COUNT] = {
+		"none", "syscall", "cpuid", "rdtsc", "rdtscp", "rdrand",
+		"rdseed", "xgetbv", "rdpid",
+	};
+	return (unsigned)s < EMU_SPECIAL_COUNT ? names[s] : "?";
+}
+
+const char *emu_fault_name(enum emu_fault_vector v)
+{
+	switch (v) {
+	case EMU_FAULT_DE: return "#DE";
+	case EMU_FAULT_DB: return "#DB";
+	case EMU_FAULT_BP: return "#BP";
+	case EMU_FAULT_UD: return "#UD";
+	case EMU_FAULT_NM: return "#NM";
+	case EMU_FAULT_GP: return "#GP";
+	case EMU_FAULT_PF: return "#PF";
+	case EMU_FAULT_MF: return "#MF";
+	case EMU_FAULT_AC: return "#AC";
+	case EMU_FAULT_XM: return "#XM";
+	}
+	return "#?";
+}

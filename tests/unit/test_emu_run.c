@@ -1,0 +1,163 @@
+/*
+ * test_emu_run.c — the interpreter runs real compiled functions of this
+ * program in-process and gets the same answers as the CPU.
+ */
+#include <check.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "emulator/emu.h"
+#include "check_main.h"
+
+/* Functions the emulator runs; noinline and noclone so the compiler keeps
+ * them as real calls with their own code. */
+__attribute__((noinline, noclone)) static long sum_to(long n)
+{
+	volatile long s = 0;
+	for (long i = 1; i <= n; i++)
+		s += i;
+	return s;
+}
+
+__attribute__((noinline, noclone)) static unsigned long fib(unsigned n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+struct harness {
+	struct emu_cpu *cpu;
+	uint8_t *stack;
+	uint8_t *stop_code; /* a ud2 the emulated function returns to */
+};
+
+static void harness_init(struct harness *h)
+{
+	h->cpu = emu_new(&emu_self_memory_ops, NULL);
+	ck_assert_ptr_nonnull(h->cpu);
+	h->stack = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(h->stack, MAP_FAILED);
+	h->stop_code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(h->stop_code, MAP_FAILED);
+	h->stop_code[0] = 0x0f; /* ud2 */
+	h->stop_code[1] = 0x0b;
+}
+
+static void harness_fini(struct harness *h)
+{
+	emu_free(h->cpu);
+	munmap(h->stack, 1 << 20);
+	munmap(h->stop_code, 4096);
+}
+
+/* Calls fn(arg) in the emulator; returns rax. */
+static uint64_t emulate_call(struct harness *h, const void *fn, uint64_t arg)
+{
+	struct emu_regs *r = emu_regs(h->cpu);
+	uint64_t sp = (uint64_t)(uintptr_t)(h->stack + (1 << 20) - 64);
+	sp -= 8;
+	uint64_t ret = (uint64_t)(uintptr_t)h->stop_code;
+	memcpy((void *)(uintptr_t)sp, &ret, 8);
+	r->gpr[EMU_RSP] = sp;
+	r->gpr[EMU_RDI] = arg;
+	r->rip = (uint64_t)(uintptr_t)fn;
+	enum emu_exit e = emu_run(h->cpu, 100000000);
+	const struct emu_exit_info *x = emu_exit_info(h->cpu);
+	ck_assert_msg(e == EMU_EXIT_FAULT && x->fault == EMU_FAULT_UD &&
+		      r->rip == ret,
+		      "stopped with %s (%s) at %#lx", emu_exit_name(e),
+		      e == EMU_EXIT_UNIMPLEMENTED ? x->mnemonic : emu_fault_name(x->fault),
+		      (unsigned long)r->rip);
+	return r->gpr[EMU_RAX];
+}
+
+START_TEST(test_loop)
+{
+	struct harness h;
+	harness_init(&h);
+	ck_assert_uint_eq(emulate_call(&h, (const void *)sum_to, 1000), (uint64_t)sum_to(1000));
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_recursion)
+{
+	struct harness h;
+	harness_init(&h);
+	ck_assert_uint_eq(emulate_call(&h, (const void *)fib, 20), fib(20));
+	ck_assert_uint_gt(emu_icount(h.cpu), 10000);
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_special_stops)
+{
+	/* cpuid; ud2: the run stops before cpuid, the caller completes it. */
+	struct harness h;
+	harness_init(&h);
+	static const uint8_t code[] = { 0x0f, 0xa2, 0x0f, 0x0b };
+	memcpy(h.stop_code + 16, code, sizeof(code));
+	struct emu_regs *r = emu_regs(h.cpu);
+	r->rip = (uint64_t)(uintptr_t)(h.stop_code + 16);
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_SPECIAL);
+	ck_assert_int_eq(emu_exit_info(h.cpu)->special, EMU_SPECIAL_CPUID);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 16));
+	emu_skip_insn(h.cpu);
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_FAULT);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 18));
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_self_modifying_code)
+{
+	/* mov byte [rip+1], 0x05 rewrites the immediate of the following
+	 * "mov eax, imm32" before it runs; the emulator must see the new byte. */
+	struct harness h;
+	harness_init(&h);
+	static const uint8_t code[] = {
+		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x05, /* mov byte [rip+1], 5 */
+		0xb8, 0x01, 0x00, 0x00, 0x00,             /* mov eax, 1 */
+		0x0f, 0x0b,                               /* ud2 */
+	};
+	for (int round = 0; round < 2; round++) {
+		memcpy(h.stop_code + 64, code, sizeof(code));
+		struct emu_regs *r = emu_regs(h.cpu);
+		r->rip = (uint64_t)(uintptr_t)(h.stop_code + 64);
+		ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_FAULT);
+		ck_assert_uint_eq(r->gpr[EMU_RAX], 5);
+		emu_invalidate_code(h.cpu, (uint64_t)(uintptr_t)h.stop_code, 4096);
+	}
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_limit)
+{
+	struct harness h;
+	harness_init(&h);
+	struct emu_regs *r = emu_regs(h.cpu);
+	r->gpr[EMU_RDI] = 1000;
+	r->rip = (uint64_t)(uintptr_t)sum_to;
+	r->gpr[EMU_RSP] = (uint64_t)(uintptr_t)(h.stack + (1 << 19));
+	ck_assert_int_eq(emu_run(h.cpu, 7), EMU_EXIT_LIMIT);
+	ck_assert_uint_eq(emu_icount(h.cpu), 7);
+	harness_fini(&h);
+}
+END_TEST
+
+static Suite *emu_run_suite(void)
+{
+	Suite *s = suite_create("emu_run");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_loop);
+	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_special_stops);
+	tcase_add_test(tc, test_self_modifying_code);
+	tcase_add_test(tc, test_limit);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(emu_run_suite)
