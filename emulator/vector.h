@@ -1,0 +1,91 @@
+/*
+ * vector.h — access to XMM/YMM/ZMM operands for the SSE and AVX families.
+ *
+ * A vector operand is a register (EMU_OPND_VEC, reg = number) or the
+ * instruction's memory operand (EMU_OPND_MEM) of `size` bytes. Writes follow
+ * the architecture's upper-bits rule: legacy SSE encodings leave bits above
+ * the written width untouched; VEX and EVEX encodings zero everything above
+ * it up to the register's full width (bit 511).
+ */
+#ifndef TTREC_EMU_VECTOR_H
+#define TTREC_EMU_VECTOR_H
+
+#include <string.h>
+#include "operand.h"
+
+static inline emu_vec *emu_vreg(struct emu_cpu *cpu, unsigned n)
+{
+	return &cpu->regs.zmm[n & 31];
+}
+
+/* Reads `size` bytes of vector operand i into out (the rest of out is
+ * zeroed). Memory operands fault like any read. */
+static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
+			       unsigned i, unsigned size, emu_vec *out)
+{
+	const struct emu_operand *o = &insn->opnd[i];
+	memset(out, 0, sizeof(*out));
+	switch (o->kind) {
+	case EMU_OPND_VEC:
+		memcpy(out, emu_vreg(cpu, o->reg), size);
+		return EMU_OK;
+	case EMU_OPND_MEM:
+		return emu_mem_read(cpu, emu_mem_addr(cpu, insn), out, size);
+	case EMU_OPND_GPR:
+		out->q[0] = emu_gpr_get(cpu, o->reg, o->size);
+		return EMU_OK;
+	case EMU_OPND_MMX:
+		out->q[0] = cpu->regs.st[o->reg & 7].mmx;
+		return EMU_OK;
+	default:
+		return emu_fault(cpu, EMU_FAULT_UD);
+	}
+}
+
+/* True when the instruction zeroes destination bits above what it writes
+ * (VEX/EVEX encodings). */
+static inline bool emu_vec_zero_upper(const struct emu_insn *insn)
+{
+	return insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX);
+}
+
+/* Writes `size` bytes of v to vector operand i. For a register destination
+ * of a VEX/EVEX instruction the bytes above `size` are zeroed. */
+static inline int emu_vec_write(struct emu_cpu *cpu, const struct emu_insn *insn,
+				unsigned i, unsigned size, const emu_vec *v)
+{
+	const struct emu_operand *o = &insn->opnd[i];
+	switch (o->kind) {
+	case EMU_OPND_VEC: {
+		emu_vec *d = emu_vreg(cpu, o->reg);
+		memcpy(d, v, size);
+		if (emu_vec_zero_upper(insn))
+			memset(d->b + size, 0, sizeof(*d) - size);
+		return EMU_OK;
+	}
+	case EMU_OPND_MEM:
+		return emu_mem_write(cpu, emu_mem_addr(cpu, insn), v, size);
+	case EMU_OPND_GPR:
+		emu_gpr_set(cpu, o->reg, o->size, v->q[0]);
+		return EMU_OK;
+	case EMU_OPND_MMX:
+		cpu->regs.st[o->reg & 7].mmx = v->q[0];
+		return EMU_OK;
+	default:
+		return emu_fault(cpu, EMU_FAULT_UD);
+	}
+}
+
+/* #GP for a misaligned operand of an instruction that requires alignment
+ * (movaps, movdqa, and legacy-SSE memory operands of packed arithmetic). */
+static inline int emu_vec_check_aligned(struct emu_cpu *cpu,
+					const struct emu_insn *insn, unsigned i,
+					unsigned alignment)
+{
+	if (insn->opnd[i].kind == EMU_OPND_MEM &&
+	    (emu_mem_addr(cpu, insn) & (alignment - 1)))
+		return emu_fault(cpu, EMU_FAULT_GP);
+	return EMU_OK;
+}
+
+#endif
