@@ -13,6 +13,23 @@
 #include <string.h>
 #include "operand.h"
 
+/* Every MMX instruction but emms puts the x87 unit in MMX mode: TOP = 0 and
+ * all registers tagged valid. */
+static inline void emu_mmx_enter(struct emu_cpu *cpu)
+{
+	cpu->regs.fsw &= (uint16_t)~0x3800;
+	cpu->regs.ftw = 0;
+}
+
+/* Writing an MMX register also sets the exponent field of the x87 register
+ * it aliases to all ones. */
+static inline void emu_mmx_set(struct emu_cpu *cpu, unsigned n, uint64_t v)
+{
+	emu_x87_reg *r = &cpu->regs.st[n & 7];
+	r->mmx = v;
+	r->bytes[8] = r->bytes[9] = 0xff;
+}
+
 static inline emu_vec *emu_vreg(struct emu_cpu *cpu, unsigned n)
 {
 	return &cpu->regs.zmm[n & 31];
@@ -35,6 +52,7 @@ static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
 		out->q[0] = emu_gpr_get(cpu, o->reg, o->size);
 		return EMU_OK;
 	case EMU_OPND_MMX:
+		emu_mmx_enter(cpu);
 		out->q[0] = cpu->regs.st[o->reg & 7].mmx;
 		return EMU_OK;
 	default:
@@ -69,7 +87,8 @@ static inline int emu_vec_write(struct emu_cpu *cpu, const struct emu_insn *insn
 		emu_gpr_set(cpu, o->reg, o->size, v->q[0]);
 		return EMU_OK;
 	case EMU_OPND_MMX:
-		cpu->regs.st[o->reg & 7].mmx = v->q[0];
+		emu_mmx_enter(cpu);
+		emu_mmx_set(cpu, o->reg, v->q[0]);
 		return EMU_OK;
 	default:
 		return emu_fault(cpu, EMU_FAULT_UD);
