@@ -6,7 +6,9 @@
  * entry's `op` in insn->op, and asks the entry for a handler: either the
  * fixed `handler`, or `bind`, which inspects the decoded operands and may
  * refuse a form it does not implement (returning NULL makes the
- * instruction "unimplemented", never wrongly executed).
+ * instruction "unimplemented", never wrongly executed). A binder that
+ * refuses must leave insn unchanged: the next family binding the same
+ * mnemonic (movsd, cmpsd are both string and SSE instructions) gets it.
  */
 #ifndef TTREC_EMU_BINDING_H
 #define TTREC_EMU_BINDING_H

@@ -18,7 +18,11 @@ static const struct emu_family *const families[] = {
 #undef EMU_FAMILY_ENTRY
 };
 
-static const struct emu_binding *by_mnemonic[ZYDIS_MNEMONIC_MAX_VALUE + 1];
+/* A few mnemonics belong to two families (movsd and cmpsd are both string
+ * and SSE instructions): each family's binder refuses the other's forms. */
+#define MAX_BINDINGS_PER_MNEMONIC 3
+static const struct emu_binding *by_mnemonic[ZYDIS_MNEMONIC_MAX_VALUE + 1]
+					    [MAX_BINDINGS_PER_MNEMONIC];
 static ZydisDecoder decoder;
 static ZydisFormatter formatter;
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -28,8 +32,13 @@ static void build_tables(void)
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		for (size_t i = 0; i < families[f]->count; i++) {
 			const struct emu_binding *b = &families[f]->bindings[i];
-			if (b->mnemonic <= ZYDIS_MNEMONIC_MAX_VALUE)
-				by_mnemonic[b->mnemonic] = b;
+			if (b->mnemonic > ZYDIS_MNEMONIC_MAX_VALUE)
+				continue;
+			for (unsigned k = 0; k < MAX_BINDINGS_PER_MNEMONIC; k++)
+				if (!by_mnemonic[b->mnemonic][k]) {
+					by_mnemonic[b->mnemonic][k] = b;
+					break;
+				}
 		}
 	ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	ZydisFormatterInit(&formatter, ZYDIS_FORMATTER_STYLE_INTEL);
@@ -245,16 +254,24 @@ bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 	/* Also read by instructions without a memory operand (loop, jecxz,
 	 * string instructions) for the width of rcx/rsi/rdi. */
 	insn->mem.addr32 = zi.address_width == 32;
+	/* Likewise the segment override, for string instructions and xlat. */
+	if (zi.attributes & ZYDIS_ATTRIB_HAS_SEGMENT_FS)
+		insn->mem.seg = EMU_SEG_FS;
+	else if (zi.attributes & ZYDIS_ATTRIB_HAS_SEGMENT_GS)
+		insn->mem.seg = EMU_SEG_GS;
 	insn->ends_block = ends_block(&zi);
 	insn->handler = emu_handler_unimplemented;
 
-	const struct emu_binding *b = by_mnemonic[zi.mnemonic];
-	if (!b || !translate_operands(&zi, zops, addr, insn)) {
+	const struct emu_binding *const *candidates = by_mnemonic[zi.mnemonic];
+	if (!candidates[0] || !translate_operands(&zi, zops, addr, insn)) {
 		insn->ends_block = 1;
 		return false;
 	}
-	insn->op = b->op;
-	emu_handler *h = b->bind ? b->bind(insn) : b->handler;
+	emu_handler *h = NULL;
+	for (unsigned k = 0; k < MAX_BINDINGS_PER_MNEMONIC && !h && candidates[k]; k++) {
+		insn->op = candidates[k]->op;
+		h = candidates[k]->bind ? candidates[k]->bind(insn) : candidates[k]->handler;
+	}
 	if (!h) {
 		insn->handler = emu_handler_unimplemented;
 		insn->ends_block = 1;

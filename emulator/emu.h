@@ -76,7 +76,8 @@ enum emu_mem_status { EMU_MEM_OK = 0, EMU_MEM_FAULT = 1 };
 /*
  * The memory behind the CPU. Addresses are linear (segment bases already
  * applied). read/write return EMU_MEM_OK or EMU_MEM_FAULT (the address is
- * not mapped with the needed permission: the CPU raises #PF). fetch reads
+ * not mapped with the needed permission: the CPU raises #PF); a failing
+ * access changes nothing, not even partly. fetch reads
  * instruction bytes and returns how many of `size` it could read from the
  * start (fewer at the end of executable memory), 0 if none.
  */
