@@ -1,0 +1,50 @@
+/*
+ * mapping_table.h — the tracee's address space as a sorted set of mappings
+ * with their protections, parsed from /proc/PID/maps. The memory mirror asks
+ * it whether an access must fault and whether a page may be cached.
+ */
+#ifndef TTREC_MAPPING_TABLE_H
+#define TTREC_MAPPING_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	MAPPING_READ = 1,
+	MAPPING_WRITE = 2,
+	MAPPING_EXEC = 4,
+	MAPPING_SHARED = 8,   /* MAP_SHARED: never cached, others may write it */
+	MAPPING_UNREADABLE_REMOTE = 16, /* [vvar] and friends: no process_vm_readv */
+};
+
+struct mapping {
+	uint64_t start, end;  /* [start, end), page aligned */
+	uint64_t offset;      /* file offset of start */
+	unsigned flags;       /* MAPPING_* */
+	char *path;           /* file path, pseudo name ("[heap]") or NULL */
+};
+
+struct mapping_table;
+
+struct mapping_table *mapping_table_new(void);
+void mapping_table_free(struct mapping_table *t);
+
+/* Replaces the table with the contents of a /proc/PID/maps text. Returns 0,
+ * or -1 with the table unchanged if the text is malformed. */
+int mapping_table_parse(struct mapping_table *t, const char *maps_text);
+
+/* Reads /proc/PID/maps and parses it; -1 on error (errno set). */
+int mapping_table_load(struct mapping_table *t, int pid);
+
+/* The mapping containing addr, or NULL. */
+const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr);
+
+/* True if every byte of [addr, addr+len) is mapped with all of `flags`. */
+bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,
+			  uint64_t len, unsigned flags);
+
+size_t mapping_table_count(const struct mapping_table *t);
+const struct mapping *mapping_table_at(const struct mapping_table *t, size_t i);
+
+#endif

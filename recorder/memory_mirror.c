@@ -1,0 +1,308 @@
+/*
+ * memory_mirror.c — cached pages of the tracee, each with a byte-granular
+ * dirty bitmap, in a chained hash table with a one-entry lookup cache
+ * (consecutive accesses mostly hit the same page).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_mirror.h"
+
+#define PAGE_SIZE 4096u
+#define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
+#define BUCKETS 4096u
+
+struct page {
+	uint64_t addr;
+	struct page *next;        /* hash chain */
+	struct page *dirty_next;  /* list of pages with dirty bytes */
+	unsigned prot;            /* MAPPING_* of the mapping holding it */
+	bool dirty;
+	uint64_t dirty_bits[PAGE_SIZE / 64];
+	uint8_t data[PAGE_SIZE];
+};
+
+struct memory_mirror {
+	struct mirror_backend backend;
+	const struct mapping_table *maps;
+	struct page *buckets[BUCKETS];
+	struct page *dirty_pages;
+	struct page *last;
+	struct memory_mirror_stats stats;
+};
+
+static unsigned bucket_of(uint64_t page_addr)
+{
+	uint64_t n = page_addr >> 12;
+	return (unsigned)((n ^ (n >> 12) ^ (n >> 24)) & (BUCKETS - 1));
+}
+
+struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
+					const struct mapping_table *maps)
+{
+	struct memory_mirror *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->backend = *backend;
+	m->maps = maps;
+	return m;
+}
+
+static void unlink_dirty(struct memory_mirror *m, struct page *p)
+{
+	struct page **pp = &m->dirty_pages;
+	while (*pp && *pp != p)
+		pp = &(*pp)->dirty_next;
+	if (*pp)
+		*pp = p->dirty_next;
+}
+
+static void drop_page(struct memory_mirror *m, struct page **slot)
+{
+	struct page *p = *slot;
+	*slot = p->next;
+	if (p->dirty)
+		unlink_dirty(m, p);
+	if (m->last == p)
+		m->last = NULL;
+	free(p);
+}
+
+void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
+{
+	bool all = len == UINT64_MAX || addr + len < addr;
+	uint64_t first = addr & PAGE_MASK, end = addr + len;
+	/* A small range is cheaper by page; a large one by scanning buckets. */
+	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
+		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {
+			struct page **slot = &m->buckets[bucket_of(pa)];
+			while (*slot && (*slot)->addr != pa)
+				slot = &(*slot)->next;
+			if (*slot)
+				drop_page(m, slot);
+		}
+		return;
+	}
+	for (unsigned b = 0; b < BUCKETS; b++) {
+		struct page **slot = &m->buckets[b];
+		while (*slot) {
+			uint64_t pa = (*slot)->addr;
+			if (all || (pa + PAGE_SIZE > addr && pa < end))
+				drop_page(m, slot);
+			else
+				slot = &(*slot)->next;
+		}
+	}
+}
+
+void memory_mirror_free(struct memory_mirror *m)
+{
+	if (!m)
+		return;
+	memory_mirror_invalidate(m, 0, UINT64_MAX);
+	free(m);
+}
+
+/* The cached page at page_addr, loading it if it is cacheable; NULL if the
+ * page is unmapped, shared or unreadable from outside (*prot tells which:
+ * 0 for unmapped). */
+static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
+			     unsigned *prot)
+{
+	struct page *p = m->last;
+	if (p && p->addr == page_addr) {
+		*prot = p->prot;
+		return p;
+	}
+	unsigned b = bucket_of(page_addr);
+	for (p = m->buckets[b]; p; p = p->next)
+		if (p->addr == page_addr) {
+			m->last = p;
+			*prot = p->prot;
+			return p;
+		}
+	const struct mapping *map = mapping_table_find(m->maps, page_addr);
+	*prot = map ? map->flags : 0;
+	if (!map || (map->flags & (MAPPING_SHARED | MAPPING_UNREADABLE_REMOTE)) ||
+	    !(map->flags & MAPPING_READ))
+		return NULL;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return NULL;
+	if (m->backend.read(m->backend.ctx, page_addr, p->data, PAGE_SIZE) != 0) {
+		free(p);
+		*prot = 0;
+		return NULL;
+	}
+	p->addr = page_addr;
+	p->prot = map->flags;
+	p->dirty = false;
+	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
+	p->next = m->buckets[b];
+	m->buckets[b] = p;
+	m->last = p;
+	m->stats.pages_loaded++;
+	return p;
+}
+
+static void mark_dirty(struct memory_mirror *m, struct page *p, unsigned off,
+		       unsigned len)
+{
+	for (unsigned i = off; i < off + len; i++)
+		p->dirty_bits[i / 64] |= 1ull << (i % 64);
+	if (!p->dirty) {
+		p->dirty = true;
+		p->dirty_next = m->dirty_pages;
+		m->dirty_pages = p;
+	}
+}
+
+enum access { ACCESS_READ, ACCESS_WRITE, ACCESS_FETCH };
+
+static unsigned required_prot(enum access a)
+{
+	return a == ACCESS_WRITE ? MAPPING_WRITE : a == ACCESS_FETCH ? MAPPING_EXEC : MAPPING_READ;
+}
+
+/* Checks that the whole range may be accessed, so that a failing access
+ * changes nothing (the emulator's contract). */
+static bool range_allowed(struct memory_mirror *m, uint64_t addr, size_t len,
+			  enum access a)
+{
+	uint64_t end = addr + len;
+	for (uint64_t pa = addr & PAGE_MASK; pa < end; pa += PAGE_SIZE) {
+		unsigned prot;
+		struct page *p = get_page(m, pa, &prot);
+		(void)p;
+		if (!(prot & required_prot(a)))
+			return false;
+		if ((prot & MAPPING_UNREADABLE_REMOTE) && a != ACCESS_WRITE)
+			return false;
+	}
+	return true;
+}
+
+/* Copies between buf and the mirror (or the process, for uncached pages). */
+static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
+		    size_t len, enum access a)
+{
+	uint8_t *b = buf;
+	while (len) {
+		uint64_t pa = addr & PAGE_MASK;
+		unsigned off = (unsigned)(addr - pa);
+		unsigned n = PAGE_SIZE - off < len ? PAGE_SIZE - off : (unsigned)len;
+		unsigned prot;
+		struct page *p = get_page(m, pa, &prot);
+		if (p) {
+			if (a == ACCESS_WRITE) {
+				memcpy(p->data + off, b, n);
+				mark_dirty(m, p, off, n);
+			} else {
+				memcpy(b, p->data + off, n);
+			}
+		} else {
+			int r = a == ACCESS_WRITE
+				? m->backend.write(m->backend.ctx, addr, b, n)
+				: m->backend.read(m->backend.ctx, addr, b, n);
+			m->stats.direct_accesses++;
+			if (r != 0)
+				return EMU_MEM_FAULT;
+		}
+		addr += n;
+		b += n;
+		len -= n;
+	}
+	return EMU_MEM_OK;
+}
+
+static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct memory_mirror *m = ctx;
+	struct page *p = m->last;
+	/* Fast path: inside the page of the previous access. */
+	if (p && (addr & PAGE_MASK) == p->addr &&
+	    (addr & (PAGE_SIZE - 1)) + len <= PAGE_SIZE && (p->prot & MAPPING_READ)) {
+		memcpy(buf, p->data + (addr & (PAGE_SIZE - 1)), len);
+		return EMU_MEM_OK;
+	}
+	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_READ))
+		return EMU_MEM_FAULT;
+	return transfer(m, addr, buf, len, ACCESS_READ);
+}
+
+static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct memory_mirror *m = ctx;
+	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_WRITE))
+		return EMU_MEM_FAULT;
+	return transfer(m, addr, (void *)buf, len, ACCESS_WRITE);
+}
+
+static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct memory_mirror *m = ctx;
+	size_t done = 0;
+	/* Byte runs per page: stop at the first page that is not executable. */
+	while (done < len) {
+		uint64_t a = addr + done;
+		size_t n = PAGE_SIZE - (a & (PAGE_SIZE - 1));
+		if (n > len - done)
+			n = len - done;
+		if (!range_allowed(m, a, n, ACCESS_FETCH) ||
+		    transfer(m, a, (uint8_t *)buf + done, n, ACCESS_FETCH) != EMU_MEM_OK)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+const struct emu_memory_ops memory_mirror_ops = {
+	.read = mirror_read,
+	.write = mirror_write,
+	.fetch = mirror_fetch,
+};
+
+/* Writes back the runs of dirty bytes of one page. */
+static int flush_page(struct memory_mirror *m, struct page *p)
+{
+	unsigned i = 0;
+	while (i < PAGE_SIZE) {
+		if (!(p->dirty_bits[i / 64] & (1ull << (i % 64)))) {
+			i++;
+			continue;
+		}
+		unsigned start = i;
+		while (i < PAGE_SIZE && (p->dirty_bits[i / 64] & (1ull << (i % 64))))
+			i++;
+		if (m->backend.write(m->backend.ctx, p->addr + start, p->data + start,
+				     i - start) != 0)
+			return -1;
+		m->stats.bytes_flushed += i - start;
+		m->stats.flush_writes++;
+	}
+	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
+	p->dirty = false;
+	return 0;
+}
+
+int memory_mirror_flush(struct memory_mirror *m)
+{
+	while (m->dirty_pages) {
+		struct page *p = m->dirty_pages;
+		if (flush_page(m, p) != 0)
+			return -1;
+		m->dirty_pages = p->dirty_next;
+	}
+	return 0;
+}
+
+int memory_mirror_has_dirty(const struct memory_mirror *m)
+{
+	return m->dirty_pages != NULL;
+}
+
+void memory_mirror_get_stats(const struct memory_mirror *m, struct memory_mirror_stats *out)
+{
+	*out = m->stats;
+}

@@ -1,0 +1,161 @@
+/*
+ * test_recorder_mirror.c — the memory mirror and the mapping table, over a
+ * fake process whose memory is a local buffer.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "recorder/mapping_table.h"
+#include "recorder/memory_mirror.h"
+#include "check_main.h"
+
+#define BASE 0x10000u
+#define SIZE (6 * 4096u)
+
+/* The "process": 6 pages at BASE: r-x, r--, rw-p, rw-p, rw-s, then unmapped. */
+static const char *const maps_text =
+	"10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+	"11000-12000 r--p 00001000 08:01 42 /bin/prog\n"
+	"12000-14000 rw-p 00000000 00:00 0 [heap]\n"
+	"14000-15000 rw-s 00000000 00:05 7 /dev/shm/x\n";
+
+struct fake_process {
+	uint8_t mem[SIZE];
+	int reads, writes;
+};
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_process *p = ctx;
+	if (addr < BASE || addr + len > BASE + 5 * 4096u)
+		return -1;
+	memcpy(buf, p->mem + (addr - BASE), len);
+	p->reads++;
+	return 0;
+}
+
+static int fake_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct fake_process *p = ctx;
+	if (addr < BASE || addr + len > BASE + 5 * 4096u)
+		return -1;
+	memcpy(p->mem + (addr - BASE), buf, len);
+	p->writes++;
+	return 0;
+}
+
+static struct fake_process proc;
+static struct mapping_table *maps;
+static struct memory_mirror *mirror;
+
+static void setup(void)
+{
+	for (unsigned i = 0; i < SIZE; i++)
+		proc.mem[i] = (uint8_t)(i * 7);
+	proc.reads = proc.writes = 0;
+	maps = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(maps, maps_text), 0);
+	struct mirror_backend b = { &proc, fake_read, fake_write };
+	mirror = memory_mirror_new(&b, maps);
+}
+
+static void teardown(void)
+{
+	memory_mirror_free(mirror);
+	mapping_table_free(maps);
+}
+
+START_TEST(test_maps_parse)
+{
+	ck_assert_uint_eq(mapping_table_count(maps), 4);
+	const struct mapping *m = mapping_table_find(maps, 0x12fff);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(m->path, "[heap]");
+	ck_assert_uint_eq(m->flags, MAPPING_READ | MAPPING_WRITE);
+	ck_assert_ptr_null(mapping_table_find(maps, 0x15000));
+	ck_assert(mapping_table_allows(maps, 0x12ff0, 0x20, MAPPING_WRITE));
+	ck_assert(!mapping_table_allows(maps, 0x11ff0, 0x20, MAPPING_WRITE));
+	struct mapping_table *bad = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(bad, "zz-10 r--p\n"), -1);
+	ck_assert_int_eq(mapping_table_parse(bad, "2000-1000 r--p 0 0:0 0\n"), -1);
+	mapping_table_free(bad);
+}
+END_TEST
+
+START_TEST(test_read_caches_page)
+{
+	uint8_t b[8];
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x12010, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(b[0], (uint8_t)(0x2010 * 7));
+	int reads = proc.reads;
+	proc.mem[0x2011] = 0xee; /* changed behind the mirror's back */
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x12010, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(proc.reads, reads);
+	ck_assert_int_ne(b[1], 0xee);
+	memory_mirror_invalidate(mirror, 0x12011, 1);
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x12010, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(b[1], 0xee);
+}
+END_TEST
+
+START_TEST(test_write_flushes_only_dirty_bytes)
+{
+	uint8_t v[3] = { 1, 2, 3 };
+	ck_assert_int_eq(memory_mirror_ops.write(mirror, 0x12ffe, v, 3), EMU_MEM_OK);
+	ck_assert_int_eq(proc.writes, 0);
+	ck_assert(memory_mirror_has_dirty(mirror));
+	/* Another writer changes a neighbouring byte in the process. */
+	proc.mem[0x2ffd] = 0x55;
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	ck_assert(!memory_mirror_has_dirty(mirror));
+	ck_assert_int_eq(proc.mem[0x2ffd], 0x55);
+	ck_assert_int_eq(proc.mem[0x2ffe], 1);
+	ck_assert_int_eq(proc.mem[0x2fff], 2);
+	ck_assert_int_eq(proc.mem[0x3000], 3);
+	ck_assert_int_eq(proc.writes, 2); /* one run per page */
+}
+END_TEST
+
+START_TEST(test_protections_fault)
+{
+	uint8_t b[16] = { 0 };
+	ck_assert_int_eq(memory_mirror_ops.write(mirror, 0x11000, b, 1), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_ops.write(mirror, 0x10ff8, b, 16), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x15000, b, 1), EMU_MEM_FAULT);
+	/* A write straddling a writable and an unmapped page changes nothing. */
+	uint8_t before = proc.mem[0x4ff8];
+	ck_assert_int_eq(memory_mirror_ops.write(mirror, 0x14ff8, b, 16), EMU_MEM_FAULT);
+	ck_assert_int_eq(proc.mem[0x4ff8], before);
+	/* Fetch stops at the end of executable memory. */
+	ck_assert_uint_eq(memory_mirror_ops.fetch(mirror, 0x10ffa, b, 15), 6);
+	ck_assert_uint_eq(memory_mirror_ops.fetch(mirror, 0x11000, b, 15), 0);
+}
+END_TEST
+
+START_TEST(test_shared_is_never_cached)
+{
+	uint8_t b = 0x77;
+	ck_assert_int_eq(memory_mirror_ops.write(mirror, 0x14000, &b, 1), EMU_MEM_OK);
+	ck_assert_int_eq(proc.mem[0x4000], 0x77); /* written through */
+	proc.mem[0x4000] = 0x99;
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x14000, &b, 1), EMU_MEM_OK);
+	ck_assert_int_eq(b, 0x99);
+	ck_assert(!memory_mirror_has_dirty(mirror));
+}
+END_TEST
+
+static Suite *mirror_suite(void)
+{
+	Suite *s = suite_create("recorder_mirror");
+	TCase *tc = tcase_create("mirror");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_maps_parse);
+	tcase_add_test(tc, test_read_caches_page);
+	tcase_add_test(tc, test_write_flushes_only_dirty_bytes);
+	tcase_add_test(tc, test_protections_fault);
+	tcase_add_test(tc, test_shared_is_never_cached);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(mirror_suite)
