@@ -1,0 +1,385 @@
+/*
+ * syscall_effects.c — the table of x86-64 Linux syscalls the recorder knows:
+ * which arguments point to memory the kernel writes, and how large it is.
+ * Most syscalls are described by data (up to three output buffers each);
+ * the few whose effect depends on their arguments in other ways (iovecs,
+ * ioctl requests, clone flags, mapping changes) have a function.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "syscall_effects.h"
+
+/* How the size of one output buffer is found. */
+enum size_rule {
+	SIZE_NONE,
+	SIZE_FIXED,       /* `n` bytes */
+	SIZE_RESULT,      /* the result, in bytes, when positive */
+	SIZE_ARG,         /* the value of argument `n` */
+	SIZE_ARG_TIMES,   /* argument `n & 7` times (n >> 3) bytes */
+	SIZE_RESULT_TIMES /* the result times `n` bytes */
+};
+
+struct output {
+	uint8_t arg;       /* which argument holds the address */
+	uint8_t rule;      /* enum size_rule */
+	uint16_t n;
+};
+
+typedef void special_describe(const uint64_t a[6], int64_t result,
+			      syscall_memory_reader *read, void *ctx,
+			      struct syscall_effect *out);
+
+struct syscall_info {
+	const char *name;
+	uint8_t kind;            /* enum syscall_kind */
+	bool writes_on_error;    /* nanosleep's remaining time */
+	struct output out[3];
+	special_describe *special;
+};
+
+#define OUT_FIXED(a, n) { a, SIZE_FIXED, n }
+#define OUT_RESULT(a) { a, SIZE_RESULT, 0 }
+#define OUT_ARG(a, n) { a, SIZE_ARG, n }
+#define OUT_ARG_TIMES(a, n, size) { a, SIZE_ARG_TIMES, (uint16_t)((n) | ((size) << 3)) }
+#define OUT_RESULT_TIMES(a, size) { a, SIZE_RESULT_TIMES, size }
+
+/* Sizes of kernel structures on x86-64. */
+enum {
+	STAT_SIZE = 144, STATX_SIZE = 256, TIMESPEC_SIZE = 16, RUSAGE_SIZE = 144,
+	SIGINFO_SIZE = 128, KSIGACTION_SIZE = 32, SOCKADDR_MAX = 128,
+	UTSNAME_SIZE = 390, SYSINFO_SIZE = 112, RLIMIT_SIZE = 16, TMS_SIZE = 32,
+	STATFS_SIZE = 120, ITIMERVAL_SIZE = 32, ITIMERSPEC_SIZE = 32,
+	STACK_T_SIZE = 24, POLLFD_SIZE = 8, EPOLL_EVENT_SIZE = 12,
+};
+
+static void add_range(struct syscall_effect *out, uint64_t addr, uint64_t len)
+{
+	if (!addr || !len)
+		return;
+	if (out->count == SYSCALL_MAX_RANGES) {
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		return;
+	}
+	out->ranges[out->count].addr = addr;
+	out->ranges[out->count].len = len;
+	out->count++;
+}
+
+/* readv, preadv, preadv2: the result's bytes fill the iovecs in order. */
+static void describe_iovec_read(const uint64_t a[6], int64_t result,
+				syscall_memory_reader *read, void *ctx,
+				struct syscall_effect *out)
+{
+	uint64_t left = result > 0 ? (uint64_t)result : 0;
+	for (uint64_t i = 0; i < a[2] && left; i++) {
+		uint64_t iov[2];
+		if (read(ctx, a[1] + i * 16, iov, sizeof(iov)) != 0) {
+			out->kind = SYSCALL_KIND_UNKNOWN;
+			return;
+		}
+		uint64_t n = iov[1] < left ? iov[1] : left;
+		add_range(out, iov[0], n);
+		left -= n;
+	}
+}
+
+static void describe_ioctl(const uint64_t a[6], int64_t result,
+			   syscall_memory_reader *read, void *ctx,
+			   struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	switch (a[1]) {
+	case 0x5401: add_range(out, a[2], 36); break;  /* TCGETS: struct termios */
+	case 0x5413: add_range(out, a[2], 8); break;   /* TIOCGWINSZ */
+	case 0x540f: add_range(out, a[2], 4); break;   /* TIOCGPGRP */
+	case 0x541b: add_range(out, a[2], 4); break;   /* FIONREAD */
+	case 0x5421: case 0x5451: case 0x5450: break;  /* FIONBIO FIOCLEX FIONCLEX */
+	case 0x5402: case 0x5403: case 0x5404: case 0x5410: break; /* TCSETS* TIOCSPGRP */
+	default: out->kind = SYSCALL_KIND_UNKNOWN; break;
+	}
+}
+
+static void describe_fcntl(const uint64_t a[6], int64_t result,
+			   syscall_memory_reader *read, void *ctx,
+			   struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	if (a[1] == 5 || a[1] == 36) /* F_GETLK, F_OFD_GETLK: struct flock */
+		add_range(out, a[2], 32);
+}
+
+static void describe_futex(const uint64_t a[6], int64_t result,
+			   syscall_memory_reader *read, void *ctx,
+			   struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	unsigned op = a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
+	if (op == 5) /* FUTEX_WAKE_OP modifies *uaddr2 */
+		add_range(out, a[4], 4);
+	else if (op == 6 || op == 7 || op == 8 || op == 13) /* PI ops write the owner */
+		add_range(out, a[0], 4);
+}
+
+#define CLONE_VM_FLAG 0x100u
+#define CLONE_VFORK_FLAG 0x4000u
+#define CLONE_THREAD_FLAG 0x10000u
+#define CLONE_PARENT_SETTID_FLAG 0x100000u
+
+static void describe_clone_flags(uint64_t flags, uint64_t parent_tid,
+				 struct syscall_effect *out)
+{
+	bool thread = (flags & CLONE_VM_FLAG) && (flags & CLONE_THREAD_FLAG);
+	out->kind = thread ? SYSCALL_KIND_THREAD : SYSCALL_KIND_PROCESS;
+	if (flags & CLONE_PARENT_SETTID_FLAG)
+		add_range(out, parent_tid, 4);
+}
+
+static void describe_clone(const uint64_t a[6], int64_t result,
+			   syscall_memory_reader *read, void *ctx,
+			   struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	describe_clone_flags(a[0], a[2], out);
+}
+
+static void describe_clone3(const uint64_t a[6], int64_t result,
+			    syscall_memory_reader *read, void *ctx,
+			    struct syscall_effect *out)
+{
+	(void)result;
+	uint64_t args[4]; /* flags, pidfd, child_tid, parent_tid */
+	if (a[1] < sizeof(args) || read(ctx, a[0], args, sizeof(args)) != 0) {
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		return;
+	}
+	describe_clone_flags(args[0], args[3], out);
+	if (args[0] & 0x1000u) /* CLONE_PIDFD */
+		add_range(out, args[1], 4);
+}
+
+/* mmap family: the affected range, for the recorder to reload mappings and
+ * invalidate. brk has no range here: the recorder knows the old break. */
+static void describe_mapping_change(const uint64_t a[6], int64_t result,
+				    syscall_memory_reader *read, void *ctx,
+				    struct syscall_effect *out, long nr)
+{
+	(void)read; (void)ctx;
+	out->kind = SYSCALL_KIND_MAPPINGS;
+	switch (nr) {
+	case SYS_mmap: add_range(out, (uint64_t)result, a[1]); break;
+	case SYS_mremap:
+		add_range(out, a[0], a[1]);
+		add_range(out, (uint64_t)result, a[2]);
+		break;
+	case SYS_brk: break;
+	default: add_range(out, a[0], a[1]); break; /* munmap mprotect madvise... */
+	}
+}
+
+static void describe_select(const uint64_t a[6], int64_t result,
+			    syscall_memory_reader *read, void *ctx,
+			    struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	uint64_t bytes = ((a[0] + 63) / 64) * 8;
+	add_range(out, a[1], bytes);
+	add_range(out, a[2], bytes);
+	add_range(out, a[3], bytes);
+	add_range(out, a[4], TIMESPEC_SIZE);
+}
+
+static void describe_arch_prctl(const uint64_t a[6], int64_t result,
+				syscall_memory_reader *read, void *ctx,
+				struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	if (a[0] == 0x1003 || a[0] == 0x1004) /* ARCH_GET_FS, ARCH_GET_GS */
+		add_range(out, a[1], 8);
+}
+
+static void describe_prctl(const uint64_t a[6], int64_t result,
+			   syscall_memory_reader *read, void *ctx,
+			   struct syscall_effect *out)
+{
+	(void)result; (void)read; (void)ctx;
+	if (a[0] == 16) /* PR_GET_NAME */
+		add_range(out, a[1], 16);
+	else if (a[0] == 2 || a[0] == 19 || a[0] == 37) /* GET_PDEATHSIG GET_ENDIAN ... */
+		add_range(out, a[1], 4);
+}
+
+#define PLAIN(nm) [SYS_##nm] = { #nm, SYSCALL_KIND_PLAIN, false, { { 0, 0, 0 } }, NULL }
+#define WRITES(nm, ...) [SYS_##nm] = { #nm, SYSCALL_KIND_PLAIN, false, { __VA_ARGS__ }, NULL }
+#define SPECIAL(nm, fn) [SYS_##nm] = { #nm, SYSCALL_KIND_PLAIN, false, { { 0, 0, 0 } }, fn }
+#define KIND(nm, k) [SYS_##nm] = { #nm, k, false, { { 0, 0, 0 } }, NULL }
+
+static const struct syscall_info table[] = {
+	WRITES(read, OUT_RESULT(1)),
+	WRITES(pread64, OUT_RESULT(1)),
+	SPECIAL(readv, describe_iovec_read),
+	SPECIAL(preadv, describe_iovec_read),
+	SPECIAL(preadv2, describe_iovec_read),
+	WRITES(recvfrom, OUT_RESULT(1), OUT_FIXED(4, SOCKADDR_MAX), OUT_FIXED(5, 4)),
+	WRITES(stat, OUT_FIXED(1, STAT_SIZE)),
+	WRITES(fstat, OUT_FIXED(1, STAT_SIZE)),
+	WRITES(lstat, OUT_FIXED(1, STAT_SIZE)),
+	WRITES(newfstatat, OUT_FIXED(2, STAT_SIZE)),
+	WRITES(statx, OUT_FIXED(4, STATX_SIZE)),
+	WRITES(getdents64, OUT_RESULT(1)),
+	WRITES(getdents, OUT_RESULT(1)),
+	WRITES(clock_gettime, OUT_FIXED(1, TIMESPEC_SIZE)),
+	WRITES(clock_getres, OUT_FIXED(1, TIMESPEC_SIZE)),
+	WRITES(gettimeofday, OUT_FIXED(0, 16), OUT_FIXED(1, 8)),
+	WRITES(time, OUT_FIXED(0, 8)),
+	WRITES(uname, OUT_FIXED(0, UTSNAME_SIZE)),
+	WRITES(pipe, OUT_FIXED(0, 8)),
+	WRITES(pipe2, OUT_FIXED(0, 8)),
+	WRITES(socketpair, OUT_FIXED(3, 8)),
+	WRITES(wait4, OUT_FIXED(1, 4), OUT_FIXED(3, RUSAGE_SIZE)),
+	WRITES(waitid, OUT_FIXED(2, SIGINFO_SIZE), OUT_FIXED(4, RUSAGE_SIZE)),
+	WRITES(rt_sigaction, OUT_FIXED(2, KSIGACTION_SIZE)),
+	WRITES(rt_sigprocmask, OUT_ARG(2, 3)),
+	WRITES(rt_sigpending, OUT_ARG(0, 1)),
+	WRITES(rt_sigtimedwait, OUT_FIXED(1, SIGINFO_SIZE)),
+	WRITES(sigaltstack, OUT_FIXED(1, STACK_T_SIZE)),
+	WRITES(getrandom, OUT_RESULT(0)),
+	WRITES(poll, OUT_ARG_TIMES(0, 1, POLLFD_SIZE)),
+	WRITES(ppoll, OUT_ARG_TIMES(0, 1, POLLFD_SIZE), OUT_FIXED(2, TIMESPEC_SIZE)),
+	SPECIAL(select, describe_select),
+	SPECIAL(pselect6, describe_select),
+	WRITES(epoll_wait, OUT_RESULT_TIMES(1, EPOLL_EVENT_SIZE)),
+	WRITES(epoll_pwait, OUT_RESULT_TIMES(1, EPOLL_EVENT_SIZE)),
+	WRITES(sysinfo, OUT_FIXED(0, SYSINFO_SIZE)),
+	WRITES(getrlimit, OUT_FIXED(1, RLIMIT_SIZE)),
+	WRITES(prlimit64, OUT_FIXED(3, RLIMIT_SIZE)),
+	WRITES(times, OUT_FIXED(0, TMS_SIZE)),
+	WRITES(getrusage, OUT_FIXED(1, RUSAGE_SIZE)),
+	WRITES(readlink, OUT_RESULT(1)),
+	WRITES(readlinkat, OUT_RESULT(2)),
+	WRITES(getcwd, OUT_RESULT(0)),
+	WRITES(statfs, OUT_FIXED(1, STATFS_SIZE)),
+	WRITES(fstatfs, OUT_FIXED(1, STATFS_SIZE)),
+	WRITES(getresuid, OUT_FIXED(0, 4), OUT_FIXED(1, 4), OUT_FIXED(2, 4)),
+	WRITES(getresgid, OUT_FIXED(0, 4), OUT_FIXED(1, 4), OUT_FIXED(2, 4)),
+	WRITES(getgroups, OUT_RESULT_TIMES(1, 4)),
+	WRITES(sched_getaffinity, OUT_RESULT(2)),
+	WRITES(getitimer, OUT_FIXED(1, ITIMERVAL_SIZE)),
+	WRITES(setitimer, OUT_FIXED(2, ITIMERVAL_SIZE)),
+	WRITES(timer_settime, OUT_FIXED(3, ITIMERSPEC_SIZE)),
+	WRITES(timer_gettime, OUT_FIXED(1, ITIMERSPEC_SIZE)),
+	WRITES(timerfd_settime, OUT_FIXED(3, ITIMERSPEC_SIZE)),
+	WRITES(timerfd_gettime, OUT_FIXED(1, ITIMERSPEC_SIZE)),
+	WRITES(timer_create, OUT_FIXED(2, 4)),
+	WRITES(accept, OUT_FIXED(1, SOCKADDR_MAX), OUT_FIXED(2, 4)),
+	WRITES(accept4, OUT_FIXED(1, SOCKADDR_MAX), OUT_FIXED(2, 4)),
+	WRITES(getsockname, OUT_FIXED(1, SOCKADDR_MAX), OUT_FIXED(2, 4)),
+	WRITES(getpeername, OUT_FIXED(1, SOCKADDR_MAX), OUT_FIXED(2, 4)),
+	WRITES(getsockopt, OUT_FIXED(3, 256), OUT_FIXED(4, 4)),
+	WRITES(sendfile, OUT_FIXED(2, 8)),
+	WRITES(getcpu, OUT_FIXED(0, 4), OUT_FIXED(1, 4)),
+	WRITES(mincore, OUT_FIXED(2, 1)), /* refined below: one byte per page */
+	SPECIAL(ioctl, describe_ioctl),
+	SPECIAL(fcntl, describe_fcntl),
+	SPECIAL(futex, describe_futex),
+	SPECIAL(clone, describe_clone),
+	SPECIAL(clone3, describe_clone3),
+	SPECIAL(arch_prctl, describe_arch_prctl),
+	SPECIAL(prctl, describe_prctl),
+	[SYS_nanosleep] = { "nanosleep", SYSCALL_KIND_PLAIN, true, { OUT_FIXED(1, TIMESPEC_SIZE) }, NULL },
+	[SYS_clock_nanosleep] = { "clock_nanosleep", SYSCALL_KIND_PLAIN, true, { OUT_FIXED(3, TIMESPEC_SIZE) }, NULL },
+	KIND(mmap, SYSCALL_KIND_MAPPINGS),
+	KIND(munmap, SYSCALL_KIND_MAPPINGS),
+	KIND(mprotect, SYSCALL_KIND_MAPPINGS),
+	KIND(mremap, SYSCALL_KIND_MAPPINGS),
+	KIND(brk, SYSCALL_KIND_MAPPINGS),
+	KIND(madvise, SYSCALL_KIND_MAPPINGS), /* MADV_DONTNEED zeroes pages */
+	KIND(shmdt, SYSCALL_KIND_MAPPINGS),
+	KIND(execve, SYSCALL_KIND_EXEC),
+	KIND(execveat, SYSCALL_KIND_EXEC),
+	KIND(fork, SYSCALL_KIND_PROCESS),
+	KIND(vfork, SYSCALL_KIND_PROCESS),
+	KIND(exit, SYSCALL_KIND_EXIT),
+	KIND(exit_group, SYSCALL_KIND_EXIT),
+	KIND(rt_sigreturn, SYSCALL_KIND_SIGRETURN),
+	PLAIN(write), PLAIN(writev), PLAIN(pwrite64), PLAIN(pwritev), PLAIN(open),
+	PLAIN(openat), PLAIN(close), PLAIN(lseek), PLAIN(access), PLAIN(faccessat),
+	PLAIN(faccessat2), PLAIN(dup), PLAIN(dup2), PLAIN(dup3), PLAIN(getpid),
+	PLAIN(getppid), PLAIN(gettid), PLAIN(getuid), PLAIN(geteuid), PLAIN(getgid),
+	PLAIN(getegid), PLAIN(kill), PLAIN(tgkill), PLAIN(tkill), PLAIN(socket),
+	PLAIN(connect), PLAIN(bind), PLAIN(listen), PLAIN(sendto), PLAIN(sendmsg),
+	PLAIN(shutdown), PLAIN(chdir), PLAIN(fchdir), PLAIN(rename), PLAIN(renameat),
+	PLAIN(renameat2), PLAIN(mkdir), PLAIN(mkdirat), PLAIN(rmdir), PLAIN(unlink),
+	PLAIN(unlinkat), PLAIN(symlink), PLAIN(symlinkat), PLAIN(link), PLAIN(linkat),
+	PLAIN(chmod), PLAIN(fchmod), PLAIN(fchmodat), PLAIN(chown), PLAIN(fchown),
+	PLAIN(lchown), PLAIN(fchownat), PLAIN(umask), PLAIN(sched_yield),
+	PLAIN(setsid), PLAIN(setpgid), PLAIN(getpgid), PLAIN(getpgrp), PLAIN(getsid),
+	PLAIN(fsync), PLAIN(fdatasync), PLAIN(ftruncate), PLAIN(truncate), PLAIN(flock),
+	PLAIN(eventfd2), PLAIN(epoll_create1), PLAIN(epoll_ctl), PLAIN(timerfd_create),
+	PLAIN(alarm), PLAIN(pause), PLAIN(set_tid_address), PLAIN(set_robust_list),
+	PLAIN(rseq), PLAIN(sched_setaffinity), PLAIN(membarrier), PLAIN(msync),
+	PLAIN(fadvise64), PLAIN(utimensat), PLAIN(fallocate), PLAIN(memfd_create),
+	PLAIN(close_range), PLAIN(setuid), PLAIN(setgid), PLAIN(setreuid),
+	PLAIN(setregid), PLAIN(setresuid), PLAIN(setresgid), PLAIN(setgroups),
+	PLAIN(setrlimit), PLAIN(setpriority), PLAIN(getpriority), PLAIN(inotify_init1),
+	PLAIN(inotify_add_watch), PLAIN(inotify_rm_watch), PLAIN(timer_delete),
+	PLAIN(mlock), PLAIN(munlock), PLAIN(sync), PLAIN(syncfs), PLAIN(sethostname),
+	PLAIN(setdomainname), PLAIN(signalfd4), PLAIN(copy_file_range),
+	PLAIN(splice), PLAIN(tee), PLAIN(creat), PLAIN(sched_setscheduler),
+	PLAIN(sched_getscheduler), PLAIN(ioprio_get), PLAIN(ioprio_set),
+	PLAIN(pidfd_open), PLAIN(pidfd_send_signal), PLAIN(sched_get_priority_max),
+	PLAIN(sched_get_priority_min),
+};
+
+#define TABLE_SIZE (sizeof(table) / sizeof(table[0]))
+
+static uint64_t output_size(const struct output *o, const uint64_t a[6], int64_t result)
+{
+	switch (o->rule) {
+	case SIZE_FIXED: return o->n;
+	case SIZE_RESULT: return result > 0 ? (uint64_t)result : 0;
+	case SIZE_ARG: return a[o->n];
+	case SIZE_ARG_TIMES: return a[o->n & 7] * (o->n >> 3);
+	case SIZE_RESULT_TIMES: return result > 0 ? (uint64_t)result * o->n : 0;
+	default: return 0;
+	}
+}
+
+void syscall_effect_describe(long nr, const uint64_t a[6], int64_t result,
+			     syscall_memory_reader *read, void *ctx,
+			     struct syscall_effect *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (nr < 0 || (size_t)nr >= TABLE_SIZE || !table[nr].name) {
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		return;
+	}
+	const struct syscall_info *s = &table[nr];
+	out->kind = s->kind;
+	bool failed = result < 0 && result >= -4095;
+	if (out->kind == SYSCALL_KIND_MAPPINGS) {
+		if (!failed)
+			describe_mapping_change(a, result, read, ctx, out, nr);
+		else
+			out->kind = SYSCALL_KIND_PLAIN;
+		return;
+	}
+	if (failed && !s->writes_on_error)
+		return;
+	if (s->special) {
+		s->special(a, result, read, ctx, out);
+		return;
+	}
+	for (unsigned i = 0; i < 3 && s->out[i].rule != SIZE_NONE; i++)
+		add_range(out, a[s->out[i].arg], output_size(&s->out[i], a, result));
+	if (nr == SYS_mincore && out->count)
+		out->ranges[0].len = (a[1] + 4095) / 4096;
+}
+
+const char *syscall_name(long nr)
+{
+	if (nr < 0 || (size_t)nr >= TABLE_SIZE)
+		return NULL;
+	return table[nr].name;
+}

@@ -1,0 +1,114 @@
+/*
+ * test_recorder_syscalls.c — the syscall effect table: which memory a
+ * syscall wrote, checked on representative syscalls of each rule.
+ */
+#include <check.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "recorder/syscall_effects.h"
+#include "check_main.h"
+
+/* A fake tracee memory holding an iovec array at 0x1000. */
+static const uint64_t iovecs[] = { 0x5000, 10, 0x6000, 100, 0x7000, 50 };
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < 0x1000 || addr + len > 0x1000 + sizeof(iovecs))
+		return -1;
+	memcpy(buf, (const uint8_t *)iovecs + (addr - 0x1000), len);
+	return 0;
+}
+
+static struct syscall_effect describe(long nr, uint64_t a0, uint64_t a1,
+				      uint64_t a2, uint64_t a3, int64_t result)
+{
+	uint64_t a[6] = { a0, a1, a2, a3, 0, 0 };
+	struct syscall_effect e;
+	syscall_effect_describe(nr, a, result, fake_read, NULL, &e);
+	return e;
+}
+
+START_TEST(test_read_writes_result_bytes)
+{
+	struct syscall_effect e = describe(SYS_read, 0, 0x4000, 4096, 0, 17);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x4000);
+	ck_assert_uint_eq(e.ranges[0].len, 17);
+	e = describe(SYS_read, 0, 0x4000, 4096, 0, -11); /* EAGAIN */
+	ck_assert_uint_eq(e.count, 0);
+	ck_assert_str_eq(syscall_name(SYS_read), "read");
+}
+END_TEST
+
+START_TEST(test_readv_follows_iovecs)
+{
+	struct syscall_effect e = describe(SYS_readv, 3, 0x1000, 3, 0, 60);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 2);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x5000);
+	ck_assert_uint_eq(e.ranges[0].len, 10);
+	ck_assert_uint_eq(e.ranges[1].addr, 0x6000);
+	ck_assert_uint_eq(e.ranges[1].len, 50);
+	/* An unreadable iovec array: anything may have been written. */
+	e = describe(SYS_readv, 3, 0x9000, 3, 0, 60);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_mapping_changes)
+{
+	struct syscall_effect e = describe(SYS_mmap, 0, 8192, 3, 0x22, 0x7f0000000000);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_MAPPINGS);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x7f0000000000);
+	ck_assert_uint_eq(e.ranges[0].len, 8192);
+	e = describe(SYS_munmap, 0x7f0000000000, 4096, 0, 0, -22);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN); /* failed: nothing changed */
+	ck_assert_uint_eq(e.count, 0);
+}
+END_TEST
+
+START_TEST(test_process_and_thread_kinds)
+{
+	/* glibc's pthread_create flags: CLONE_VM|CLONE_FS|CLONE_FILES|
+	 * CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|
+	 * CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID */
+	struct syscall_effect e = describe(SYS_clone, 0x3d0f00, 0x7000, 0x8000, 0, 1234);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_THREAD);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x8000);
+	e = describe(SYS_clone, 0x1200011, 0, 0, 0, 1234); /* fork() */
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PROCESS);
+	ck_assert_int_eq(describe(SYS_exit_group, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXIT);
+	ck_assert_int_eq(describe(SYS_execve, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXEC);
+}
+END_TEST
+
+START_TEST(test_unknown_is_unknown)
+{
+	ck_assert_int_eq(describe(100000, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_UNKNOWN);
+	ck_assert_int_eq(describe(-1, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_UNKNOWN);
+	ck_assert_int_eq(describe(SYS_ioctl, 1, 0xdead, 0, 0, 0).kind, SYSCALL_KIND_UNKNOWN);
+	struct syscall_effect e = describe(SYS_ioctl, 1, 0x5413, 0x3000, 0, 0);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.ranges[0].len, 8);
+	ck_assert_ptr_null(syscall_name(100000));
+}
+END_TEST
+
+static Suite *syscalls_suite(void)
+{
+	Suite *s = suite_create("recorder_syscalls");
+	TCase *tc = tcase_create("effects");
+	tcase_add_test(tc, test_read_writes_result_bytes);
+	tcase_add_test(tc, test_readv_follows_iovecs);
+	tcase_add_test(tc, test_mapping_changes);
+	tcase_add_test(tc, test_process_and_thread_kinds);
+	tcase_add_test(tc, test_unknown_is_unknown);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(syscalls_suite)
