@@ -129,6 +129,45 @@ START_TEST(test_compare_flags)
 }
 END_TEST
 
+/* Every immediate: rounding mode, MXCSR.RC selection, precision suppression. */
+START_TEST(test_round)
+{
+	static const ZydisMnemonic round[8] = SHAPES(ROUND);
+	struct fp_harness h;
+	fp_harness_init(&h);
+	fp_seed(5);
+	unsigned failed = 0;
+	for (int imm = 0; imm < 16; imm++)
+		failed += check_four_shapes(&h, round, true, imm);
+	fp_harness_fini(&h);
+	ck_assert_uint_eq(failed, 0);
+}
+END_TEST
+
+START_TEST(test_dot_product)
+{
+	static const int masks[] = { 0xff, 0x00, 0x31, 0xf1, 0x7f, 0x8c, 0x13, 0x22, 0xe5, 0x5a, 0xf0, 0x3c };
+	struct fp_harness h;
+	fp_harness_init(&h);
+	fp_seed(6);
+	unsigned failed = 0;
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		struct fp_form_spec ps = {
+			.legacy = ZYDIS_MNEMONIC_DPPS, .vex = ZYDIS_MNEMONIC_VDPPS,
+			.src_size = 16, .has_256 = true, .imm = masks[i],
+		};
+		struct fp_form_spec pd = {
+			.legacy = ZYDIS_MNEMONIC_DPPD, .vex = ZYDIS_MNEMONIC_VDPPD,
+			.src_size = 16, .imm = masks[i] & 0x33,
+		};
+		failed += fp_check_spec(&h, &ps, FP_F32, CASES);
+		failed += fp_check_spec(&h, &pd, FP_F64, CASES);
+	}
+	fp_harness_fini(&h);
+	ck_assert_uint_eq(failed, 0);
+}
+END_TEST
+
 static Suite *emu_sse_fp_suite(void)
 {
 	Suite *s = suite_create("emu_sse_fp");
@@ -138,6 +177,8 @@ static Suite *emu_sse_fp_suite(void)
 	tcase_add_test(tc, test_horizontal);
 	tcase_add_test(tc, test_compare_predicates);
 	tcase_add_test(tc, test_compare_flags);
+	tcase_add_test(tc, test_round);
+	tcase_add_test(tc, test_dot_product);
 	suite_add_tcase(s, tc);
 	return s;
 }
