@@ -29,7 +29,8 @@ static inline int64_t sext(uint64_t v, unsigned bits)
 
 /* One element of a op b; a and b are zero-extended elements of `bits`. The
  * result may carry bits above the element; the caller truncates. */
-static uint64_t lane(enum lane_op op, uint64_t a, uint64_t b, unsigned bits)
+static inline __attribute__((always_inline))
+uint64_t lane(enum lane_op op, uint64_t a, uint64_t b, unsigned bits)
 {
 	int64_t sa = sext(a, bits), sb = sext(b, bits);
 	switch (op) {
@@ -81,10 +82,18 @@ static uint64_t lane(enum lane_op op, uint64_t a, uint64_t b, unsigned bits)
 	return 0;
 }
 
+static inline __attribute__((always_inline))
+void lanewise_loop(emu_vec *r, const emu_vec *a, const emu_vec *b, unsigned width,
+		   enum lane_op op, unsigned size)
+{
+	for (unsigned i = 0; i < width / size; i++)
+		sse_set(r, i, size, lane(op, sse_get(a, i, size), sse_get(b, i, size), size * 8));
+}
+
 /* dst[i] = lane(src1[i], src2[i]) for every element. */
 static int packed_lanewise(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
-	unsigned width = insn->vl, size = SSE_OP_SIZE(insn->op), bits = size * 8;
+	unsigned width = insn->vl, size = SSE_OP_SIZE(insn->op);
 	enum lane_op op = SSE_OP_KIND(insn->op);
 	emu_vec a, b, r;
 	int st;
@@ -93,9 +102,19 @@ static int packed_lanewise(struct emu_cpu *cpu, const struct emu_insn *insn)
 		return st;
 	if ((st = emu_vec_read(cpu, insn, sse_src1(insn), width, &a)) != EMU_OK)
 		return st;
-	memset(&r, 0, sizeof(r));
-	for (unsigned i = 0; i < width / size; i++)
-		sse_set(&r, i, size, lane(op, sse_get(&a, i, size), sse_get(&b, i, size), bits));
+	switch (insn->op) {
+	/* The operations glibc's string functions loop on get a copy of the
+	 * loop specialised for them (the compiler folds lane() away). */
+#define HOT(kind, lg) \
+	case SSE_OP(kind, lg): lanewise_loop(&r, &a, &b, width, kind, 1u << (lg)); break;
+	HOT(LANE_CMPEQ, 0) HOT(LANE_CMPEQ, 2) HOT(LANE_CMPGT, 0) HOT(LANE_MINU, 0)
+	HOT(LANE_MINU, 2) HOT(LANE_ADD, 0) HOT(LANE_SUB, 0) HOT(LANE_AND, 3)
+	HOT(LANE_ANDN, 3) HOT(LANE_OR, 3) HOT(LANE_XOR, 3)
+#undef HOT
+	default:
+		lanewise_loop(&r, &a, &b, width, op, size);
+		break;
+	}
 	return emu_vec_write(cpu, insn, 0, width, &r);
 }
 

@@ -107,8 +107,14 @@ static int vec_sign_mask(struct emu_cpu *cpu, const struct emu_insn *insn)
 	if (st != EMU_OK)
 		return st;
 	uint64_t mask = 0;
-	for (unsigned i = 0; i < width / size; i++)
-		mask |= (uint64_t)(v.b[i * size + size - 1] >> 7) << i;
+	if (size == 1) {
+		/* Gathers the eight sign bits of a quadword into one byte. */
+		for (unsigned q = 0; q < width / 8; q++)
+			mask |= (((v.q[q] & 0x8080808080808080ull) * 0x0002040810204081ull) >> 56) << (8 * q);
+	} else {
+		for (unsigned i = 0; i < width / size; i++)
+			mask |= (uint64_t)(v.b[i * size + size - 1] >> 7) << i;
+	}
 	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size, mask);
 	return EMU_OK;
 }
