@@ -56,7 +56,7 @@ static sigjmp_buf x87_jmp;
 static volatile sig_atomic_t x87_in_test;
 static struct x87_outcome *x87_sig_out;
 
-static void x87_on_signal(int sig, siginfo_t *si, void *uc_)
+static inline void x87_on_signal(int sig, siginfo_t *si, void *uc_)
 {
 	(void)si;
 	ucontext_t *uc = uc_;
@@ -71,7 +71,7 @@ static void x87_on_signal(int sig, siginfo_t *si, void *uc_)
 	siglongjmp(x87_jmp, 1);
 }
 
-static void x87_install_handlers(void)
+static inline void x87_install_handlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -83,7 +83,7 @@ static void x87_install_handlers(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
-__attribute__((noinline)) static void native_call(struct native_ctx *c)
+__attribute__((noinline, unused)) static void native_call(struct native_ctx *c)
 {
 	__asm__ volatile(
 		"fxsave64 %c[host](%[c])\n\t"
@@ -121,7 +121,7 @@ __attribute__((noinline)) static void native_call(struct native_ctx *c)
 static uint8_t x87_host_state[FX_SIZE] __attribute__((aligned(16)));
 
 /* Runs the code at `code` natively from the given state. */
-static void native_run(struct native_ctx *c, struct x87_outcome *out)
+static inline void native_run(struct native_ctx *c, struct x87_outcome *out)
 {
 	memset(out, 0, sizeof(*out));
 	__asm__ volatile("fxsave64 %0" : "=m"(x87_host_state));
@@ -140,12 +140,12 @@ static void native_run(struct native_ctx *c, struct x87_outcome *out)
 	}
 }
 
-static uint16_t fx_get16(const uint8_t *fx, unsigned off) { uint16_t v; memcpy(&v, fx + off, 2); return v; }
-static uint64_t fx_get64(const uint8_t *fx, unsigned off) { uint64_t v; memcpy(&v, fx + off, 8); return v; }
+static inline uint16_t fx_get16(const uint8_t *fx, unsigned off) { uint16_t v; memcpy(&v, fx + off, 2); return v; }
+static inline uint64_t fx_get64(const uint8_t *fx, unsigned off) { uint64_t v; memcpy(&v, fx + off, 8); return v; }
 
 /* Loads the emulator's registers from a CPU-normalised state: the
  * fxsave64 image and the full tag word fnstenv showed for it. */
-static void emu_load_state(struct emu_regs *r, const uint8_t *fx, uint16_t full_tag)
+static inline void emu_load_state(struct emu_regs *r, const uint8_t *fx, uint16_t full_tag)
 {
 	r->fcw = fx_get16(fx, FX_FCW);
 	r->fsw = fx_get16(fx, FX_FSW);
@@ -165,7 +165,7 @@ static void emu_load_state(struct emu_regs *r, const uint8_t *fx, uint16_t full_
 
 /* The emulator's x87 state in fxsave64 layout (x87 part and MXCSR; the
  * abridged tag derived from the full one). */
-static void emu_store_state(const struct emu_regs *r, uint8_t *fx, uint16_t *full_tag)
+static inline void emu_store_state(const struct emu_regs *r, uint8_t *fx, uint16_t *full_tag)
 {
 	memset(fx, 0, 160);
 	memcpy(fx + FX_FCW, &r->fcw, 2);
@@ -185,7 +185,7 @@ static void emu_store_state(const struct emu_regs *r, uint8_t *fx, uint16_t *ful
 	*full_tag = r->ftw;
 }
 
-static int emu_fault_signal(enum emu_fault_vector v)
+static inline int emu_fault_signal(enum emu_fault_vector v)
 {
 	switch (v) {
 	case EMU_FAULT_MF: return SIGFPE;
@@ -202,7 +202,7 @@ static int emu_fault_signal(enum emu_fault_vector v)
  * `why`, when the emulator stopped for something the CPU cannot show
  * (unimplemented instruction).
  */
-static bool emu_run_case(struct emu_cpu *cpu, const struct native_ctx *c,
+static inline bool emu_run_case(struct emu_cpu *cpu, const struct native_ctx *c,
 			 const struct x87_outcome *in, unsigned ninsns,
 			 struct x87_outcome *out, char *why, size_t why_size)
 {
@@ -240,7 +240,7 @@ static bool emu_run_case(struct emu_cpu *cpu, const struct native_ctx *c,
 
 /* Describes the first difference between two outcomes; "" when equal.
  * The full tag word is compared only when neither run was interrupted. */
-static void x87_compare(const struct x87_outcome *n, const struct x87_outcome *e,
+static inline void x87_compare(const struct x87_outcome *n, const struct x87_outcome *e,
 			char *diff, size_t size)
 {
 	static const struct { const char *name; unsigned off, len; } fields[] = {
@@ -300,7 +300,7 @@ static void x87_compare(const struct x87_outcome *n, const struct x87_outcome *e
 
 /* xorshift64*: deterministic, seeded per suite. */
 static uint64_t x87_rand_state = 0x9e3779b97f4a7c15ull;
-static uint64_t x87_rand(void)
+static inline uint64_t x87_rand(void)
 {
 	uint64_t x = x87_rand_state;
 	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
@@ -309,7 +309,7 @@ static uint64_t x87_rand(void)
 }
 
 /* An 80-bit value from sign/exponent and significand. */
-static void x87_make80(uint8_t *dst, uint16_t se, uint64_t mant)
+static inline void x87_make80(uint8_t *dst, uint16_t se, uint64_t mant)
 {
 	memcpy(dst, &mant, 8);
 	memcpy(dst + 8, &se, 2);
@@ -318,7 +318,7 @@ static void x87_make80(uint8_t *dst, uint16_t se, uint64_t mant)
 /* Edge and random extended values: zeros, denormals, pseudo-denormals,
  * unnormals, infinities, pseudo-infinities, NaNs, huge and tiny
  * exponents, integers, and ordinary numbers. */
-static void x87_random80(uint8_t *dst)
+static inline void x87_random80(uint8_t *dst)
 {
 	static const struct { uint16_t se; uint64_t m; } edges[] = {
 		{ 0x0000, 0 }, { 0x8000, 0 },                          /* +-0 */
@@ -363,7 +363,7 @@ static void x87_random80(uint8_t *dst)
 
 /* Memory operand contents: random bytes, or an edge value of one of the
  * memory formats at the start. */
-static void x87_random_memory(uint8_t *mem, size_t size)
+static inline void x87_random_memory(uint8_t *mem, size_t size)
 {
 	for (size_t i = 0; i < size; i++)
 		mem[i] = (uint8_t)x87_rand();
@@ -402,7 +402,7 @@ static void x87_random_memory(uint8_t *mem, size_t size)
  * precision and rounding control and (mostly masked) exception masks,
  * status word with random TOP, condition codes and sometimes flags,
  * random tags and registers. */
-static void x87_random_state(uint8_t *fx)
+static inline void x87_random_state(uint8_t *fx)
 {
 	memset(fx, 0, FX_SIZE);
 	uint16_t masks = (x87_rand() % 4) ? 0x3f : (uint16_t)(x87_rand() & 0x3f);
@@ -428,7 +428,7 @@ static void x87_random_state(uint8_t *fx)
 }
 
 /* An executable page for test code. */
-static uint8_t *x87_code_page(size_t size)
+static inline uint8_t *x87_code_page(size_t size)
 {
 	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -442,7 +442,7 @@ static uint8_t *x87_code_page(size_t size)
  * bare ret), so both runs start from a state the CPU can hold. Returns
  * false if the CPU refused it.
  */
-static bool x87_normalise(struct native_ctx *c, const uint8_t *ret_code,
+static inline bool x87_normalise(struct native_ctx *c, const uint8_t *ret_code,
 			  struct x87_outcome *state)
 {
 	c->code = (uint64_t)(uintptr_t)ret_code;
