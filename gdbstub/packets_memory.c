@@ -25,16 +25,21 @@ static size_t read_range(struct gdbstub *stub, const char *args, const char *end
 		reply_error(stub, GDBSTUB_EINVAL);
 		return 0;
 	}
+	if (len == 0) {
+		/* An empty reply would read as "unsupported". */
+		reply_error(stub, GDBSTUB_EINVAL);
+		return 0;
+	}
 	if (len > max)
 		len = max;
-	if (len > UINT64_MAX - addr)
-		len = UINT64_MAX - addr;
+	if (len - 1 > UINT64_MAX - addr) /* up to the last byte of the space */
+		len = UINT64_MAX - addr + 1;
 	size_t done = 0;
 	enum gdbstub_mem_status st =
 		stub->target.ops->read_memory(stub->target.ctx, addr, buf, len, &done);
 	if (done > len)
 		done = len;
-	if (done == 0 && len != 0)
+	if (done == 0)
 		reply_error(stub, st == GDBSTUB_MEM_UNAVAILABLE ? GDBSTUB_EUNAVAIL
 								: GDBSTUB_EFAULT);
 	return done;
