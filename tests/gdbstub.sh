@@ -129,6 +129,29 @@ if [ -z "$finish_pc" ] || [ -z "$step_pc" ] || (( step_pc >= finish_pc )); then
 	failures=$((failures + 1))
 fi
 
+# The same stub over a loopback TCP port.
+"$target" --port 0 "$fixture" 2>"$out/tcp-server" &
+server=$!
+for _ in $(seq 50); do
+	port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out/tcp-server")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+if [ -z "$port" ]; then
+	echo "FAIL tcp: the target did not report a port"
+	failures=$((failures + 1))
+	kill "$server" 2>/dev/null
+else
+	timeout 60 gdb -batch -nx -ex "target remote 127.0.0.1:$port" -ex 'break sum_down' \
+		-ex continue -ex reverse-continue >"$out/tcp" 2>&1
+	if ! grep -q '^Breakpoint 1, sum_down (n=4)' "$out/tcp" ||
+	   ! grep -q '^No more reverse-execution history\.' "$out/tcp"; then
+		echo "FAIL tcp: gdb over TCP printed:"; sed 's/^/    /' "$out/tcp"
+		failures=$((failures + 1))
+	fi
+fi
+wait "$server" || { echo "FAIL tcp: the target exited with an error"; failures=$((failures + 1)); }
+
 if [ $failures -ne 0 ]; then
 	echo "gdbstub.sh: $failures checks failed"
 	exit 1
