@@ -324,20 +324,11 @@ static emu_handler *bind_element(struct emu_insn *insn)
 }
 
 /* Zydis gives the string instruction movsd (no visible operands) and the
- * SSE2 scalar move the same mnemonic: the string form is left to the
- * family that implements string instructions. */
+ * SSE2 scalar move the same mnemonic; the string family binds the former
+ * (the decoder tries every family that binds a mnemonic). */
 static emu_handler *bind_movsd(struct emu_insn *insn)
 {
-	if (insn->nopnd != 0)
-		return bind_element(insn);
-	const struct emu_family *f = &emu_family_string;
-	for (size_t i = 0; i < f->count; i++)
-		if (f->bindings[i].mnemonic == insn->mnemonic) {
-			insn->op = f->bindings[i].op;
-			return f->bindings[i].bind ? f->bindings[i].bind(insn)
-						   : f->bindings[i].handler;
-		}
-	return NULL;
+	return insn->nopnd != 0 ? bind_element(insn) : NULL;
 }
 
 static emu_handler *bind_sign_mask(struct emu_insn *insn)

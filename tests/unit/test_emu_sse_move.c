@@ -214,12 +214,21 @@ END_TEST
 
 START_TEST(test_string_movsd_is_not_the_sse_move)
 {
-	/* a5 is the string movsd: it must never run as the SSE2 scalar move. */
+	/* a5 is the string movsd: it copies 4 bytes from [rsi] to [rdi] and
+	 * must never run as the SSE2 scalar move. */
 	static const uint8_t code[] = { 0xa5 };
 	struct vec_harness h;
 	vec_harness_init(&h, 4);
-	enum emu_exit e = emulate_at(&h, code, sizeof(code), (uint64_t)(uintptr_t)h.mem);
-	ck_assert(e == EMU_EXIT_UNIMPLEMENTED || e == EMU_EXIT_LIMIT);
+	struct emu_regs *r = emu_regs(h.cpu);
+	memcpy(h.mem, "abcd", 4);
+	memset(h.mem + 64, 0, 4);
+	r->gpr[EMU_RDI] = (uint64_t)(uintptr_t)(h.mem + 64);
+	r->rflags &= ~(uint64_t)EMU_DF;
+	ck_assert_int_eq(emulate_at(&h, code, sizeof(code), (uint64_t)(uintptr_t)h.mem),
+			 EMU_EXIT_LIMIT);
+	ck_assert_mem_eq(h.mem + 64, "abcd", 4);
+	ck_assert_uint_eq(r->gpr[EMU_RSI], (uint64_t)(uintptr_t)(h.mem + 4));
+	ck_assert_uint_eq(r->gpr[EMU_RDI], (uint64_t)(uintptr_t)(h.mem + 68));
 	vec_harness_fini(&h);
 }
 END_TEST
