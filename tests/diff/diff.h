@@ -133,7 +133,7 @@ struct diff_form {
 	       DIFF_BRANCH_MEM, DIFF_BRANCH_RETURN } branch;
 	int branch_reg;                   /* for DIFF_BRANCH_REG */
 	uint8_t branch_mem_size;          /* for DIFF_BRANCH_MEM: 8, or 6/10 far */
-	bool far_return;
+	uint8_t far_return;               /* 0, or the operand width of a far ret (bytes) */
 	/* For the comparison. */
 	uint32_t undefined_flags;         /* RFLAGS bits */
 	uint32_t undefined_fpu_flags;     /* FSW C0..C3 as ZYDIS_FPUFLAG_* */

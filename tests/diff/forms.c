@@ -173,7 +173,7 @@ static bool analyse(struct diff_form *f)
 	f->base_regs = f->index_regs = 0;
 	f->fault_base = -1;
 	f->branch = DIFF_BRANCH_NONE;
-	f->far_return = false;
+	f->far_return = 0;
 	f->addr32 = zi.address_width == 32;
 	f->rep = (zi.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 				   ZYDIS_ATTRIB_HAS_REPNE)) != 0;
@@ -223,7 +223,8 @@ static bool analyse(struct diff_form *f)
 		break;
 	case ZYDIS_CATEGORY_RET:
 		f->branch = DIFF_BRANCH_RETURN;
-		f->far_return = zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
+		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+			f->far_return = (uint8_t)(zi.operand_width / 8);
 		break;
 	default:
 		break;

@@ -253,9 +253,13 @@ static void plant_branch_target(struct diff_rng *r, const struct diff_form *f,
 		}
 		break;
 	case DIFF_BRANCH_RETURN:
-		plant(m, s->gpr[DIFF_RSP], target, 8);
-		if (f->far_return)
-			plant(m, s->gpr[DIFF_RSP] + 8, user_cs, 8);
+		if (f->far_return) {
+			/* Offset and selector, each of the operand width. */
+			plant(m, s->gpr[DIFF_RSP], target, f->far_return);
+			plant(m, s->gpr[DIFF_RSP] + f->far_return, user_cs, f->far_return);
+		} else {
+			plant(m, s->gpr[DIFF_RSP], target, 8);
+		}
 		break;
 	default:
 		break;
@@ -330,13 +334,13 @@ void diff_make_input(struct diff_rng *r, const struct diff_form *f,
 	}
 	if (f->rep)
 		in->gpr[DIFF_RCX] = high | diff_rng_below(r, 9);
-	if (fault)
-		make_fault(r, f, m, in);
-	else
-		plant_branch_target(r, f, m, in);
 	/* A popf must not set TF: the trap after it would stop the native run
 	 * at the stub's exit, which the harness cannot compare. */
 	uint64_t top = in->gpr[DIFF_RSP] - (uint64_t)(uintptr_t)m->scratch;
 	if (top + 8 <= DIFF_SCRATCH_SIZE)
 		m->initial_memory[top + 1] &= (uint8_t)~(EMU_TF >> 8);
+	if (fault)
+		make_fault(r, f, m, in);
+	else
+		plant_branch_target(r, f, m, in);
 }

@@ -11,9 +11,12 @@
  *   diff [--mnemonic NAME] [--seed N] [--cases N] [--verbose] [--self-test]
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "emulator/emu.h"
 #include "diff.h"
@@ -21,6 +24,7 @@
 #define DEFAULT_CASES 24
 #define FAILURES_SHOWN_PER_MNEMONIC 3
 #define FAILURES_SHOWN_IN_ALL 40
+#define SECONDS_PER_MNEMONIC 60
 
 int diff_self_test(struct diff_machine *m, uint64_t seed);
 
@@ -75,7 +79,7 @@ static uint64_t mnemonic_seed(uint64_t seed, unsigned mnemonic)
 
 struct totals {
 	uint64_t passed, failed, shown;
-	unsigned uncovered;
+	unsigned uncovered, crashed;
 };
 
 static void test_mnemonic(struct diff_machine *m, const struct bound *b,
@@ -138,6 +142,58 @@ static void test_mnemonic(struct diff_machine *m, const struct bound *b,
 	t->failed += s.failures;
 	t->passed += s.cases - s.failures;
 	fflush(stdout);
+}
+
+/*
+ * Each mnemonic runs in a child process: an emulator bug that corrupts
+ * memory or loops forever then costs that mnemonic, not the whole run. The
+ * child sends its totals back through a pipe.
+ */
+static void test_mnemonic_isolated(struct diff_machine *m, const struct bound *b,
+				   const struct options *o, struct totals *t)
+{
+	int fds[2];
+	fflush(stdout);
+	if (pipe(fds) != 0) {
+		perror("diff: pipe");
+		exit(2);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("diff: fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		struct totals mine = { .shown = t->shown };
+		close(fds[0]);
+		alarm(SECONDS_PER_MNEMONIC);
+		test_mnemonic(m, b, o, &mine);
+		fflush(stdout);
+		ssize_t n = write(fds[1], &mine, sizeof(mine));
+		_exit(n == (ssize_t)sizeof(mine) ? 0 : 3);
+	}
+	close(fds[1]);
+	struct totals theirs;
+	ssize_t n = read(fds[0], &theirs, sizeof(theirs));
+	close(fds[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	const char *name = ZydisMnemonicGetString((ZydisMnemonic)b->mnemonic);
+	if (n != (ssize_t)sizeof(theirs) || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFSIGNALED(status))
+			printf("crash: testing mnemonic %s killed the harness with signal %d (%s)%s\n",
+			       name, WTERMSIG(status), strsignal(WTERMSIG(status)),
+			       WTERMSIG(status) == SIGALRM ? ": it ran too long" : "");
+		else
+			printf("crash: testing mnemonic %s failed to report\n", name);
+		t->crashed++;
+		t->failed++;
+		return;
+	}
+	t->passed += theirs.passed;
+	t->failed += theirs.failed;
+	t->shown = theirs.shown;
+	t->uncovered += theirs.uncovered;
 }
 
 static void usage(FILE *f)
@@ -219,16 +275,16 @@ int main(int argc, char **argv)
 		if (o.mnemonic && (!name || strcasecmp(name, o.mnemonic)))
 			continue;
 		tested++;
-		test_mnemonic(&m, &bound.items[i], &o, &t);
+		test_mnemonic_isolated(&m, &bound.items[i], &o, &t);
 	}
 	if (o.mnemonic && tested == 0) {
 		fprintf(stderr, "diff: the emulator binds no mnemonic '%s'\n", o.mnemonic);
 		return 2;
 	}
-	printf("diff: %zu mnemonics tested, %u without coverage, ymm %s\n",
-	       tested, t.uncovered,
+	printf("diff: %zu mnemonics tested, %u crashed, %u without coverage, ymm %s\n",
+	       tested, t.crashed, t.uncovered,
 	       m.has_avx ? "compared" : "not available (xmm only)");
 	printf("diff: %llu passed, %llu failed\n", (unsigned long long)t.passed,
 	       (unsigned long long)t.failed);
-	return t.failed || t.uncovered ? 1 : 0;
+	return t.failed || t.uncovered || t.crashed ? 1 : 0;
 }
