@@ -286,15 +286,17 @@ static void make_fault(struct diff_rng *r, const struct diff_form *f,
 		s->gpr[f->fault_base] = 0x8000000000000000ull + diff_rng_below(r, 4096);
 }
 
-/* Scratch contents: random bytes, with edge and float values where memory
- * operands point. */
+/* Scratch contents: random bytes, new for every case where memory operands
+ * and the stack point (edge and float values there), drawn once elsewhere. */
 static void fill_memory(struct diff_rng *r, struct diff_machine *m)
 {
+	static bool filled;
 	uint8_t *mem = m->initial_memory;
-	for (size_t i = 0; i < DIFF_SCRATCH_SIZE; i += 8) {
+	for (size_t i = filled ? DIFF_STACK_TOP - 512 : 0; i < DIFF_SCRATCH_SIZE; i += 8) {
 		uint64_t v = diff_rng_next(r);
 		memcpy(mem + i, &v, 8);
 	}
+	filled = true;
 	for (size_t i = DIFF_DATA_OFFSET - 256; i < DIFF_DATA_OFFSET + 0x900; i += 8) {
 		uint64_t v = integer_value(r);
 		if (diff_rng_below(r, 3) == 0)
@@ -328,7 +330,11 @@ void diff_make_input(struct diff_rng *r, const struct diff_form *f,
 		if (f->index_regs & (1u << i))
 			in->gpr[i] = high | diff_rng_below(r, 8);
 		if (f->base_regs & (1u << i)) {
-			uint64_t a = scratch_address(m, DIFF_DATA_OFFSET + diff_rng_below(r, 64));
+			/* Mostly 16-byte aligned (movaps and friends fault
+			 * otherwise), sometimes not. */
+			uint64_t off = diff_rng_below(r, 4) ? 16 * diff_rng_below(r, 4)
+							    : diff_rng_below(r, 64);
+			uint64_t a = scratch_address(m, DIFF_DATA_OFFSET + off);
 			in->gpr[i] = f->addr32 ? high | (uint32_t)a : a;
 		}
 	}
