@@ -87,6 +87,7 @@ static void x87_store(const struct emu_regs *r, uint8_t *b, bool wide)
 static void x87_load(struct emu_regs *r, const uint8_t *b, bool wide)
 {
 	memcpy(&r->fcw, b, 2);
+	r->fcw &= 0x1f7f; /* reserved bits read as zero, as the CPU loads them */
 	memcpy(&r->fsw, b + 2, 2);
 	memcpy(&r->fop, b + 6, 2);
 	r->fop &= 0x7ff;

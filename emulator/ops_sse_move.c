@@ -116,7 +116,7 @@ static int vec_sign_mask(struct emu_cpu *cpu, const struct emu_insn *insn)
 			mask |= (uint64_t)(v.b[i * size + size - 1] >> 7) << i;
 	}
 	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size, mask);
-	return EMU_OK;
+	return emu_vec_complete(cpu, insn);
 }
 
 /* maskmovdqu/maskmovq: stores the bytes of src whose mask byte has its top
@@ -146,7 +146,7 @@ static int vec_masked_byte_store(struct emu_cpu *cpu, const struct emu_insn *ins
 			return st;
 		i = end;
 	}
-	return EMU_OK;
+	return emu_vec_complete(cpu, insn);
 }
 
 /* vmaskmovps/pd, vpmaskmovd/q: elements whose mask element has its top bit

@@ -254,7 +254,7 @@ static int extract_element(struct emu_cpu *cpu, const struct emu_insn *insn)
 	if (insn->opnd[0].kind == EMU_OPND_MEM)
 		return emu_mem_write_uint(cpu, emu_mem_addr(cpu, insn), size, v);
 	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size, v);
-	return EMU_OK;
+	return emu_vec_complete(cpu, insn);
 }
 
 /* insertps: dword imm[7:6] of a register source (or the memory dword) into

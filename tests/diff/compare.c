@@ -182,6 +182,10 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 	}
 
 	const struct diff_result *n = c->native;
+	if (e->outcome == DIFF_UNIMPLEMENTED && n->outcome != DIFF_CRASHED) {
+		j.verdict = DIFF_FALLBACK;
+		return j.verdict;
+	}
 	bool segv_vectors = n->outcome == DIFF_FAULTED && e->outcome == DIFF_FAULTED &&
 			    is_segv_vector(n->vector) && is_segv_vector(e->vector);
 	if (n->outcome == DIFF_CRASHED || n->outcome != e->outcome ||
@@ -230,11 +234,12 @@ void diff_report_failure(FILE *f, const struct diff_case *c, bool has_avx)
 void diff_report_mnemonic(FILE *f, const struct diff_mnemonic_stats *s)
 {
 	fprintf(f, "%-12s %-11s forms %3u cases %6llu failed %5llu undefined-flag differences %5llu"
-		" faults %4llu #GP/#PF differences %4llu%s\n",
+		" faults %4llu #GP/#PF differences %4llu run-time fallbacks %4llu%s\n",
 		ZydisMnemonicGetString((ZydisMnemonic)s->mnemonic), s->family, s->forms,
 		(unsigned long long)s->cases, (unsigned long long)s->failures,
 		(unsigned long long)s->undefined_diffs, (unsigned long long)s->faults,
-		(unsigned long long)s->segv_vector_diffs, s->failures ? "  FAIL" : "");
+		(unsigned long long)s->segv_vector_diffs, (unsigned long long)s->fallbacks,
+		s->failures ? "  FAIL" : "");
 	if (s->dropped_forms)
 		fprintf(f, "%-12s %u forms skipped: this CPU lacks them (#UD natively)\n", "",
 			s->dropped_forms);

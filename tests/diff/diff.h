@@ -207,8 +207,12 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
  * #PF (both SIGSEGV to the program; the emulator sees only "the memory
  * interface refused the access", so a non-canonical address is a #PF to
  * it). Counted and reported like undefined-flag differences, not failed.
+ * DIFF_FALLBACK: the emulator declined this input at run time (EMU_EXIT_
+ * UNIMPLEMENTED, e.g. xsave asked for AMX state): the recorder then lets
+ * the CPU execute it, so it is counted, not failed.
  */
-enum diff_verdict { DIFF_PASS, DIFF_UNDEFINED_ONLY, DIFF_SEGV_VECTOR_ONLY, DIFF_FAIL };
+enum diff_verdict { DIFF_PASS, DIFF_UNDEFINED_ONLY, DIFF_SEGV_VECTOR_ONLY, DIFF_FALLBACK,
+		    DIFF_FAIL };
 
 struct diff_case {
 	const struct diff_form *form;
@@ -228,7 +232,7 @@ struct diff_mnemonic_stats {
 	unsigned mnemonic;
 	const char *family;
 	unsigned forms, dropped_forms;
-	uint64_t cases, failures, undefined_diffs, segv_vector_diffs, faults;
+	uint64_t cases, failures, undefined_diffs, segv_vector_diffs, faults, fallbacks;
 };
 
 /* Prints a failing case in full: disassembly, inputs, both results. */

@@ -53,7 +53,7 @@ static size_t alternatives_count(unsigned alt)
 
 /* Memory sizes instructions take (bytes): scalars, far pointers, vectors,
  * x87 environments and save images. */
-static const uint16_t memory_sizes[] = { 0, 1, 2, 4, 6, 8, 10, 16, 28, 32, 94, 108, 512 };
+static const uint16_t memory_sizes[] = { 0, 1, 2, 4, 6, 8, 10, 16, 28, 32, 94, 108, 512, 576 };
 
 static const struct { uint64_t value; uint8_t width; } immediates[] = {
 	{ 1, 8 }, /* shifts by one have their own opcode */
@@ -354,11 +354,11 @@ static bool plausible(const struct signature *s, bool has_avx)
 }
 
 /* Four-operand forms exist only among vector instructions (blends by a
- * register, insertq): the search there is limited to vector registers,
- * memory and byte immediates. */
+ * register, vpinsr* with a general register): the search there is limited
+ * to registers, vector-sized memory and byte immediates. */
 static bool four_operand_class(const struct opclass *c)
 {
-	return (c->kind == K_REG && c->alt >= VECTOR_CLASS_FIRST) ||
+	return c->kind == K_REG ||
 	       (c->kind == K_MEM && (c->mem_size == 16 || c->mem_size == 32)) ||
 	       (c->kind == K_IMM && c->imm_width == 8 && c->imm != 1);
 }
