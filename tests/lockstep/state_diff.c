@@ -3,6 +3,7 @@
  * once as a table so that equality and printing cannot drift apart.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recorder/regs_convert.h"
@@ -17,12 +18,15 @@ struct field {
 	bool always_shown; /* printed even when equal */
 };
 
-#define NFIELDS (EMU_GPR_COUNT + 16 + 8 + 8 + 32)
+/* GPRs, 17 other scalars, k0-7, the x87 registers, zmm0-31. */
+#define NFIELDS (EMU_GPR_COUNT + 17 + 8 + 8 + 32)
 static struct field fields[NFIELDS];
 static size_t n_fields;
 
 static void add(const char *name, size_t offset, size_t size, enum field_kind kind, bool shown)
 {
+	if (n_fields == NFIELDS)
+		abort(); /* the table is sized above: a field was added */
 	struct field *f = &fields[n_fields++];
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->offset = offset;

@@ -118,6 +118,12 @@ static enum step_outcome settle(struct lockstep *ls, struct tracee_stop *stop)
 				return STEP_CONTINUE;
 			deliver = stop->info.si_signo;
 			ls->st->signals++;
+			/* Listed with the native steps: the kernel, not the
+			 * emulator, builds the signal frame. */
+			const char *abbrev = sigabbrev_np(deliver);
+			char name[64];
+			snprintf(name, sizeof(name), "(signal SIG%s delivered)", abbrev ? abbrev : "?");
+			fallback_counts_add(&ls->st->natives, name);
 			break;
 		case TRACEE_STOP_EXEC:
 			/* The first step after the exec event only leaves the
