@@ -203,14 +203,22 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
 /* --- comparison and report --------------------------------------------------- */
 
 /*
- * DIFF_SEGV_VECTOR_ONLY: both runs faulted, one with #GP and the other with
- * #PF (both SIGSEGV to the program; the emulator sees only "the memory
- * interface refused the access", so a non-canonical address is a #PF to
- * it). Counted and reported like undefined-flag differences, not failed.
+ * DIFF_SEGV_VECTOR_ONLY: both runs faulted on a memory access, with
+ * different vectors among #GP, #PF and #SS (the emulator sees only "the
+ * memory interface refused the access", so a non-canonical address is a #PF
+ * to it; it has no #SS, which the CPU raises for a non-canonical stack
+ * reference such as enter's frame-pointer copies through rbp). The recorder
+ * hands every faulting instruction to the CPU, which raises the true vector,
+ * so only "it faults and changes nothing" must match. Counted and reported
+ * like undefined-flag differences, not failed.
  * DIFF_FALLBACK: the emulator declined this input at run time (EMU_EXIT_
  * UNIMPLEMENTED, e.g. xsave asked for AMX state): the recorder then lets
  * the CPU execute it, so it is counted, not failed.
  */
+/* The kernel's trap number for a stack-segment fault (#SS, SIGBUS), which
+ * enum emu_fault_vector lacks. */
+#define DIFF_TRAP_SS 12
+
 enum diff_verdict { DIFF_PASS, DIFF_UNDEFINED_ONLY, DIFF_SEGV_VECTOR_ONLY, DIFF_FALLBACK,
 		    DIFF_FAIL };
 
