@@ -201,7 +201,14 @@ static ZydisRegister gpr64(unsigned i)
  * (opmask, ZMM_Hi256, Hi16_ZMM) the OS enables; the input does not
  * describe them, so they start in their initial configuration (not with
  * whatever the host's library code left there), as they do in the
- * emulator; xsave shows them. */
+ * emulator; xsave shows them.
+ * The CPU's "in use" bits (XINUSE, which xsave* report in XSTATE_BV) are
+ * hidden state: after this prologue x87, SSE and AVX are in use whatever
+ * their values (fxrstor and a VEX load set the bits; measured), while the
+ * emulator models "in use" as "differs from the initial configuration".
+ * The two agree because inputs never hold those components in their
+ * initial configuration (random vectors and x87 state); xsave* of such a
+ * state is left uncompared rather than given a harness-side excuse. */
 static void emit_prologue(struct assembler *a, bool avx, uint32_t avx512)
 {
 	for (unsigned i = 0; i < CALLEE_SAVED; i++)
