@@ -242,6 +242,9 @@ void diff_report_mnemonic(FILE *f, const struct diff_mnemonic_stats *s)
 		(unsigned long long)s->undefined_diffs, (unsigned long long)s->faults,
 		(unsigned long long)s->segv_vector_diffs, (unsigned long long)s->fallbacks,
 		s->failures ? "  FAIL" : "");
+	if (s->redraws)
+		fprintf(f, "%-12s %llu inputs redrawn: they reached memory outside the scratch"
+			" that this process owns\n", "", (unsigned long long)s->redraws);
 	if (s->dropped_forms)
 		fprintf(f, "%-12s %u forms skipped: this CPU lacks them (#UD natively)\n", "",
 			s->dropped_forms);

@@ -62,6 +62,7 @@ struct diff_result {
 	enum diff_outcome outcome;
 	int vector;   /* for DIFF_FAULTED: the exception vector */
 	int special;  /* for DIFF_SPECIAL: enum emu_special */
+	uint64_t fault_addr; /* emulator only, for a #PF: the address refused */
 	struct diff_state state;
 };
 
@@ -241,6 +242,7 @@ struct diff_mnemonic_stats {
 	const char *family;
 	unsigned forms, dropped_forms;
 	uint64_t cases, failures, undefined_diffs, segv_vector_diffs, faults, fallbacks;
+	uint64_t redraws;
 };
 
 /* Prints a failing case in full: disassembly, inputs, both results. */
@@ -253,6 +255,7 @@ struct diff_case_run {
 	struct diff_form form;       /* the form with this case's immediate */
 	struct diff_state input;
 	struct diff_result native, emulated;
+	unsigned redraws;            /* inputs dropped: they reached foreign memory */
 	struct diff_case c;          /* points into this struct and the machine */
 };
 

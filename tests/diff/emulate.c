@@ -136,6 +136,7 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
 	case EMU_EXIT_FAULT:
 		out->outcome = DIFF_FAULTED;
 		out->vector = x->fault;
+		out->fault_addr = x->fault_addr;
 		break;
 	default:
 		out->outcome = DIFF_UNIMPLEMENTED;
