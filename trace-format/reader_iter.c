@@ -19,6 +19,7 @@ struct idna_iter {
 	uint8_t *cbuf, *ubuf;
 	struct byte_reader cur;
 	bool loaded;
+	bool started_mid_stream; /* from a checkpoint: no gap check before it */
 	uint32_t cur_chunk;
 	const struct reader_chunk *prev; /* the chunk before cur, for gap checks */
 	uint32_t last_offset, last_size;
@@ -46,8 +47,13 @@ static int load_chunk(struct idna_iter *it, size_t k)
 	const struct reader_chunk *c = &it->r->chunks[idx];
 	if (c->info.damaged)
 		return fail(it, "chunk %llu at offset %llu is damaged (checksum mismatch)", idx, c->info.file_offset);
-	if (it->prev && !(it->prev->info.flags & IDNA_CHUNK_BASELINE) &&
-	    c->info.stream_chunk_no != it->prev->info.stream_chunk_no + 1)
+	/* Chunks of a stream are numbered from 0; a baseline chunk carries the
+	 * number of the first global chunk after it. A ring trace may start
+	 * anywhere; any other gap means lost records. */
+	uint64_t expect = !it->prev ? 0
+			  : it->prev->info.stream_chunk_no + !(it->prev->info.flags & IDNA_CHUNK_BASELINE);
+	bool ring_start = !it->prev && ((it->r->header.flags & IDNA_FLAG_RING) || it->started_mid_stream);
+	if (!ring_start && !(c->info.flags & IDNA_CHUNK_BASELINE) && c->info.stream_chunk_no != expect)
 		return fail(it, "records missing before chunk %llu (stream chunk %llu)", idx, c->info.stream_chunk_no);
 	uint32_t csize = c->info.compressed_size, usize = c->info.uncompressed_size;
 	if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
@@ -91,6 +97,7 @@ struct idna_iter *idna_iter_open(struct idna_reader *r, uint32_t stream, const s
 			snprintf(err, errlen, "checkpoint does not belong to stream %u", stream);
 			return NULL;
 		}
+		it->started_mid_stream = true;
 		if (load_chunk(it, k) < 0) {
 			snprintf(err, errlen, "%s", it->error);
 			idna_iter_close(it);

@@ -22,7 +22,7 @@ struct sample {
 	char path[64];
 };
 
-static uint64_t sample_rand(uint64_t *s)
+static inline uint64_t sample_rand(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -31,7 +31,7 @@ static uint64_t sample_rand(uint64_t *s)
 }
 
 /* Record i of stream `stream`: every type in turn, values drawn from i. */
-static void sample_record(struct sample *s, uint32_t stream, uint64_t i)
+static inline void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 {
 	uint64_t seed = (i + 1) * 0x9E3779B97F4A7C15ull ^ stream;
 	memset(s, 0, sizeof(*s));
@@ -143,7 +143,7 @@ static void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 	}
 }
 
-static void assert_regs_equal(const struct idna_regs *a, const struct idna_regs *b)
+static inline void assert_regs_equal(const struct idna_regs *a, const struct idna_regs *b)
 {
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
@@ -151,7 +151,7 @@ static void assert_regs_equal(const struct idna_regs *a, const struct idna_regs 
 }
 
 /* Field-by-field comparison of a decoded record with the sample. */
-static void assert_sample_equal(const struct sample *s, const struct idna_record *got)
+static inline void assert_sample_equal(const struct sample *s, const struct idna_record *got)
 {
 	const struct idna_record *w = &s->rec;
 	ck_assert_uint_eq(got->type, w->type);
@@ -245,7 +245,7 @@ static void assert_sample_equal(const struct sample *s, const struct idna_record
 }
 
 /* A temporary file name for one test; removed by the caller. */
-static void sample_temp_path(char *buf, size_t n, const char *tag)
+static inline void sample_temp_path(char *buf, size_t n, const char *tag)
 {
 	const char *dir = getenv("TMPDIR");
 	snprintf(buf, n, "%s/idna-test-%s-%d.idna", dir && *dir ? dir : P_tmpdir, tag, (int)getpid());
