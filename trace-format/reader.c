@@ -58,7 +58,8 @@ static int build_streams(struct idna_reader *r)
 		}
 		s->n_chunks++;
 	}
-	qsort(r->streams, r->n_streams, sizeof(*r->streams), by_id);
+	if (r->n_streams)
+		qsort(r->streams, r->n_streams, sizeof(*r->streams), by_id);
 	return 0;
 }
 

@@ -236,7 +236,8 @@ int reader_load_chunks(struct idna_reader *r, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	qsort(t.items, t.n, sizeof(*t.items), by_seq);
+	if (t.n)
+		qsort(t.items, t.n, sizeof(*t.items), by_seq);
 	/* Two chunks claiming one sequence number: keep the first found. */
 	size_t kept = 0;
 	for (size_t i = 0; i < t.n; i++)
