@@ -13,9 +13,10 @@ FLAGS="-std=gnu11 -O1 -g -I. -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 LIB_SOURCES=$(ls trace-format/*.c | grep -v '_main\.c$')
 
-# The seed generator uses the library without the fuzzer runtime.
-$CC_FUZZ $FLAGS $SAN -o "$OUT/make_seeds" tests/fuzz/make_seeds.c $LIB_SOURCES -lzstd -lelf -lpthread
-"$OUT/make_seeds" "$OUT/corpus"
+# The seed tool is the target plus a main of its own, without libFuzzer.
+$CC_FUZZ $FLAGS $SAN -o "$OUT/fuzz_tool" tests/fuzz/fuzz_tool.c tests/fuzz/fuzz_reader.c $LIB_SOURCES \
+	-lzstd -lelf -lpthread
+"$OUT/fuzz_tool" seeds "$OUT/corpus"
 
 $CC_FUZZ $FLAGS $SAN -fsanitize=fuzzer -o "$OUT/fuzz_reader" tests/fuzz/fuzz_reader.c $LIB_SOURCES \
 	-lzstd -lelf -lpthread

@@ -1,9 +1,14 @@
 /*
- * make_seeds.c — writes the fuzzer's seed corpus: small valid traces (one
- * of every record type, several streams, a ring trace) so mutations start
- * from real structure. Usage: make_seeds DIR
+ * fuzz_tool.c — the fuzzer's companion program (build/tests/bin/fuzz, and
+ * the seed tool of tests/fuzz/run.sh):
+ *   fuzz seeds DIR     writes the seed corpus: small valid traces (every
+ *                      record type, several streams) so mutations start
+ *                      from real structure;
+ *   fuzz run FILE...   runs the fuzz target once on each file, without
+ *                      libFuzzer: how a crash artifact is replayed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace-format/idna.h"
@@ -17,7 +22,7 @@ static int seed(const char *dir, const char *name, const struct idna_writer_opti
 	struct idna_header_info info = {1, argv, "/", 1, 1, &cpuid};
 	struct idna_writer *w = idna_writer_open(path, o, &info, err, sizeof(err));
 	if (!w) {
-		fprintf(stderr, "make_seeds: %s\n", err);
+		fprintf(stderr, "fuzz: %s\n", err);
 		return 1;
 	}
 	struct idna_regs regs;
@@ -44,25 +49,46 @@ static int seed(const char *dir, const char *name, const struct idna_writer_opti
 			default: break;
 			}
 			if (idna_writer_append(w, (uint32_t)s, &r) < 0) {
-				fprintf(stderr, "make_seeds: %s\n", idna_writer_error(w));
+				fprintf(stderr, "fuzz: %s\n", idna_writer_error(w));
 				idna_writer_abandon(w);
 				return 1;
 			}
 		}
 	if (idna_writer_close(w, err, sizeof(err)) < 0) {
-		fprintf(stderr, "make_seeds: %s\n", err);
+		fprintf(stderr, "fuzz: %s\n", err);
 		return 1;
 	}
 	return 0;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int run_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	static uint8_t buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	LLVMFuzzerTestOneInput(buf, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: make_seeds DIR\n");
-		return 2;
+	if (argc == 3 && strcmp(argv[1], "seeds") == 0) {
+		int rc = seed(argv[2], "types.idna", NULL, 1, 15);
+		return rc | seed(argv[2], "streams.idna", NULL, 3, 30);
 	}
-	int rc = seed(argv[1], "types.idna", NULL, 1, 15);
-	rc |= seed(argv[1], "streams.idna", NULL, 3, 30);
-	return rc;
+	if (argc >= 3 && strcmp(argv[1], "run") == 0) {
+		int rc = 0;
+		for (int i = 2; i < argc; i++)
+			rc |= run_file(argv[i]);
+		return rc;
+	}
+	fprintf(stderr, "usage: fuzz seeds DIR | fuzz run FILE...\n");
+	return 2;
 }
