@@ -123,9 +123,9 @@ static int read_chunk_at(struct idna_reader *r, uint64_t off, uint64_t limit, st
 	return 1;
 }
 
-/* The index's end offset (where the trailer says it starts) and its chunk
- * offsets; false when there is no intact trailer and index. */
-static bool read_index(struct idna_reader *r, struct chunk_table *t, uint64_t *index_start)
+/* The chunks the index lists; false when there is no intact trailer and
+ * index, or it names anything but valid chunks before the index. */
+static bool read_index(struct idna_reader *r, struct chunk_table *t)
 {
 	uint8_t tr[TRAILER_SIZE];
 	if (r->file_size < r->data_start + TRAILER_SIZE ||
@@ -150,9 +150,7 @@ static bool read_index(struct idna_reader *r, struct chunk_table *t, uint64_t *i
 		ok = !br.bad && read_chunk_at(r, at, off, &c) == 1 && table_add(t, &c);
 	}
 	free(buf);
-	if (ok)
-		*index_start = off;
-	else
+	if (!ok)
 		table_clear(t);
 	return ok;
 }
@@ -226,8 +224,7 @@ static void verify_payloads(struct idna_reader *r)
 int reader_load_chunks(struct idna_reader *r, char *err, size_t errlen)
 {
 	struct chunk_table t = {0};
-	uint64_t index_start = r->file_size;
-	if (!read_index(r, &t, &index_start)) {
+	if (!read_index(r, &t)) {
 		r->index_rebuilt = true;
 		if (scan(r, &t, r->file_size) < 0) {
 			table_clear(&t);

@@ -216,8 +216,10 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 		return -1;
 	/* A chunk decodes on its own: a record that opens one is encoded
 	 * again against the fresh state reserve() gave it. */
-	if (new_chunk)
-		n = record_encode(&s->codec, rec, w->scratch, err, sizeof(err));
+	if (new_chunk && (n = record_encode(&s->codec, rec, w->scratch, err, sizeof(err))) == 0) {
+		set_error(w, err);
+		return -1;
+	}
 	struct chunk_buf *c = s->open;
 	if (checkpoint) {
 		c->checkpoints[c->n_checkpoints++] = (struct chunk_checkpoint){
