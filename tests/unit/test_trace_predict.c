@@ -1,0 +1,218 @@
+/*
+ * test_trace_predict.c — the prediction cache: hits and misses as
+ * specified, every size 1..64 at every alignment, accesses crossing
+ * entries, and the replay side reproducing the record side's values from
+ * the miss log alone on a long random access sequence.
+ */
+#include "check_main.h"
+#include "trace-format/predict_cache.h"
+#include "trace_sample.h"
+
+START_TEST(starts_zero_hits_and_misses)
+{
+	struct predict_cache pc;
+	ck_assert(predict_cache_init(&pc, 10));
+	uint8_t zeros[64] = {0}, v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint64_t hb = 99;
+	ck_assert(predict_cache_record_read(&pc, 0x1000, zeros, 8, &hb));
+	ck_assert(predict_cache_record_read(&pc, 0x2003, zeros, 3, &hb));
+	ck_assert(!predict_cache_record_read(&pc, 0x1000, v, 8, &hb));
+	ck_assert_uint_eq(hb, 2);
+	ck_assert(predict_cache_record_read(&pc, 0x1000, v, 8, &hb));
+	ck_assert(predict_cache_record_read(&pc, 0x1002, v + 2, 4, &hb));
+	/* A write updates it: the next read hits. */
+	predict_cache_update(&pc, 0x1004, zeros, 4);
+	uint8_t w[8] = {1, 2, 3, 4, 0, 0, 0, 0};
+	ck_assert(predict_cache_record_read(&pc, 0x1000, w, 8, &hb));
+	ck_assert_uint_eq(pc.hits, 5);
+	ck_assert_uint_eq(pc.misses, 1);
+	ck_assert_uint_eq(pc.hits_since_miss, 3);
+	predict_cache_flush(&pc);
+	ck_assert_uint_eq(pc.hits_since_miss, 0);
+	ck_assert(predict_cache_record_read(&pc, 0x1000, zeros, 8, &hb));
+	ck_assert(!predict_cache_init(&pc, 3) && !predict_cache_init(&pc, 25));
+	predict_cache_fini(&pc);
+}
+END_TEST
+
+/* Every size at every alignment within two entries, crossing included:
+ * after a miss stores a value, reading it back hits and predicts it, and
+ * a neighbouring byte untouched by the access keeps its old value. */
+START_TEST(every_size_and_alignment)
+{
+	struct predict_cache pc;
+	ck_assert(predict_cache_init(&pc, 12));
+	uint8_t v[64], out[64];
+	uint64_t hb, seed = 7;
+	for (unsigned n = 1; n <= 64; n++)
+		for (unsigned align = 0; align < 16; align++) {
+			uint64_t a = 0x10000 + 4096 * n + align;
+			predict_cache_flush(&pc);
+			for (unsigned i = 0; i < n; i++)
+				v[i] = (uint8_t)(sample_rand(&seed) | 1);
+			ck_assert(!predict_cache_record_read(&pc, a, v, n, &hb));
+			ck_assert(predict_cache_record_read(&pc, a, v, n, &hb));
+			predict_cache_predict(&pc, a, out, n);
+			ck_assert_int_eq(memcmp(out, v, n), 0);
+			predict_cache_predict(&pc, a + n, out, 1);
+			ck_assert_uint_eq(out[0], 0);
+			/* Every sub-range of the access hits too. */
+			for (unsigned k = 0; k < n; k += 7)
+				ck_assert(predict_cache_record_read(&pc, a + k, v + k, n - k, &hb));
+		}
+	predict_cache_fini(&pc);
+}
+END_TEST
+
+/* Addresses 2^k apart map to different entries (the hash), and one entry
+ * shared by two lines is overwritten: a conflict miss, not a wrong hit. */
+START_TEST(conflicts_are_misses)
+{
+	struct predict_cache pc;
+	ck_assert(predict_cache_init(&pc, 4)); /* 16 entries: conflicts guaranteed */
+	uint8_t v[8], zeros[8] = {0};
+	uint64_t hb;
+	int misses = 0;
+	for (uint64_t line = 0; line < 64; line++) {
+		memcpy(v, &line, 8);
+		v[7] = 0xee;
+		misses += !predict_cache_record_read(&pc, line * 8, v, 8, &hb);
+	}
+	ck_assert_int_eq(misses, 64);
+	for (uint64_t line = 0; line < 64; line++) {
+		memcpy(v, &line, 8);
+		v[7] = 0xee;
+		uint8_t out[8];
+		predict_cache_predict(&pc, line * 8, out, 8);
+		/* Whatever is predicted, a read of the true value is a hit
+		 * exactly when the prediction equals it. */
+		ck_assert_int_eq(predict_cache_record_read(&pc, line * 8, v, 8, &hb), memcmp(out, v, 8) == 0);
+	}
+	(void)zeros;
+	predict_cache_fini(&pc);
+}
+END_TEST
+
+struct access {
+	uint64_t addr;
+	uint8_t n;
+	bool write;
+	uint8_t value[64];
+};
+
+/* The recorder's view: memory changes behind the cache's back now and
+ * then; replay sees only the miss log and must produce the same values. */
+START_TEST(replay_agrees_with_record)
+{
+	enum { N = 200000 };
+	struct access *acc = malloc(N * sizeof(*acc));
+	static uint8_t memory[1 << 16];
+	uint64_t seed = 12345;
+	for (size_t i = 0; i < sizeof(memory); i++)
+		memory[i] = (uint8_t)(sample_rand(&seed) % 4);
+	struct predict_cache rec_pc, rep_pc;
+	ck_assert(predict_cache_init(&rec_pc, 12) && predict_cache_init(&rep_pc, 12));
+	/* Record: the log is the miss records and the checkpoints (n == 0). */
+	struct logged {
+		uint64_t hits_before;
+		uint8_t n, value[64];
+	} *log = malloc(N * sizeof(*log));
+	size_t n_log = 0;
+	for (size_t i = 0; i < N; i++) {
+		struct access *a = &acc[i];
+		if (i % 50000 == 49999) {
+			/* A checkpoint: both sides flush at the same point. */
+			predict_cache_flush(&rec_pc);
+			log[n_log++].n = 0; /* the checkpoint record's place in the log */
+			a->n = 0;
+			continue;
+		}
+		a->n = (uint8_t)(1 + sample_rand(&seed) % 64);
+		a->addr = sample_rand(&seed) % 2048; /* a hot working set */
+		a->write = sample_rand(&seed) % 4 == 0;
+		if (sample_rand(&seed) % 10 == 0) /* another thread writes */
+			memory[sample_rand(&seed) % 2112] ^= 0x5a;
+		if (a->write) {
+			for (unsigned k = 0; k < a->n; k++)
+				a->value[k] = (uint8_t)sample_rand(&seed);
+			memcpy(memory + a->addr, a->value, a->n);
+			predict_cache_update(&rec_pc, a->addr, a->value, a->n);
+			continue;
+		}
+		memcpy(a->value, memory + a->addr, a->n);
+		uint64_t hb;
+		if (!predict_cache_record_read(&rec_pc, a->addr, a->value, a->n, &hb)) {
+			log[n_log].hits_before = hb;
+			log[n_log].n = a->n;
+			memcpy(log[n_log].value, a->value, a->n);
+			n_log++;
+		}
+	}
+	ck_assert_uint_gt(n_log, 1000);
+	ck_assert_uint_gt(rec_pc.hits, 10000);
+	/* Replay. */
+	struct predict_miss next = {0};
+	size_t used = 0;
+	for (size_t i = 0; i < N; i++) {
+		struct access *a = &acc[i];
+		if (a->n == 0) {
+			/* The log must be at the checkpoint: no miss pending. */
+			ck_assert(!next.valid && used < n_log && log[used].n == 0);
+			used++;
+			predict_cache_flush(&rep_pc);
+			continue;
+		}
+		if (a->write) {
+			predict_cache_update(&rep_pc, a->addr, a->value, a->n);
+			continue;
+		}
+		if (!next.valid && used < n_log && log[used].n != 0) {
+			next = (struct predict_miss){true, log[used].hits_before, log[used].value, log[used].n};
+			used++;
+		}
+		uint8_t out[64];
+		int rc = predict_cache_replay_read(&rep_pc, a->addr, out, a->n, &next);
+		ck_assert_int_ge(rc, 0);
+		if (memcmp(out, a->value, a->n) != 0)
+			ck_abort_msg("replay read %zu differs", i);
+	}
+	ck_assert_uint_eq(used, n_log);
+	ck_assert(!next.valid);
+	ck_assert_uint_eq(rep_pc.hits, rec_pc.hits);
+	ck_assert_uint_eq(rep_pc.misses, rec_pc.misses);
+	predict_cache_fini(&rec_pc);
+	predict_cache_fini(&rep_pc);
+	free(acc);
+	free(log);
+}
+END_TEST
+
+START_TEST(replay_detects_a_size_mismatch)
+{
+	struct predict_cache pc;
+	ck_assert(predict_cache_init(&pc, 8));
+	uint8_t v[8] = {9}, out[8];
+	struct predict_miss next = {true, 0, v, 8};
+	ck_assert_int_eq(predict_cache_replay_read(&pc, 0x100, out, 4, &next), -1);
+	ck_assert_int_eq(predict_cache_replay_read(&pc, 0x100, out, 8, &next), 1);
+	ck_assert_uint_eq(out[0], 9);
+	ck_assert(!next.valid);
+	predict_cache_fini(&pc);
+}
+END_TEST
+
+static Suite *trace_predict_suite(void)
+{
+	Suite *s = suite_create("trace_predict");
+	TCase *tc = tcase_create("predict");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, starts_zero_hits_and_misses);
+	tcase_add_test(tc, every_size_and_alignment);
+	tcase_add_test(tc, conflicts_are_misses);
+	tcase_add_test(tc, replay_agrees_with_record);
+	tcase_add_test(tc, replay_detects_a_size_mismatch);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(trace_predict_suite)
