@@ -1,0 +1,246 @@
+/*
+ * tracee.c — starting a program under ptrace and driving its one thread:
+ * wait-status decoding, stepping, registers and extended state.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "recorder/tracee.h"
+
+const char *tracee_start_strerror(enum tracee_start_error err)
+{
+	switch (err) {
+	case TRACEE_START_OK: return "started";
+	case TRACEE_START_NOT_FOUND: return "program not found";
+	case TRACEE_START_NOT_EXECUTABLE: return "program is not executable";
+	case TRACEE_START_SYSTEM: return "could not start the program under ptrace";
+	}
+	return "?";
+}
+
+/* Runs in the child after fork: never returns. The exec errno goes back to
+ * the parent through the close-on-exec pipe, which a successful exec closes
+ * with nothing written. */
+static void __attribute__((noreturn)) child_exec(int report_fd, char *const argv[])
+{
+	int e;
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
+		e = -errno; /* negative: the failure was ptrace, not exec */
+	} else {
+		execvp(argv[0], argv);
+		e = errno;
+	}
+	ssize_t unused = write(report_fd, &e, sizeof(e));
+	(void)unused;
+	_exit(127);
+}
+
+static int wait_stop(struct tracee *t, struct tracee_stop *stop);
+
+int tracee_start(struct tracee *t, char *const argv[],
+		 enum tracee_start_error *err, int *err_errno)
+{
+	memset(t, 0, sizeof(*t));
+	*err = TRACEE_START_SYSTEM;
+	*err_errno = 0;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		goto system_error;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		goto system_error;
+	}
+	if (pid == 0)
+		child_exec(fds[1], argv);
+	close(fds[1]);
+
+	int child_errno = 0;
+	ssize_t n;
+	do
+		n = read(fds[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		if (child_errno < 0) {
+			*err_errno = -child_errno;
+		} else {
+			*err_errno = child_errno;
+			*err = child_errno == ENOENT || child_errno == ENOTDIR
+				       ? TRACEE_START_NOT_FOUND
+				       : TRACEE_START_NOT_EXECUTABLE;
+		}
+		errno = *err_errno;
+		return -1;
+	}
+
+	t->pid = pid;
+	t->alive = true;
+	/* The exec of a PTRACE_TRACEME child stops it with SIGTRAP. */
+	struct tracee_stop stop;
+	if (wait_stop(t, &stop) != 0)
+		goto kill_error;
+	if (stop.kind != TRACEE_STOP_SIGNAL || stop.info.si_signo != SIGTRAP) {
+		errno = ECHILD;
+		goto kill_error;
+	}
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC;
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)opts) != 0)
+		goto kill_error;
+	static uint8_t probe[TRACEE_XSTATE_MAX];
+	struct iovec iov = { probe, sizeof(probe) };
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &iov) != 0)
+		goto kill_error;
+	t->xstate_size = iov.iov_len;
+	*err = TRACEE_START_OK;
+	return 0;
+
+kill_error:
+	*err_errno = errno;
+	tracee_kill(t);
+	errno = *err_errno;
+	return -1;
+system_error:
+	*err_errno = errno;
+	return -1;
+}
+
+/* A SIGTRAP the kernel raised for a completed single step (TRAP_TRACE from
+ * the debug exception, TRAP_BRKPT when the step ended in a syscall or
+ * entered a signal handler) rather than int3 (SI_KERNEL) or a kill(). */
+static bool is_step_trap(const siginfo_t *si)
+{
+	return si->si_signo == SIGTRAP &&
+	       (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT);
+}
+
+static int wait_stop(struct tracee *t, struct tracee_stop *stop)
+{
+	int status;
+	memset(stop, 0, sizeof(*stop));
+	for (;;) {
+		pid_t r = waitpid(t->pid, &status, __WALL);
+		if (r == t->pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+	if (WIFEXITED(status)) {
+		t->alive = false;
+		stop->kind = TRACEE_STOP_EXITED;
+		stop->exit_status = WEXITSTATUS(status);
+		return 0;
+	}
+	if (WIFSIGNALED(status)) {
+		t->alive = false;
+		stop->kind = TRACEE_STOP_KILLED;
+		stop->info.si_signo = WTERMSIG(status);
+		return 0;
+	}
+	int event = status >> 16;
+	if (event == PTRACE_EVENT_EXEC) {
+		stop->kind = TRACEE_STOP_EXEC;
+		return 0;
+	}
+	if (event != 0) {
+		stop->kind = TRACEE_STOP_EVENT;
+		stop->event = event;
+		return 0;
+	}
+	if (ptrace(PTRACE_GETSIGINFO, t->pid, NULL, &stop->info) != 0) {
+		if (errno != EINVAL)
+			return -1;
+		/* No siginfo: a group stop, not a signal awaiting delivery. */
+		stop->kind = TRACEE_STOP_GROUP;
+		stop->info.si_signo = WSTOPSIG(status);
+		return 0;
+	}
+	stop->kind = is_step_trap(&stop->info) ? TRACEE_STOP_STEP : TRACEE_STOP_SIGNAL;
+	return 0;
+}
+
+static int resume(struct tracee *t, enum __ptrace_request how, int signo,
+		  struct tracee_stop *stop)
+{
+	if (!t->alive) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (ptrace(how, t->pid, NULL, (void *)(long)signo) != 0)
+		return -1;
+	return wait_stop(t, stop);
+}
+
+int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop)
+{
+	return resume(t, PTRACE_SINGLESTEP, signo, stop);
+}
+
+int tracee_cont(struct tracee *t, int signo, struct tracee_stop *stop)
+{
+	return resume(t, PTRACE_CONT, signo, stop);
+}
+
+int tracee_get_regs(const struct tracee *t, struct user_regs_struct *regs)
+{
+	return ptrace(PTRACE_GETREGS, t->pid, NULL, regs) == 0 ? 0 : -1;
+}
+
+int tracee_set_regs(const struct tracee *t, const struct user_regs_struct *regs)
+{
+	return ptrace(PTRACE_SETREGS, t->pid, NULL, regs) == 0 ? 0 : -1;
+}
+
+int tracee_get_xstate(const struct tracee *t, void *buf)
+{
+	struct iovec iov = { buf, t->xstate_size };
+	return ptrace(PTRACE_GETREGSET, t->pid, (void *)NT_X86_XSTATE, &iov) == 0 ? 0 : -1;
+}
+
+int tracee_set_xstate(const struct tracee *t, const void *buf)
+{
+	/* The kernel wants the whole standard-format area in one piece. */
+	struct iovec iov = { (void *)buf, t->xstate_size };
+	return ptrace(PTRACE_SETREGSET, t->pid, (void *)NT_X86_XSTATE, &iov) == 0 ? 0 : -1;
+}
+
+int tracee_get_fs_gs_base(const struct tracee *t, uint64_t *fs_base, uint64_t *gs_base)
+{
+	errno = 0;
+	long fs = ptrace(PTRACE_PEEKUSER, t->pid,
+			 (void *)offsetof(struct user, regs.fs_base), NULL);
+	if (errno)
+		return -1;
+	long gs = ptrace(PTRACE_PEEKUSER, t->pid,
+			 (void *)offsetof(struct user, regs.gs_base), NULL);
+	if (errno)
+		return -1;
+	*fs_base = (uint64_t)fs;
+	*gs_base = (uint64_t)gs;
+	return 0;
+}
+
+void tracee_kill(struct tracee *t)
+{
+	if (!t->alive)
+		return;
+	kill(t->pid, SIGKILL);
+	for (;;) {
+		int status;
+		pid_t r = waitpid(t->pid, &status, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+	}
+	t->alive = false;
+}

@@ -1,0 +1,83 @@
+/*
+ * tracee.h — one ptrace-controlled thread of a program we started: start it
+ * stopped at its first instruction after exec, step it, continue it, read and
+ * write its registers (general, extended/XSAVE) and end it.
+ *
+ * Every call returns 0 on success and -1 with errno set on failure; a stop
+ * or exit is described by struct tracee_stop.
+ */
+#ifndef TTREC_TRACEE_H
+#define TTREC_TRACEE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* The largest XSAVE area we accept from the kernel (AMX makes it ~11 KiB). */
+#define TRACEE_XSTATE_MAX 16384
+
+struct tracee {
+	pid_t pid;
+	bool alive;            /* not yet exited or killed and reaped */
+	size_t xstate_size;    /* bytes the kernel's NT_X86_XSTATE regset has */
+};
+
+enum tracee_stop_kind {
+	TRACEE_STOP_STEP,    /* a single step (or a step into a signal handler) completed */
+	TRACEE_STOP_SIGNAL,  /* a signal is about to be delivered: info.si_signo */
+	TRACEE_STOP_EXEC,    /* the thread completed an execve */
+	TRACEE_STOP_EVENT,   /* another ptrace event (event holds PTRACE_EVENT_*) */
+	TRACEE_STOP_GROUP,   /* the process entered a group stop (SIGSTOP & co.) */
+	TRACEE_STOP_EXITED,  /* the process exited: exit_status */
+	TRACEE_STOP_KILLED,  /* the process died of a signal: info.si_signo */
+};
+
+struct tracee_stop {
+	enum tracee_stop_kind kind;
+	int exit_status;   /* for EXITED */
+	int event;         /* for EVENT */
+	siginfo_t info;    /* for SIGNAL (and si_signo for KILLED) */
+};
+
+/* Why tracee_start failed, when it did. */
+enum tracee_start_error {
+	TRACEE_START_OK,
+	TRACEE_START_NOT_FOUND,      /* no such program (ENOENT) */
+	TRACEE_START_NOT_EXECUTABLE, /* EACCES, ENOEXEC, ... */
+	TRACEE_START_SYSTEM,         /* fork, ptrace or wait failed: errno */
+};
+
+/*
+ * Starts argv[0] (searched in PATH like execvp) traced, and returns with the
+ * new image stopped before its first instruction. On failure *err says why
+ * and *err_errno holds the errno of the failed step; tracee_start_strerror()
+ * turns them into a message.
+ */
+int tracee_start(struct tracee *t, char *const argv[],
+		 enum tracee_start_error *err, int *err_errno);
+const char *tracee_start_strerror(enum tracee_start_error err);
+
+/* Resumes for one instruction (signo: signal to deliver, 0 for none) and
+ * waits for the next stop. */
+int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop);
+/* Resumes freely until the next stop. */
+int tracee_cont(struct tracee *t, int signo, struct tracee_stop *stop);
+
+int tracee_get_regs(const struct tracee *t, struct user_regs_struct *regs);
+int tracee_set_regs(const struct tracee *t, const struct user_regs_struct *regs);
+
+/* The XSAVE-format extended state (x87, SSE, AVX, AVX-512, ...): buf has
+ * room for TRACEE_XSTATE_MAX bytes; t->xstate_size of it are used. */
+int tracee_get_xstate(const struct tracee *t, void *buf);
+int tracee_set_xstate(const struct tracee *t, const void *buf);
+
+/* fs and gs base registers (also in user_regs_struct; these are shortcuts). */
+int tracee_get_fs_gs_base(const struct tracee *t, uint64_t *fs_base, uint64_t *gs_base);
+
+/* Kills the process (if alive) and reaps it. Safe to call twice. */
+void tracee_kill(struct tracee *t);
+
+#endif
