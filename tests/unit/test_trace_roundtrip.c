@@ -1,0 +1,212 @@
+/*
+ * test_trace_roundtrip.c — every record type written and read back
+ * unchanged; many streams interleaved; iteration from checkpoints; the
+ * thread and module lists; unknown record types skipped; writer errors
+ * reported, not fatal.
+ */
+#include "check_main.h"
+#include "trace_sample.h"
+
+static const struct idna_writer_options small_chunks = {.chunk_bytes = 70000};
+
+static void write_streams(const char *path, uint32_t n_streams, uint64_t per_stream,
+			  const struct idna_writer_options *opt)
+{
+	char err[256] = "";
+	const char *argv[] = {"prog", "--flag", "x y"};
+	struct idna_cpuid_entry cpuid[] = {{0, 0, 0xd, 0x756e6547, 0x6c65746e, 0x49656e69}, {7, 0, 0, 1, 2, 3}};
+	struct idna_header_info info = {3, argv, "/home/user", 1700000000123456789ll, 2, cpuid};
+	struct idna_writer *w = idna_writer_open(path, opt, &info, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	struct sample *s = malloc(sizeof(*s));
+	/* Round-robin with a stride so chunks of different streams interleave. */
+	for (uint64_t i = 0; i < per_stream; i++)
+		for (uint32_t st = 0; st < n_streams; st++) {
+			sample_record(s, st, i);
+			ck_assert_msg(idna_writer_append(w, st, &s->rec) == 0, "%s", idna_writer_error(w));
+		}
+	free(s);
+	ck_assert_msg(idna_writer_close(w, err, sizeof(err)) == 0, "%s", err);
+}
+
+static uint64_t read_stream(struct idna_reader *r, uint32_t stream, const struct idna_checkpoint *from,
+			    uint64_t first)
+{
+	char err[256];
+	struct idna_iter *it = idna_iter_open(r, stream, from, err, sizeof(err));
+	ck_assert_msg(it != NULL, "%s", err);
+	struct sample *s = malloc(sizeof(*s));
+	struct idna_record rec;
+	uint64_t i = first;
+	int rc;
+	while ((rc = idna_iter_next(it, &rec)) == 1) {
+		sample_record(s, stream, i++);
+		assert_sample_equal(s, &rec);
+	}
+	ck_assert_msg(rc == 0, "%s", idna_iter_error(it));
+	free(s);
+	idna_iter_close(it);
+	return i - first;
+}
+
+START_TEST(every_record_type_round_trips)
+{
+	char path[256], err[256];
+	sample_temp_path(path, sizeof(path), "types");
+	write_streams(path, 1, 3 * (IDNA_REC_TYPE_COUNT - 1), NULL);
+	struct idna_reader *r = idna_reader_open(path, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert(!idna_reader_index_rebuilt(r));
+	ck_assert_ptr_null(idna_reader_warning(r));
+	const struct idna_header *h = idna_reader_header(r);
+	ck_assert_uint_eq(h->info.argc, 3);
+	ck_assert_str_eq(h->info.argv[2], "x y");
+	ck_assert_str_eq(h->info.cwd, "/home/user");
+	ck_assert_int_eq(h->info.start_time_ns, 1700000000123456789ll);
+	ck_assert_uint_eq(h->info.n_cpuid, 2);
+	ck_assert_uint_eq(h->info.cpuid[0].ebx, 0x756e6547);
+	ck_assert_uint_eq(read_stream(r, 0, NULL, 0), 3 * (IDNA_REC_TYPE_COUNT - 1));
+	idna_reader_close(r);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(interleaved_streams_and_checkpoints)
+{
+	char path[256], err[256];
+	sample_temp_path(path, sizeof(path), "streams");
+	enum { STREAMS = 6, PER = 3000 };
+	write_streams(path, STREAMS, PER, &small_chunks);
+	struct idna_reader *r = idna_reader_open(path, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_uint_eq(idna_reader_stream_count(r), STREAMS);
+	ck_assert_uint_gt(idna_reader_chunk_count(r), STREAMS * 2);
+	for (uint32_t st = 0; st < STREAMS; st++)
+		ck_assert_uint_eq(read_stream(r, st, NULL, 0), PER);
+
+	/* Checkpoints: sample i is a checkpoint when i % 15 == 2, icount 50 i. */
+	uint64_t want_i = 2 + 15 * 100;
+	const struct idna_checkpoint *cp = idna_reader_find_checkpoint(r, 3, 50 * want_i + 49);
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_uint_eq(cp->icount, 50 * want_i);
+	ck_assert_uint_eq(read_stream(r, 3, cp, want_i), PER - want_i);
+	ck_assert_ptr_null(idna_reader_find_checkpoint(r, 3, 99));
+	size_t n_cp = 0;
+	for (size_t i = 0; i < idna_reader_checkpoint_count(r); i++)
+		n_cp += idna_reader_checkpoint(r, i)->stream == 3;
+	ck_assert_uint_eq(n_cp, PER / 15);
+
+	/* Threads and modules come from the global stream (stream 0). */
+	ck_assert_uint_eq(idna_reader_thread_count(r), PER / 15);
+	ck_assert_uint_eq(idna_reader_module_count(r), PER / 15);
+	const struct idna_module_info *m = idna_reader_module(r, 0);
+	ck_assert_str_eq(m->path, "/lib/module9.so");
+	ck_assert(m->unmapped); /* sample 10 unmaps module 9 */
+	ck_assert(idna_reader_thread(r, 0)->exited);
+	idna_reader_close(r);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(unknown_record_types_are_skipped)
+{
+	char path[256], err[256];
+	sample_temp_path(path, sizeof(path), "unknown");
+	struct idna_writer *w = idna_writer_open(path, NULL, NULL, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	struct sample *s = malloc(sizeof(*s));
+	uint8_t payload[300];
+	memset(payload, 0xab, sizeof(payload));
+	struct idna_record future = {.type = 4000};
+	future.u.unknown.payload = payload;
+	future.u.unknown.len = sizeof(payload);
+	for (uint64_t i = 0; i < 40; i++) {
+		sample_record(s, 1, i);
+		ck_assert_int_eq(idna_writer_append(w, 1, &s->rec), 0);
+		ck_assert_int_eq(idna_writer_append(w, 1, &future), 0);
+	}
+	ck_assert_int_eq(idna_writer_close(w, err, sizeof(err)), 0);
+	struct idna_reader *r = idna_reader_open(path, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	struct idna_iter *it = idna_iter_open(r, 1, NULL, err, sizeof(err));
+	struct idna_record rec;
+	for (uint64_t i = 0; i < 40; i++) {
+		ck_assert_int_eq(idna_iter_next(it, &rec), 1);
+		sample_record(s, 1, i);
+		assert_sample_equal(s, &rec);
+		ck_assert_int_eq(idna_iter_next(it, &rec), 1);
+		ck_assert_uint_eq(rec.type, 4000);
+		ck_assert_str_eq(idna_record_type_name(rec.type), "unknown");
+		ck_assert_uint_eq(rec.u.unknown.len, sizeof(payload));
+		ck_assert_int_eq(memcmp(rec.u.unknown.payload, payload, sizeof(payload)), 0);
+	}
+	ck_assert_int_eq(idna_iter_next(it, &rec), 0);
+	idna_iter_close(it);
+	idna_reader_close(r);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(writer_errors_are_returned)
+{
+	char err[256] = "";
+	ck_assert_ptr_null(idna_writer_open("no-such-dir/x.idna", NULL, NULL, err, sizeof(err)));
+	ck_assert(strstr(err, "No such file") != NULL);
+
+	char path[256];
+	sample_temp_path(path, sizeof(path), "badrec");
+	struct idna_writer *w = idna_writer_open(path, NULL, NULL, err, sizeof(err));
+	uint8_t v[65] = {0};
+	struct idna_record bad = {.type = IDNA_REC_MISS};
+	bad.u.miss.value = v;
+	bad.u.miss.len = 65;
+	ck_assert_int_eq(idna_writer_append(w, 0, &bad), -1);
+	ck_assert(strstr(idna_writer_error(w), "1..64") != NULL);
+	ck_assert_int_eq(idna_writer_close(w, err, sizeof(err)), -1);
+	unlink(path);
+
+	/* A full disk: the compression thread's write fails, the producer
+	 * learns it at the next chunk or at close. */
+	w = idna_writer_open("/dev/full", NULL, NULL, err, sizeof(err));
+	if (!w)
+		return; /* the header write itself failed: also an error, not a crash */
+	struct sample *s = malloc(sizeof(*s));
+	int rc = 0;
+	for (uint64_t i = 0; i < 20000 && rc == 0; i++) {
+		sample_record(s, 0, i);
+		rc = idna_writer_append(w, 0, &s->rec);
+	}
+	free(s);
+	rc |= idna_writer_close(w, err, sizeof(err));
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(err, "No space") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(build_id_of_an_elf_file)
+{
+	uint8_t id[64];
+	char err[256];
+	int n = idna_read_build_id("/proc/self/exe", id, sizeof(id), err, sizeof(err));
+	ck_assert_msg(n >= 0, "%s", err);
+	ck_assert_int_eq(idna_read_build_id("/proc/self/status", id, sizeof(id), err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not an ELF") != NULL);
+}
+END_TEST
+
+static Suite *trace_roundtrip_suite(void)
+{
+	Suite *s = suite_create("trace_roundtrip");
+	TCase *tc = tcase_create("roundtrip");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, every_record_type_round_trips);
+	tcase_add_test(tc, interleaved_streams_and_checkpoints);
+	tcase_add_test(tc, unknown_record_types_are_skipped);
+	tcase_add_test(tc, writer_errors_are_returned);
+	tcase_add_test(tc, build_id_of_an_elf_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(trace_roundtrip_suite)

@@ -1,0 +1,116 @@
+/*
+ * predict_cache.c — the tag-less direct-mapped cache. Byte address a lives
+ * in entry H(a >> 3) at lane a & 7, H(x) = (x * 0x9E3779B97F4A7C15) >>
+ * (64 - log2_entries): the multiplicative hash spreads addresses that are
+ * equal modulo a power of two (stack and heap pages) over different
+ * entries. An access crossing an 8-byte boundary touches two or more
+ * entries, each handled the same way.
+ */
+#include "trace-format/predict_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline size_t entry_offset(const struct predict_cache *pc, uint64_t line)
+{
+	return (size_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - pc->log2_entries)) * PREDICT_CACHE_LINE;
+}
+
+bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
+{
+	if (log2_entries < PREDICT_CACHE_MIN_LOG2 || log2_entries > PREDICT_CACHE_MAX_LOG2)
+		return false;
+	uint8_t *bytes = calloc((size_t)1 << log2_entries, PREDICT_CACHE_LINE);
+	if (!bytes)
+		return false;
+	memset(pc, 0, sizeof(*pc));
+	pc->bytes = bytes;
+	pc->log2_entries = log2_entries;
+	return true;
+}
+
+void predict_cache_fini(struct predict_cache *pc)
+{
+	free(pc->bytes);
+	pc->bytes = NULL;
+}
+
+void predict_cache_flush(struct predict_cache *pc)
+{
+	memset(pc->bytes, 0, ((size_t)1 << pc->log2_entries) * PREDICT_CACHE_LINE);
+	pc->hits_since_miss = 0;
+}
+
+/* The piece of an access at a that lies in one entry: its slot, and
+ * its length (at most `left`, never past the entry's end). */
+static inline size_t piece_at(const struct predict_cache *pc, uint64_t a, size_t left, uint8_t **slot)
+{
+	size_t len = PREDICT_CACHE_LINE - (a & 7);
+	*slot = pc->bytes + entry_offset(pc, a >> 3) + (a & 7);
+	return len < left ? len : left;
+}
+
+void predict_cache_predict(const struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n)
+{
+	uint8_t *slot;
+	for (size_t done = 0, len; done < n; done += len) {
+		len = piece_at(pc, addr + done, n - done, &slot);
+		memcpy(out + done, slot, len);
+	}
+}
+
+void predict_cache_update(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n)
+{
+	uint8_t *slot;
+	for (size_t done = 0, len; done < n; done += len) {
+		len = piece_at(pc, addr + done, n - done, &slot);
+		memcpy(slot, bytes + done, len);
+	}
+}
+
+static bool matches(const struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, unsigned n)
+{
+	uint8_t *slot;
+	for (size_t done = 0, len; done < n; done += len) {
+		len = piece_at(pc, addr + done, n - done, &slot);
+		if (memcmp(slot, bytes + done, len) != 0)
+			return false;
+	}
+	return true;
+}
+
+bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
+			       unsigned n, uint64_t *hits_before)
+{
+	if (matches(pc, addr, bytes, n)) {
+		pc->hits++;
+		pc->hits_since_miss++;
+		return true;
+	}
+	predict_cache_update(pc, addr, bytes, n);
+	*hits_before = pc->hits_since_miss;
+	pc->hits_since_miss = 0;
+	pc->misses++;
+	return false;
+}
+
+int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n,
+			      struct predict_miss *next)
+{
+	if (next->valid && next->hits_before == 0) {
+		if (next->len != n)
+			return -1;
+		memcpy(out, next->value, n);
+		predict_cache_update(pc, addr, out, n);
+		next->valid = false;
+		pc->hits_since_miss = 0;
+		pc->misses++;
+		return 1;
+	}
+	predict_cache_predict(pc, addr, out, n);
+	if (next->valid)
+		next->hits_before--;
+	pc->hits++;
+	pc->hits_since_miss++;
+	return 0;
+}

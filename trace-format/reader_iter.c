@@ -1,0 +1,146 @@
+/*
+ * reader_iter.c — iterates one stream's records: decompresses one chunk at
+ * a time (memory bounded by the largest chunk), follows the stream's
+ * chunks in order and refuses to step over a missing or damaged one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <zstd.h>
+
+#include "trace-format/crc32c.h"
+#include "trace-format/reader_internal.h"
+#include "trace-format/record_codec.h"
+
+struct idna_iter {
+	struct idna_reader *r;
+	const struct reader_stream *stream;
+	size_t next; /* position in stream->chunks of the chunk to load next */
+	ZSTD_DCtx *dctx;
+	uint8_t *cbuf, *ubuf;
+	struct byte_reader cur;
+	bool loaded;
+	uint32_t cur_chunk;
+	const struct reader_chunk *prev; /* the chunk before cur, for gap checks */
+	uint32_t last_offset, last_size;
+	struct record_decoder dec;
+	char error[256];
+};
+
+static const struct reader_stream *find_stream(const struct idna_reader *r, uint32_t id)
+{
+	for (size_t i = 0; i < r->n_streams; i++)
+		if (r->streams[i].id == id)
+			return &r->streams[i];
+	return NULL;
+}
+
+static int fail(struct idna_iter *it, const char *fmt, unsigned long long a, unsigned long long b)
+{
+	snprintf(it->error, sizeof(it->error), fmt, a, b);
+	return -1;
+}
+
+static int load_chunk(struct idna_iter *it, size_t k)
+{
+	uint32_t idx = it->stream->chunks[k];
+	const struct reader_chunk *c = &it->r->chunks[idx];
+	if (c->info.damaged)
+		return fail(it, "chunk %llu at offset %llu is damaged (checksum mismatch)", idx, c->info.file_offset);
+	if (it->prev && !(it->prev->info.flags & IDNA_CHUNK_BASELINE) &&
+	    c->info.stream_chunk_no != it->prev->info.stream_chunk_no + 1)
+		return fail(it, "records missing before chunk %llu (stream chunk %llu)", idx, c->info.stream_chunk_no);
+	uint32_t csize = c->info.compressed_size, usize = c->info.uncompressed_size;
+	if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
+	    crc32c(0, it->cbuf, csize) != c->payload_crc)
+		return fail(it, "chunk %llu at offset %llu cannot be read or changed on disk", idx, c->info.file_offset);
+	size_t n = ZSTD_decompressDCtx(it->dctx, it->ubuf, usize, it->cbuf, csize);
+	if (ZSTD_isError(n) || n != usize)
+		return fail(it, "chunk %llu at offset %llu does not decompress to its size", idx, c->info.file_offset);
+	it->cur = (struct byte_reader){it->ubuf, it->ubuf + usize, false};
+	it->cur_chunk = idx;
+	it->loaded = true;
+	it->prev = c;
+	it->next = k + 1;
+	record_codec_reset(&it->dec.state);
+	return 0;
+}
+
+struct idna_iter *idna_iter_open(struct idna_reader *r, uint32_t stream, const struct idna_checkpoint *from,
+				 char *err, size_t errlen)
+{
+	const struct reader_stream *s = find_stream(r, stream);
+	if (!s) {
+		snprintf(err, errlen, "no stream %u in the trace", stream);
+		return NULL;
+	}
+	struct idna_iter *it = calloc(1, sizeof(*it));
+	if (!it || !(it->dctx = ZSTD_createDCtx()) || !(it->cbuf = malloc(ZSTD_compressBound(r->header.max_chunk_bytes))) ||
+	    !(it->ubuf = malloc(r->header.max_chunk_bytes))) {
+		idna_iter_close(it);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	it->r = r;
+	it->stream = s;
+	if (from) {
+		size_t k = 0;
+		while (k < s->n_chunks && s->chunks[k] != from->chunk)
+			k++;
+		if (from->stream != stream || k == s->n_chunks || from->offset >= r->chunks[from->chunk].info.uncompressed_size) {
+			idna_iter_close(it);
+			snprintf(err, errlen, "checkpoint does not belong to stream %u", stream);
+			return NULL;
+		}
+		if (load_chunk(it, k) < 0) {
+			snprintf(err, errlen, "%s", it->error);
+			idna_iter_close(it);
+			return NULL;
+		}
+		it->cur.p += from->offset;
+	}
+	return it;
+}
+
+int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
+{
+	if (it->error[0])
+		return -1;
+	while (!it->loaded || br_left(&it->cur) == 0) {
+		if (it->next >= it->stream->n_chunks)
+			return 0;
+		if (load_chunk(it, it->next) < 0)
+			return -1;
+	}
+	const uint8_t *start = it->cur.p;
+	char why[160];
+	if (record_decode(&it->dec, &it->cur, rec, why, sizeof(why)) < 0) {
+		snprintf(it->error, sizeof(it->error), "chunk %u offset %zu: %s", it->cur_chunk,
+			 (size_t)(start - it->ubuf), why);
+		return -1;
+	}
+	it->last_offset = (uint32_t)(start - it->ubuf);
+	it->last_size = (uint32_t)(it->cur.p - start);
+	return 1;
+}
+
+const char *idna_iter_error(const struct idna_iter *it)
+{
+	return it->error[0] ? it->error : NULL;
+}
+
+void idna_iter_position(const struct idna_iter *it, uint32_t *chunk, uint32_t *offset, uint32_t *encoded_size)
+{
+	*chunk = it->cur_chunk;
+	*offset = it->last_offset;
+	*encoded_size = it->last_size;
+}
+
+void idna_iter_close(struct idna_iter *it)
+{
+	if (!it)
+		return;
+	ZSTD_freeDCtx(it->dctx);
+	free(it->cbuf);
+	free(it->ubuf);
+	free(it);
+}
