@@ -215,6 +215,8 @@ static uint8_t translate_attributes(const ZydisDecodedInstruction *zi)
 		a |= EMU_ATTR_EVEX;
 	if (zi->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE)
 		a |= EMU_ATTR_OPSIZE;
+	if (zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		a |= EMU_ATTR_FAR;
 	return a;
 }
 

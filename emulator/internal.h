@@ -68,6 +68,7 @@ enum {
 	EMU_ATTR_VEX = 1u << 3,
 	EMU_ATTR_EVEX = 1u << 4,
 	EMU_ATTR_OPSIZE = 1u << 5, /* 0x66 present */
+	EMU_ATTR_FAR = 1u << 6,    /* far jmp/call/ret: not emulated */
 };
 
 /*

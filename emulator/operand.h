@@ -77,9 +77,19 @@ static inline uint64_t emu_seg_addr(const struct emu_cpu *cpu,
 	return a;
 }
 
+/* Non-canonical addresses raise #GP, not #PF. */
+static inline bool emu_addr_canonical(uint64_t addr, size_t size)
+{
+	uint64_t last = addr + size - 1;
+	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr &&
+	       (uint64_t)((int64_t)(last << 16) >> 16) == last;
+}
+
 static inline int emu_mem_read(struct emu_cpu *cpu, uint64_t addr, void *buf,
 			       size_t size)
 {
+	if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
+		return emu_fault(cpu, EMU_FAULT_GP);
 	if (EMU_UNLIKELY(cpu->mem->read(cpu->mem_ctx, addr, buf, size) != EMU_MEM_OK))
 		return emu_page_fault(cpu, addr, false);
 	return EMU_OK;
@@ -88,6 +98,8 @@ static inline int emu_mem_read(struct emu_cpu *cpu, uint64_t addr, void *buf,
 static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
 				const void *buf, size_t size)
 {
+	if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
+		return emu_fault(cpu, EMU_FAULT_GP);
 	if (EMU_UNLIKELY(cpu->mem->write(cpu->mem_ctx, addr, buf, size) != EMU_MEM_OK))
 		return emu_page_fault(cpu, addr, true);
 	emu_decode_cache_note_write(cpu, addr, size);

@@ -53,6 +53,20 @@ static int ret(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return jump_to(cpu, insn, EMU_FLOW_RET, target);
 }
 
+/* Near transfers only: far ones change cs and are left to the CPU. */
+static emu_handler *bind_near(struct emu_insn *insn)
+{
+	if (insn->attr & EMU_ATTR_FAR)
+		return NULL;
+	if (insn->nopnd >= 1 && insn->opnd[0].kind != EMU_OPND_IMM && insn->opnd[0].size != 8)
+		return NULL;
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_JMP: return jmp;
+	case ZYDIS_MNEMONIC_CALL: return call;
+	default: return ret;
+	}
+}
+
 enum loop_op { LOOP_ALWAYS, LOOP_WHILE_EQUAL, LOOP_WHILE_NOT_EQUAL, JUMP_IF_COUNT_ZERO };
 
 /* loop/loope/loopne decrement the count register (rcx, or ecx with a 0x67
@@ -79,9 +93,9 @@ static int loop_family(struct emu_cpu *cpu, const struct emu_insn *insn)
 }
 
 static const struct emu_binding flow_bindings[] = {
-	{ ZYDIS_MNEMONIC_JMP, 0, jmp, NULL },
-	{ ZYDIS_MNEMONIC_CALL, 0, call, NULL },
-	{ ZYDIS_MNEMONIC_RET, 0, ret, NULL },
+	{ ZYDIS_MNEMONIC_JMP, 0, NULL, bind_near },
+	{ ZYDIS_MNEMONIC_CALL, 0, NULL, bind_near },
+	{ ZYDIS_MNEMONIC_RET, 0, NULL, bind_near },
 	EMU_CONDITION_BINDINGS(J, jcc, NULL),
 	{ ZYDIS_MNEMONIC_LOOP, LOOP_ALWAYS, loop_family, NULL },
 	{ ZYDIS_MNEMONIC_LOOPE, LOOP_WHILE_EQUAL, loop_family, NULL },

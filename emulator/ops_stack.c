@@ -72,8 +72,16 @@ static int enter(struct emu_cpu *cpu, const struct emu_insn *insn)
 	uint64_t frame_size = insn->imm & 0xffff;
 	uint64_t rsp = cpu->regs.gpr[EMU_RSP], rbp = cpu->regs.gpr[EMU_RBP];
 	uint64_t sp = rsp - size;
-	int r = emu_mem_write_uint(cpu, sp, size, rbp);
+	uint64_t final_sp = sp - (level ? level * size : 0) - frame_size;
+	uint8_t probe;
+	/* The CPU checks that the final stack pointer is writable before it
+	 * changes anything. */
+	int r = emu_mem_read(cpu, final_sp, &probe, 1);
+	if (r == EMU_OK)
+		r = emu_mem_write(cpu, final_sp, &probe, 1);
 	if (r != EMU_OK)
+		return r;
+	if ((r = emu_mem_write_uint(cpu, sp, size, rbp)) != EMU_OK)
 		return r;
 	uint64_t frame = sp;
 	for (unsigned i = 1; i < level; i++) {

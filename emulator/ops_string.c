@@ -42,12 +42,26 @@ static void load_state(const struct emu_cpu *cpu, const struct emu_insn *insn,
 	s->rcx = addr_reg(cpu, EMU_RCX, s->width);
 }
 
+static bool uses_rsi(const struct emu_insn *insn)
+{
+	return insn->op == STR_MOVS || insn->op == STR_LODS || insn->op == STR_CMPS;
+}
+
+static bool uses_rdi(const struct emu_insn *insn)
+{
+	return insn->op != STR_LODS;
+}
+
+/* Writes back only the registers the instruction uses: with a 0x67 prefix
+ * a 32-bit write would clear the upper half of an unused one. */
 static void store_state(struct emu_cpu *cpu, const struct emu_insn *insn,
 			const struct string_state *s)
 {
 	uint64_t m = emu_size_mask(s->width);
-	emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RSI), s->width, s->rsi & m);
-	emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RDI), s->width, s->rdi & m);
+	if (uses_rsi(insn))
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RSI), s->width, s->rsi & m);
+	if (uses_rdi(insn))
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RDI), s->width, s->rdi & m);
 	if (insn->attr & (EMU_ATTR_REP | EMU_ATTR_REPNE))
 		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RCX), s->width, s->rcx & m);
 }
@@ -172,6 +186,16 @@ static int string_insn(struct emu_cpu *cpu, const struct emu_insn *insn)
 			store_state(cpu, insn, &s);
 		return r;
 	}
+	uint64_t initial_count = s.rcx;
+	if (!(s.rcx & emu_size_mask(s.width))) {
+		/* No iteration. With a 0x67 prefix this CPU still rewrites
+		 * (zero-extends) rcx, and rdi and rsi for the moving and
+		 * storing forms, but not the pointers of lods/cmps/scas. */
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RCX), s.width, s.rcx);
+		if (insn->op == STR_MOVS || insn->op == STR_STOS)
+			store_state(cpu, insn, &s);
+		return EMU_OK;
+	}
 	bool bulk_ok = insn->op == STR_MOVS || insn->op == STR_STOS;
 	while (s.rcx & emu_size_mask(s.width)) {
 		uint64_t done = bulk_ok ? bulk_chunk(cpu, insn, &s) : 0;
@@ -179,8 +203,13 @@ static int string_insn(struct emu_cpu *cpu, const struct emu_insn *insn)
 			s.rcx -= done;
 			continue;
 		}
-		if ((r = iterate(cpu, insn, &s)) != EMU_OK)
+		if ((r = iterate(cpu, insn, &s)) != EMU_OK) {
+			/* A fault before any iteration completed changes
+			 * nothing, not even a 32-bit zero-extension. */
+			if (s.rcx == initial_count)
+				return r;
 			break;
+		}
 		s.rcx--;
 		if (repeat_ends(cpu, insn))
 			break;

@@ -12,13 +12,15 @@
 
 #include <string.h>
 #include "operand.h"
+#include "x87.h"
 
 /* Every MMX instruction but emms puts the x87 unit in MMX mode: TOP = 0 and
- * all registers tagged valid. */
+ * no register empty; the full tag word then classifies each register's
+ * contents, as fnstenv shows it. */
 static inline void emu_mmx_enter(struct emu_cpu *cpu)
 {
 	cpu->regs.fsw &= (uint16_t)~0x3800;
-	cpu->regs.ftw = 0;
+	cpu->regs.ftw = x87_full_tag(&cpu->regs, 0xff);
 }
 
 /* Writing an MMX register also sets the exponent field of the x87 register
@@ -52,7 +54,8 @@ static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
 		out->q[0] = emu_gpr_get(cpu, o->reg, o->size);
 		return EMU_OK;
 	case EMU_OPND_MMX:
-		emu_mmx_enter(cpu);
+		/* MMX mode is entered when the instruction completes
+		 * (emu_vec_write): a fault must leave the x87 state alone. */
 		out->q[0] = cpu->regs.st[o->reg & 7].mmx;
 		return EMU_OK;
 	default:
@@ -67,10 +70,39 @@ static inline bool emu_vec_zero_upper(const struct emu_insn *insn)
 	return insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX);
 }
 
+static inline bool emu_insn_uses_mmx(const struct emu_insn *insn)
+{
+	for (unsigned i = 0; i < insn->nopnd; i++)
+		if (insn->opnd[i].kind == EMU_OPND_MMX)
+			return true;
+	return false;
+}
+
+static inline int emu_vec_write_operand(struct emu_cpu *cpu, const struct emu_insn *insn,
+					unsigned i, unsigned size, const emu_vec *v);
+
+/* For handlers whose result goes elsewhere than through emu_vec_write (a
+ * GPR, byte-masked stores): the instruction completed. */
+static inline int emu_vec_complete(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	if (EMU_UNLIKELY(emu_insn_uses_mmx(insn)))
+		emu_mmx_enter(cpu);
+	return EMU_OK;
+}
+
 /* Writes `size` bytes of v to vector operand i. For a register destination
- * of a VEX/EVEX instruction the bytes above `size` are zeroed. */
+ * of a VEX/EVEX instruction the bytes above `size` are zeroed. An
+ * instruction with an MMX operand enters MMX mode once its result is
+ * written (the write is its last step). */
 static inline int emu_vec_write(struct emu_cpu *cpu, const struct emu_insn *insn,
 				unsigned i, unsigned size, const emu_vec *v)
+{
+	int r = emu_vec_write_operand(cpu, insn, i, size, v);
+	return r == EMU_OK ? emu_vec_complete(cpu, insn) : r;
+}
+
+static inline int emu_vec_write_operand(struct emu_cpu *cpu, const struct emu_insn *insn,
+					unsigned i, unsigned size, const emu_vec *v)
 {
 	const struct emu_operand *o = &insn->opnd[i];
 	switch (o->kind) {
@@ -87,7 +119,6 @@ static inline int emu_vec_write(struct emu_cpu *cpu, const struct emu_insn *insn
 		emu_gpr_set(cpu, o->reg, o->size, v->q[0]);
 		return EMU_OK;
 	case EMU_OPND_MMX:
-		emu_mmx_enter(cpu);
 		emu_mmx_set(cpu, o->reg, v->q[0]);
 		return EMU_OK;
 	default:

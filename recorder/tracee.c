@@ -114,13 +114,15 @@ system_error:
 	return -1;
 }
 
-/* A SIGTRAP the kernel raised for a completed single step (TRAP_TRACE from
- * the debug exception, TRAP_BRKPT when the step ended in a syscall or
- * entered a signal handler) rather than int3 (SI_KERNEL) or a kill(). */
+/* A SIGTRAP the kernel raised for a completed single step rather than int3
+ * (SI_KERNEL) or a kill() (SI_USER, SI_TKILL): TRAP_TRACE from the debug
+ * exception; TRAP_BRKPT or TRAP_UNK when the step ended in a syscall's exit
+ * (which one depends on the kernel version; TRAP_UNK seen after execve). */
 static bool is_step_trap(const siginfo_t *si)
 {
 	return si->si_signo == SIGTRAP &&
-	       (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT);
+	       (si->si_code == TRAP_TRACE || si->si_code == TRAP_BRKPT ||
+		si->si_code == TRAP_UNK);
 }
 
 static int wait_stop(struct tracee *t, struct tracee_stop *stop)

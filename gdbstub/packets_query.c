@@ -1,0 +1,165 @@
+/*
+ * packets_query.c — connection setup, thread queries and session end:
+ * qSupported, QStartNoAckMode, vMustReplyEmpty, qAttached, qC,
+ * qfThreadInfo/qsThreadInfo, qSymbol, ?, H, T, D, k, vKill.
+ */
+#include "gdbstub/hex.h"
+#include "gdbstub/internal.h"
+
+/* Threads listed by one qfThreadInfo reply: all of them, as GDB asks
+ * qsThreadInfo only to learn the list ended. */
+#define MAX_LISTED_THREADS 1024
+
+static bool no_args(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (args == end)
+		return true;
+	reply_error(stub, GDBSTUB_EINVAL);
+	return false;
+}
+
+void handle_q_supported(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args;
+	(void)end;
+	/* GDB's own feature list does not change what we offer: swbreak and
+	 * hwbreak are understood by every GDB that sends them, and older ones
+	 * ignore the stop reasons they do not know. */
+	reply_printf(stub, "PacketSize=%x", GDBSTUB_PACKET_SIZE);
+	reply_str(stub, ";QStartNoAckMode+;ReverseStep+;ReverseContinue+"
+		  ";swbreak+;hwbreak+;vContSupported+"
+		  ";qXfer:features:read+;qXfer:auxv:read+;qXfer:exec-file:read+"
+		  ";qXfer:threads:read+");
+	if (stub->target.ops->libraries_svr4_xml)
+		reply_str(stub, ";qXfer:libraries-svr4:read+");
+}
+
+void handle_start_no_ack(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (!no_args(stub, args, end))
+		return;
+	/* The ack of this very packet was already sent; GDB expects none
+	 * after the OK. */
+	stub->no_ack = true;
+	reply_ok(stub);
+}
+
+void handle_must_reply_empty(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)stub;
+	(void)args;
+	(void)end;
+}
+
+void handle_q_attached(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args;
+	(void)end;
+	/* "Attached": quitting GDB detaches, it does not kill the history. */
+	reply_str(stub, "1");
+}
+
+void handle_q_current_thread(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (args != end)
+		return; /* another q packet starting with qC: unsupported */
+	reply_printf(stub, "QC%llx", (unsigned long long)stub_exec_thread(stub));
+}
+
+void handle_q_first_thread(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (!no_args(stub, args, end))
+		return;
+	int64_t tids[MAX_LISTED_THREADS];
+	size_t n = stub->target.ops->threads(stub->target.ctx, tids, MAX_LISTED_THREADS);
+	if (n > MAX_LISTED_THREADS)
+		n = MAX_LISTED_THREADS;
+	if (n == 0) {
+		reply_str(stub, "l");
+		return;
+	}
+	reply_str(stub, "m");
+	for (size_t i = 0; i < n; i++)
+		reply_printf(stub, "%s%llx", i ? "," : "", (unsigned long long)tids[i]);
+}
+
+void handle_q_next_thread(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (no_args(stub, args, end))
+		reply_str(stub, "l");
+}
+
+void handle_q_symbol(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args;
+	(void)end;
+	reply_ok(stub); /* no symbols wanted */
+}
+
+void handle_stop_reason(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (no_args(stub, args, end))
+		reply_stop(stub, &stub->last_stop);
+}
+
+/* Hg<tid> / Hc<tid>: 0 and -1 mean "any thread", i.e. the current one. */
+void handle_set_thread(struct gdbstub *stub, const char *args, const char *end)
+{
+	int64_t tid;
+	if (args >= end || (*args != 'g' && *args != 'c')) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	char which = *args++;
+	if (!hex_parse_thread_id(&args, end, &tid) || args != end) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	if (tid > 0 && !stub_thread_alive(stub, tid)) {
+		reply_error(stub, GDBSTUB_ESRCH);
+		return;
+	}
+	if (which == 'g')
+		stub->reg_thread = tid;
+	else
+		stub->exec_thread = tid;
+	reply_ok(stub);
+}
+
+void handle_thread_alive(struct gdbstub *stub, const char *args, const char *end)
+{
+	int64_t tid;
+	if (!hex_parse_thread_id(&args, end, &tid) || args != end) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	if (tid > 0 && stub_thread_alive(stub, tid))
+		reply_ok(stub);
+	else
+		reply_error(stub, GDBSTUB_ESRCH);
+}
+
+void handle_detach(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args; /* "D;pid" names the process; there is only one */
+	(void)end;
+	stub->finished = true;
+	reply_ok(stub);
+}
+
+void handle_kill(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args;
+	(void)end;
+	/* GDB does not wait for an answer to k. */
+	stub->finished = true;
+	stub->suppress_reply = true;
+}
+
+void handle_vkill(struct gdbstub *stub, const char *args, const char *end)
+{
+	(void)args;
+	(void)end;
+	stub->finished = true;
+	reply_ok(stub);
+}

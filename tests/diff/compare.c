@@ -1,0 +1,246 @@
+/*
+ * compare.c — judging a case and reporting it.
+ *
+ * A case passes when the emulator ends where the CPU ended: same outcome
+ * (retired, or the same exception with the state left untouched), and then
+ * bit-identical GPRs, rip, RFLAGS, MXCSR, vector registers, x87 control,
+ * status and tag words and registers, and scratch memory. A difference only
+ * in flags Zydis lists as undefined for the instruction (RFLAGS bits, or the
+ * x87 condition codes) is not a failure but is counted on its own.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "emulator/emu.h"
+#include "diff.h"
+
+static const char *const gpr_names[DIFF_GPRS] = {
+	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+/* FSW bits of the x87 condition codes, indexed like ZYDIS_FPUFLAG_C0..C3. */
+static uint16_t fsw_undefined_mask(uint32_t fpu_flags)
+{
+	static const uint16_t bit[4] = { 1u << 8, 1u << 9, 1u << 10, 1u << 14 };
+	uint16_t m = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (fpu_flags & (1u << i))
+			m |= bit[i];
+	return m;
+}
+
+struct judgement {
+	enum diff_verdict verdict;
+	FILE *why;
+};
+
+static void fail(struct judgement *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct judgement *j, const char *fmt, ...)
+{
+	j->verdict = DIFF_FAIL;
+	if (!j->why)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("    ", j->why);
+	vfprintf(j->why, fmt, ap);
+	fputc('\n', j->why);
+	va_end(ap);
+}
+
+static void note_undefined(struct judgement *j, const char *what, uint64_t want, uint64_t got)
+{
+	if (j->verdict == DIFF_PASS)
+		j->verdict = DIFF_UNDEFINED_ONLY;
+	if (j->why)
+		fprintf(j->why, "    %s (undefined bits only): native %#llx emulated %#llx\n",
+			what, (unsigned long long)want, (unsigned long long)got);
+}
+
+static void hex(FILE *f, const uint8_t *p, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		fprintf(f, "%02x", p[i]);
+}
+
+static void compare_bytes(struct judgement *j, const char *what, const uint8_t *want,
+			  const uint8_t *got, size_t n)
+{
+	if (!memcmp(want, got, n))
+		return;
+	fail(j, "%s differs", what);
+	if (j->why) {
+		fputs("      native   ", j->why);
+		hex(j->why, want, n);
+		fputs("\n      emulated ", j->why);
+		hex(j->why, got, n);
+		fputc('\n', j->why);
+	}
+}
+
+static void compare_memory(struct judgement *j, const uint8_t *want, const uint8_t *got,
+			   const uint8_t *scratch)
+{
+	if (!memcmp(want, got, DIFF_SCRATCH_SIZE))
+		return;
+	unsigned shown = 0;
+	for (size_t i = 0; i < DIFF_SCRATCH_SIZE; i++) {
+		if (want[i] == got[i])
+			continue;
+		if (shown++ < 8)
+			fail(j, "memory %#llx (scratch+%#zx): native %02x emulated %02x",
+			     (unsigned long long)(uintptr_t)(scratch + i), i, want[i], got[i]);
+	}
+	if (shown > 8)
+		fail(j, "memory: %u more bytes differ", shown - 8);
+}
+
+/* Everything architectural; undefined flags lenient when `lenient`. */
+static void compare_states(struct judgement *j, const struct diff_state *want,
+			   const struct diff_state *got, const struct diff_form *f,
+			   bool has_avx, bool lenient)
+{
+	for (unsigned i = 0; i < DIFF_GPRS; i++)
+		if (want->gpr[i] != got->gpr[i])
+			fail(j, "%s: native %#llx emulated %#llx", gpr_names[i],
+			     (unsigned long long)want->gpr[i], (unsigned long long)got->gpr[i]);
+	if (want->rip != got->rip)
+		fail(j, "rip: native %#llx emulated %#llx", (unsigned long long)want->rip,
+		     (unsigned long long)got->rip);
+	uint64_t undefined = lenient ? f->undefined_flags : 0;
+	uint64_t fl = want->rflags ^ got->rflags;
+	if (fl & ~undefined)
+		fail(j, "rflags: native %#llx emulated %#llx (differ in %#llx)",
+		     (unsigned long long)want->rflags, (unsigned long long)got->rflags,
+		     (unsigned long long)fl);
+	else if (fl)
+		note_undefined(j, "rflags", want->rflags, got->rflags);
+	if (want->mxcsr != got->mxcsr)
+		fail(j, "mxcsr: native %#x emulated %#x", want->mxcsr, got->mxcsr);
+	size_t vbytes = has_avx ? 32 : 16;
+	for (unsigned i = 0; i < DIFF_VECS; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "%smm%u", has_avx ? "y" : "x", i);
+		compare_bytes(j, name, want->vec[i], got->vec[i], vbytes);
+	}
+	if (want->x87.fcw != got->x87.fcw)
+		fail(j, "fcw: native %#x emulated %#x", want->x87.fcw, got->x87.fcw);
+	uint16_t fsw_undefined = lenient ? fsw_undefined_mask(f->undefined_fpu_flags) : 0;
+	uint16_t sw = (uint16_t)(want->x87.fsw ^ got->x87.fsw);
+	if (sw & ~fsw_undefined)
+		fail(j, "fsw: native %#x emulated %#x", want->x87.fsw, got->x87.fsw);
+	else if (sw)
+		note_undefined(j, "fsw", want->x87.fsw, got->x87.fsw);
+	if (want->x87.ftw != got->x87.ftw)
+		fail(j, "ftw: native %#x emulated %#x", want->x87.ftw, got->x87.ftw);
+	for (unsigned i = 0; i < 8; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "x87 r%u", i);
+		compare_bytes(j, name, want->x87.reg[i], got->x87.reg[i], 10);
+	}
+}
+
+static const char *outcome_name(const struct diff_result *r, char *buf, size_t n)
+{
+	switch (r->outcome) {
+	case DIFF_RAN: return "retired";
+	case DIFF_FAULTED:
+		snprintf(buf, n, "fault %s", emu_fault_name((enum emu_fault_vector)r->vector));
+		return buf;
+	case DIFF_SPECIAL:
+		snprintf(buf, n, "special %s", emu_special_name((enum emu_special)r->special));
+		return buf;
+	case DIFF_UNIMPLEMENTED: return "unimplemented";
+	default:
+		snprintf(buf, n, "harness crash (trap %d outside the instruction)", r->vector);
+		return buf;
+	}
+}
+
+static bool is_segv_vector(int v)
+{
+	return v == EMU_FAULT_GP || v == EMU_FAULT_PF;
+}
+
+enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *why)
+{
+	struct judgement j = { DIFF_PASS, why };
+	const struct diff_result *e = c->emulated;
+	char b1[64], b2[64];
+
+	if (c->form->kind == DIFF_FORM_SPECIAL) {
+		int want = diff_expected_special(c->form->mnemonic);
+		if (e->outcome != DIFF_SPECIAL || e->special != want)
+			fail(&j, "emulator: %s, expected special %s", outcome_name(e, b1, sizeof(b1)),
+			     emu_special_name((enum emu_special)want));
+		compare_states(&j, c->input, &e->state, c->form, has_avx, false);
+		compare_memory(&j, c->m->initial_memory, c->emulated_memory, c->m->scratch);
+		return j.verdict;
+	}
+
+	const struct diff_result *n = c->native;
+	if (e->outcome == DIFF_UNIMPLEMENTED && n->outcome != DIFF_CRASHED) {
+		j.verdict = DIFF_FALLBACK;
+		return j.verdict;
+	}
+	bool segv_vectors = n->outcome == DIFF_FAULTED && e->outcome == DIFF_FAULTED &&
+			    is_segv_vector(n->vector) && is_segv_vector(e->vector);
+	if (n->outcome == DIFF_CRASHED || n->outcome != e->outcome ||
+	    (n->outcome == DIFF_FAULTED && n->vector != e->vector && !segv_vectors)) {
+		fail(&j, "native: %s; emulator: %s", outcome_name(n, b1, sizeof(b1)),
+		     outcome_name(e, b2, sizeof(b2)));
+		return j.verdict;
+	}
+	if (n->outcome == DIFF_FAULTED) {
+		/* A faulting instruction changes nothing. */
+		compare_states(&j, c->input, &e->state, c->form, has_avx, false);
+		compare_memory(&j, c->m->initial_memory, c->emulated_memory, c->m->scratch);
+		if (j.verdict == DIFF_PASS && n->vector != e->vector) {
+			j.verdict = DIFF_SEGV_VECTOR_ONLY;
+			if (why)
+				fprintf(why, "    native %s, emulator %s (both SIGSEGV)\n",
+					outcome_name(n, b1, sizeof(b1)), outcome_name(e, b2, sizeof(b2)));
+		}
+		return j.verdict;
+	}
+	compare_states(&j, &n->state, &e->state, c->form, has_avx, true);
+	compare_memory(&j, c->native_memory, c->emulated_memory, c->m->scratch);
+	return j.verdict;
+}
+
+/* --- report ----------------------------------------------------------------- */
+
+void diff_report_failure(FILE *f, const struct diff_case *c, bool has_avx)
+{
+	char text[128];
+	const struct diff_state *in = c->input;
+	emu_disassemble(c->m->insn_addr, c->form->bytes, c->form->len, text, sizeof(text));
+	fprintf(f, "  FAIL %s  [", text);
+	for (unsigned i = 0; i < c->form->len; i++)
+		fprintf(f, "%s%02x", i ? " " : "", c->form->bytes[i]);
+	fprintf(f, "]\n    input:");
+	for (unsigned i = 0; i < DIFF_GPRS; i++)
+		fprintf(f, "%s%s=%#llx", i % 4 ? " " : "\n      ", gpr_names[i],
+			(unsigned long long)in->gpr[i]);
+	fprintf(f, "\n      rflags=%#llx mxcsr=%#x fcw=%#x fsw=%#x ftw=%#x\n",
+		(unsigned long long)in->rflags, in->mxcsr, in->x87.fcw, in->x87.fsw,
+		in->x87.ftw);
+	diff_compare(c, has_avx, f);
+}
+
+void diff_report_mnemonic(FILE *f, const struct diff_mnemonic_stats *s)
+{
+	fprintf(f, "%-12s %-11s forms %3u cases %6llu failed %5llu undefined-flag differences %5llu"
+		" faults %4llu #GP/#PF differences %4llu run-time fallbacks %4llu%s\n",
+		ZydisMnemonicGetString((ZydisMnemonic)s->mnemonic), s->family, s->forms,
+		(unsigned long long)s->cases, (unsigned long long)s->failures,
+		(unsigned long long)s->undefined_diffs, (unsigned long long)s->faults,
+		(unsigned long long)s->segv_vector_diffs, (unsigned long long)s->fallbacks,
+		s->failures ? "  FAIL" : "");
+	if (s->dropped_forms)
+		fprintf(f, "%-12s %u forms skipped: this CPU lacks them (#UD natively)\n", "",
+			s->dropped_forms);
+}
