@@ -9,6 +9,7 @@
  * instruction (the original instruction did not run); if it is ignored,
  * the instruction runs; if it is fatal, the process dies.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
