@@ -61,6 +61,11 @@ uint64_t emu_icount(const struct emu_cpu *cpu)
 	return cpu->icount;
 }
 
+void emu_set_icount(struct emu_cpu *cpu, uint64_t icount)
+{
+	cpu->icount = icount;
+}
+
 void emu_skip_insn(struct emu_cpu *cpu)
 {
 	cpu->regs.rip += cpu->exit.insn_len;
@@ -99,8 +104,12 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		emu_block_insns(b, &insn, &n);
 		const struct emu_insn *end = insn + n;
 		for (; insn < end; insn++) {
-			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start)
-				cpu->obs.insn_start(cpu->obs.ctx, insn->addr);
+			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start &&
+			    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {
+				cpu->regs.rip = insn->addr;
+				cpu->exit.reason = EMU_EXIT_STOPPED;
+				goto out;
+			}
 			cpu->regs.rip = insn->addr + insn->len;
 			if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
 				cpu->regs.rip = insn->addr;
@@ -129,6 +138,7 @@ const char *emu_exit_name(enum emu_exit e)
 	case EMU_EXIT_SPECIAL: return "special";
 	case EMU_EXIT_FAULT: return "fault";
 	case EMU_EXIT_UNIMPLEMENTED: return "unimplemented";
+	case EMU_EXIT_STOPPED: return "stopped";
 	}
 	return "?";
 }

@@ -60,10 +60,18 @@ int recording_store_regs(struct recording *rec)
 	return 0;
 }
 
-void recording_invalidate_all(struct recording *rec)
+int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len)
 {
-	memory_mirror_invalidate(rec->mirror, 0, UINT64_MAX);
-	emu_invalidate_code(rec->cpu, 0, UINT64_MAX);
+	memory_mirror_invalidate(rec->mirror, addr, len);
+	emu_invalidate_code(rec->cpu, addr, len);
+	if (traced_memory_forget_code(&rec->tm, addr, len))
+		return log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, addr, len);
+	return 0;
+}
+
+int recording_invalidate_all(struct recording *rec)
+{
+	return recording_invalidate(rec, 0, UINT64_MAX);
 }
 
 static int reload_mappings(struct recording *rec)
@@ -104,10 +112,8 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
 	switch (e.kind) {
 	case SYSCALL_KIND_PLAIN:
-		for (size_t i = 0; i < e.count; i++) {
-			memory_mirror_invalidate(rec->mirror, e.ranges[i].addr, e.ranges[i].len);
-			emu_invalidate_code(rec->cpu, e.ranges[i].addr, e.ranges[i].len);
-		}
+		for (size_t i = 0; i < e.count; i++)
+			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		break;
 	case SYSCALL_KIND_MAPPINGS:
 		if (reload_mappings(rec) != 0)
@@ -116,10 +122,8 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 			recording_invalidate_all(rec);
 			break;
 		}
-		for (size_t i = 0; i < e.count; i++) {
-			memory_mirror_invalidate(rec->mirror, e.ranges[i].addr, e.ranges[i].len);
-			emu_invalidate_code(rec->cpu, e.ranges[i].addr, e.ranges[i].len);
-		}
+		for (size_t i = 0; i < e.count; i++)
+			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		if (nr == SYS_mmap && (args[2] & 4 /* PROT_EXEC */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
@@ -164,8 +168,14 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		recording_invalidate_all(rec);
 		return log_kernel(rec, IDNA_KERNEL_SIGNAL_DELIVERY, 0, 0);
 	case NATIVE_EXEC:
+		/* The execve retires with the new program's registers: replay
+		 * takes them from this record, then the checkpoint that
+		 * start_address_space() logs. */
 		emu_skip_insn(rec->cpu);
 		rec->res->syscalls++;
+		if (recording_load_regs(rec) != 0 ||
+		    log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, 0) != 0)
+			return -1;
 		return start_address_space(rec);
 	case NATIVE_EXITED:
 		return 0;
@@ -284,6 +294,7 @@ static int main_loop(struct recording *rec)
 		int r = 0;
 		switch (e) {
 		case EMU_EXIT_LIMIT:
+		case EMU_EXIT_STOPPED: /* no observer while recording */
 			break;
 		case EMU_EXIT_SPECIAL:
 			r = handle_special(rec);
@@ -292,7 +303,13 @@ static int main_loop(struct recording *rec)
 			r = handle_native_instruction(rec, emu_exit_info(rec->cpu)->mnemonic);
 			break;
 		case EMU_EXIT_FAULT:
+			/* The faulting instruction may have read memory before it
+			 * faulted: reads replay will not make, since it applies the
+			 * signal before the instruction. A checkpoint puts the
+			 * prediction cache back in step. */
 			r = handle_native_instruction(rec, NULL);
+			if (r == 0 && !rec->finished)
+				r = log_checkpoint(rec);
 			break;
 		}
 		if (r != 0)

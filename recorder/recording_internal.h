@@ -53,8 +53,11 @@ int recording_fail(struct recording *rec, enum record_error e, const char *fmt, 
 int recording_load_regs(struct recording *rec);
 int recording_store_regs(struct recording *rec);
 
-/* Forgets everything cached about memory (mirror and decoded code). */
-void recording_invalidate_all(struct recording *rec);
+/* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
+ * logged code pages: len UINT64_MAX for everything) after memory changed
+ * behind the emulator; logs the change if replay must forget code too. */
+int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len);
+int recording_invalidate_all(struct recording *rec);
 
 /* --- native_step.c --------------------------------------------------- */
 

@@ -42,6 +42,22 @@ void traced_memory_checkpoint(struct traced_memory *tm)
 	code_page_set_clear(tm->code_pages);
 }
 
+bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t len)
+{
+	if (len == UINT64_MAX) {
+		bool any = code_page_set_count(tm->code_pages) != 0;
+		code_page_set_clear(tm->code_pages);
+		return any;
+	}
+	bool any = false;
+	for (uint64_t pg = addr / PAGE_SIZE; len && pg <= (addr + len - 1) / PAGE_SIZE; pg++)
+		if (code_page_set_contains(tm->code_pages, pg)) {
+			code_page_set_remove(tm->code_pages, pg);
+			any = true;
+		}
+	return any;
+}
+
 static void append(struct traced_memory *tm, const struct idna_record *rec)
 {
 	if (!tm->failed && idna_writer_append(tm->writer, tm->stream, rec) != 0)

@@ -40,6 +40,12 @@ void traced_memory_fini(struct traced_memory *tm);
 /* The emulator's memory interface (ctx = struct traced_memory *). */
 extern const struct emu_memory_ops traced_memory_ops;
 
+/* Memory changed behind the emulator in [addr, addr+len) (len UINT64_MAX:
+ * anywhere). Un-logs the code pages there, so they are logged again when
+ * next fetched; returns true if there were any (the change must then be
+ * logged, for replay to do the same). */
+bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t len);
+
 /* What a checkpoint frame resets: the prediction cache, and which code
  * pages have been logged. */
 void traced_memory_checkpoint(struct traced_memory *tm);

@@ -129,3 +129,8 @@ void code_page_set_clear(struct code_page_set *s)
 	memset(s->filter, 0, sizeof(s->filter));
 	s->count = 0;
 }
+
+size_t code_page_set_count(const struct code_page_set *s)
+{
+	return s->count;
+}

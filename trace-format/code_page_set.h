@@ -9,6 +9,7 @@
 #define TTREC_CODE_PAGE_SET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct code_page_set;
@@ -20,5 +21,6 @@ bool code_page_set_contains(const struct code_page_set *s, uint64_t page);
 bool code_page_set_add(struct code_page_set *s, uint64_t page);
 void code_page_set_remove(struct code_page_set *s, uint64_t page);
 void code_page_set_clear(struct code_page_set *s);
+size_t code_page_set_count(const struct code_page_set *s);
 
 #endif
