@@ -124,7 +124,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		}
 		for (size_t i = 0; i < e.count; i++)
 			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
-		if (nr == SYS_mmap && (args[2] & 4 /* PROT_EXEC */) && (int64_t)args[4] >= 0)
+		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
 	default:

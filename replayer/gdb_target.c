@@ -81,7 +81,7 @@ static enum gdbstub_mem_status gt_read_memory(void *ctx, uint64_t addr, void *bu
 					      size_t len, size_t *done)
 {
 	struct gdb_target *t = ctx;
-	*done = memory_image_load(t->s->sim.mem.image, addr, buf, len);
+	*done = replay_session_read_memory(t->s, addr, buf, len);
 	return *done == len ? GDBSTUB_MEM_OK : GDBSTUB_MEM_UNAVAILABLE;
 }
 

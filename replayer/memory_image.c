@@ -12,6 +12,8 @@
 
 struct image_page {
 	unsigned refs;
+	/* Future images: the values of each 8-byte word hold from then. */
+	uint64_t valid_from[PAGE_SIZE / 8];
 	uint64_t known[PAGE_SIZE / 64]; /* bit i: byte i is known */
 	uint8_t data[PAGE_SIZE];
 };
@@ -196,4 +198,55 @@ void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
 		}
 		a = hi;
 	}
+}
+
+static bool byte_known(const struct memory_image *m, uint64_t a)
+{
+	uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+	const struct slot *s = find(m, pa);
+	unsigned off = (unsigned)(a - pa);
+	return s && (s->page->known[off / 64] & (1ull << (off % 64)));
+}
+
+void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
+				    uint64_t addr, const void *bytes, size_t len,
+				    uint64_t valid_from)
+{
+	const uint8_t *b = bytes;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+		if (byte_known(past, a) || byte_known(future, a))
+			continue;
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		struct image_page *p = writable_page(future, pa);
+		if (!p)
+			return;
+		unsigned off = (unsigned)(a - pa);
+		p->data[off] = b[i];
+		set_known(p, off, 1, true);
+		if (valid_from > p->valid_from[off / 8])
+			p->valid_from[off / 8] = valid_from;
+	}
+}
+
+size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, void *buf,
+			    size_t len, uint64_t now)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t a = addr + done;
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		const struct slot *s = find(future, pa);
+		if (!s)
+			return done;
+		unsigned off = (unsigned)(a - pa);
+		while (off < PAGE_SIZE && done < len) {
+			if (!(s->page->known[off / 64] & (1ull << (off % 64))) ||
+			    s->page->valid_from[off / 8] > now)
+				return done;
+			out[done++] = s->page->data[off++];
+		}
+	}
+	return done;
 }

@@ -27,6 +27,24 @@ bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes
  * leading bytes are known. */
 size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len);
 
+/*
+ * What the future tells about the past: a byte's first access in the whole
+ * history, when it is a read, shows the value the byte held since the last
+ * kernel transition before it. The first pass collects those values in a
+ * second image (`future`), each 8-byte word tagged with the earliest time
+ * from which all its values hold.
+ *
+ * Stores into `future` the bytes of [addr, addr+len) that `past` does not
+ * know yet, valid from time valid_from.
+ */
+void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
+				    uint64_t addr, const void *bytes, size_t len,
+				    uint64_t valid_from);
+
+/* Like memory_image_load, from a `future` image at time now. */
+size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, void *buf,
+			    size_t len, uint64_t now);
+
 /* Forgets the bytes of [addr, addr+len) (memory changed in a way the trace
  * does not describe byte by byte). */
 void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len);

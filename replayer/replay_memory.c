@@ -3,7 +3,6 @@
  * updates, in exactly the order recording made them.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "replayer/replay_memory.h"
@@ -100,6 +99,9 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 		}
 		done += n;
 	}
+	if (m->future)
+		memory_image_store_first_reads(m->image, m->future, addr, buf, size,
+					       m->transition_icount);
 	memory_image_store(m->image, addr, buf, size);
 	if (m->on_access)
 		m->on_access(m->access_ctx, addr, size, false);
@@ -127,10 +129,11 @@ static bool have_code_page(struct replay_memory *m, uint64_t pg)
 		return true;
 	const struct idna_record *r = cursor_peek(&m->cursor);
 	if (!r || r->type != IDNA_REC_CODE_PAGE || r->u.code_page.addr != pg * PAGE_SIZE ||
-	    r->u.code_page.len != PAGE_SIZE) {
-		if (getenv("TTDBG")) fprintf(stderr, "fetch page %#llx: pending %s %#llx hits_since=%llu\n", (unsigned long long)pg*4096, r ? idna_record_type_name(r->type) : "none", r && r->type == IDNA_REC_CODE_PAGE ? (unsigned long long)r->u.code_page.addr : r && r->type==IDNA_REC_MISS ? (unsigned long long)r->u.miss.hits_before : 0ull, (unsigned long long)m->cache.hits_since_miss);
+	    r->u.code_page.len != PAGE_SIZE)
 		return false;
-	}
+	if (m->future)
+		memory_image_store_first_reads(m->image, m->future, pg * PAGE_SIZE,
+					       r->u.code_page.bytes, PAGE_SIZE, m->transition_icount);
 	memory_image_store(m->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
 	code_page_set_add(m->code_pages, pg);
 	cursor_next(&m->cursor);

@@ -29,6 +29,10 @@ struct replay_memory {
 	bool next_loaded;
 	bool diverged;
 	char why[256];
+	/* First pass only: first-read values go here (memory_image.h), valid
+	 * from the last kernel transition, which resim keeps up to date. */
+	struct memory_image *future;
+	uint64_t transition_icount;
 	replay_access_fn *on_access;
 	void *access_ctx;
 };

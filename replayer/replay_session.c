@@ -98,6 +98,8 @@ int replay_session_open(struct replay_session *s, const char *path)
 		return -1;
 	}
 	s->sim_open = true;
+	s->future = memory_image_new();
+	s->sim.mem.future = s->future;
 	s->sim.on_checkpoint = on_first_pass_checkpoint;
 	s->sim.checkpoint_ctx = s;
 	enum resim_status st = resim_run(&s->sim, UINT64_MAX);
@@ -117,7 +119,9 @@ int replay_session_open(struct replay_session *s, const char *path)
 		return -1;
 	}
 	m->exit_consistent = exit_is_consistent(s);
+	s->modules = module_files_load(s->reader);
 	s->sim.on_checkpoint = NULL;
+	s->sim.mem.future = NULL;
 	if (s->n_snapshots == 0) {
 		snprintf(s->error, sizeof(s->error), "%s: the trace has no checkpoint to start from", path);
 		replay_session_close(s);
@@ -135,10 +139,33 @@ void replay_session_close(struct replay_session *s)
 		memory_image_free(s->snapshots[i].image);
 	free(s->snapshots);
 	s->snapshots = NULL;
+	memory_image_free(s->future);
+	s->future = NULL;
+	module_files_free(s->modules);
+	s->modules = NULL;
 	s->n_snapshots = 0;
 	if (s->reader)
 		idna_reader_close(s->reader);
 	s->reader = NULL;
+}
+
+size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
+				  size_t len)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+	uint64_t now = resim_now(&s->sim);
+	while (done < len) {
+		size_t n = memory_image_load(s->sim.mem.image, addr + done, out + done, len - done);
+		if (n == 0 && s->future)
+			n = memory_image_load_at(s->future, addr + done, out + done, 1, now);
+		if (n == 0 && s->modules)
+			n = module_files_read(s->modules, addr + done, out + done, 1);
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
 }
 
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "emulator/emu.h"
+#include "replayer/module_files.h"
 #include "replayer/resim.h"
 #include "trace-format/idna.h"
 
@@ -35,6 +36,8 @@ struct replay_session {
 	struct idna_reader *reader;
 	uint32_t stream;
 	unsigned cache_log2;
+	struct memory_image *future;  /* first reads of the whole history */
+	struct module_files *modules; /* files mapped, for bytes never touched */
 	struct replay_snapshot *snapshots;
 	size_t n_snapshots, cap_snapshots;
 	struct replay_summary summary;
@@ -58,6 +61,11 @@ static inline uint64_t replay_session_now(const struct replay_session *s)
 {
 	return resim_now(&s->sim);
 }
+
+/* Reads memory at the current time: what the replay knows up to now, then
+ * what later first reads tell, then the mapped files. Returns how many leading bytes are known. */
+size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
+				  size_t len);
 
 /* The snapshot index to start from for time t. */
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);

@@ -17,7 +17,6 @@
  * History ends where the events end.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -90,6 +89,7 @@ static void start_new_image(struct resim *s)
 /* Applies a KERNEL or NATIVE record at the current instruction. */
 static void apply_transition(struct resim *s, const struct idna_record *ev)
 {
+	s->mem.transition_icount = emu_icount(s->cpu);
 	if (ev->type == IDNA_REC_NATIVE) {
 		take_regs(s, ev->u.native.regs);
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
@@ -164,8 +164,6 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			}
 			return now;
 		}
-		if (getenv("TTDBG") && getenv("TTDBG")[0] == '2')
-			fprintf(stderr, "event %s now=%llu icount=%llu kind=%u\n", idna_record_type_name(ev->type), (unsigned long long)now, (unsigned long long)(ev->type == IDNA_REC_KEY_FRAME ? ev->u.key.icount : ev->type == IDNA_REC_CHECKPOINT ? ev->u.checkpoint.icount : 0), ev->type == IDNA_REC_KERNEL ? ev->u.kernel.kind : 0);
 		switch (ev->type) {
 		case IDNA_REC_KEY_FRAME:
 			if (ev->u.key.icount > now)
