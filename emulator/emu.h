@@ -188,7 +188,8 @@ const struct emu_exit_info *emu_exit_info(const struct emu_cpu *cpu);
 void emu_skip_insn(struct emu_cpu *cpu);
 
 /* Instructions retired by this CPU since creation, or since the count was
- * last set (a replayer restoring a thread's state sets it). */
+ * last set (a replayer restoring a thread's state sets it). Inside an
+ * observer callback: the count of the instruction it is called for. */
 uint64_t emu_icount(const struct emu_cpu *cpu);
 void emu_set_icount(struct emu_cpu *cpu, uint64_t icount);
 

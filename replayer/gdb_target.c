@@ -31,8 +31,7 @@ struct run_watch {
 	bool record_only;     /* backward search: note hits, never stop */
 	uint64_t start;       /* icount where the run began */
 	uint64_t limit;       /* backward search: hits must be before this */
-	uint64_t started;     /* instructions started in this emu_run series */
-	uint64_t run_base;    /* icount at the start of the current resim_run */
+	uint64_t started;     /* instructions started in this run */
 	bool watch_pending;   /* the last instruction touched a watched range */
 	struct gdbstub_stop pending;
 	bool have_hit;
@@ -87,10 +86,6 @@ static enum gdbstub_mem_status gt_read_memory(void *ctx, uint64_t addr, void *bu
 
 /* --- observing a run ---------------------------------------------------- */
 
-static uint64_t current_icount(const struct run_watch *w)
-{
-	return w->run_base + w->started - 1;
-}
 
 static const struct point *breakpoint_at(const struct gdb_target *t, uint64_t rip)
 {
@@ -105,7 +100,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
 	w->started++;
-	uint64_t icount = current_icount(w);
+	uint64_t icount = emu_icount(t->s->sim.cpu);
 	if (w->watch_pending && !w->record_only) {
 		w->watch_pending = false;
 		w->hit = w->pending;
@@ -158,7 +153,7 @@ static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 			continue;
 		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = THREAD_ID,
 					     .addr = p->addr, .kind = p->kind };
-		uint64_t icount = current_icount(w);
+		uint64_t icount = emu_icount(t->s->sim.cpu);
 		if (w->record_only) {
 			if (icount < w->limit) {
 				w->have_hit = true;
@@ -192,8 +187,6 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	s->sim.mem.access_ctx = t;
 	enum resim_status st;
 	for (;;) {
-		w->run_base = replay_session_now(s);
-		w->started = 0;
 		st = replay_session_run(s, target);
 		/* A run stopped by the observer leaves rip before the
 		 * instruction; a watch noticed on the very last instruction
