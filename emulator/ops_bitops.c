@@ -5,8 +5,9 @@
  *
  * bt* with a memory operand and a register bit offset addresses outside the
  * operand: the offset is signed and moves the address in operand-size
- * units. Flags the SDM leaves undefined, as this project's Intel Xeon sets
- * them (tests/unit/test_emu_bitops.c checks it natively):
+ * units (with a 0x67 prefix the adjusted address wraps to 32 bits, as
+ * measured natively). Flags the SDM leaves undefined, as this project's
+ * Intel Xeon sets them (tests/unit/test_emu_bitops.c checks it natively):
  *   - bt*: only CF changes.
  *   - bsf, bsr: a zero source sets ZF and PF and leaves the destination
  *     (all 64 bits of it) unchanged; otherwise PF is the parity of the
@@ -47,10 +48,17 @@ static int bit_test(struct emu_cpu *cpu, const struct emu_insn *insn)
 	uint64_t addr = 0;
 	if (far) {
 		/* The signed offset selects the operand-sized unit holding
-		 * the bit, below the operand for negative offsets. */
+		 * the bit, below the operand for negative offsets. The unit's
+		 * displacement belongs to the effective address: with a 0x67
+		 * prefix the sum (not the operand alone) wraps to 32 bits, and
+		 * only then is the segment base added. */
 		int64_t o = emu_sign_extend(offset, insn->opnd[1].size);
 		int64_t unit = o >= 0 ? o / (int64_t)bits : -((-(o + 1)) / (int64_t)bits) - 1;
-		addr = emu_mem_addr(cpu, insn) + (uint64_t)unit * size;
+		uint64_t seg_base = emu_seg_addr(cpu, insn, 0);
+		uint64_t ea = emu_mem_addr(cpu, insn) - seg_base + (uint64_t)unit * size;
+		if (insn->mem.addr32)
+			ea = (uint32_t)ea;
+		addr = ea + seg_base;
 		if ((r = emu_mem_read_uint(cpu, addr, size, &v)) != EMU_OK)
 			return r;
 	} else if ((r = emu_opnd_read(cpu, insn, 0, &v)) != EMU_OK) {

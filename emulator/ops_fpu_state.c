@@ -86,9 +86,11 @@ static void x87_store(const struct emu_regs *r, uint8_t *b, bool wide)
 
 static void x87_load(struct emu_regs *r, const uint8_t *b, bool wide)
 {
-	memcpy(&r->fcw, b, 2);
-	r->fcw &= 0x1f7f; /* reserved bits read as zero, as the CPU loads them */
-	memcpy(&r->fsw, b + 2, 2);
+	uint16_t cw, sw;
+	memcpy(&cw, b, 2);
+	memcpy(&sw, b + 2, 2);
+	r->fcw = x87_loaded_cw(cw);
+	r->fsw = x87_loaded_sw(sw, r->fcw);
 	memcpy(&r->fop, b + 6, 2);
 	r->fop &= 0x7ff;
 	r->fip = r->fdp = 0;

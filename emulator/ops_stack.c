@@ -62,34 +62,45 @@ static int leave(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return EMU_OK;
 }
 
+/* Writes one byte back over itself: faults as a write to addr would,
+ * changes nothing. */
+static int probe_writable(struct emu_cpu *cpu, uint64_t addr)
+{
+	uint8_t b;
+	int r = emu_mem_read(cpu, addr, &b, 1);
+	return r == EMU_OK ? emu_mem_write(cpu, addr, &b, 1) : r;
+}
+
+/* The nesting level is taken modulo 32, so at most 31 frame pointers are
+ * on the new frame: level - 1 copied ones and the new one. */
+#define ENTER_MAX_LEVEL 31
+
 /* enter imm16, imm8: push rbp, copy (level - 1) outer frame pointers, push
- * the new frame pointer, reserve imm16 bytes. Faults leave nothing changed:
- * every read happens before the first register update. */
+ * the new frame pointer, reserve imm16 bytes. A fault leaves memory and
+ * registers unchanged, as on the CPU: every outer frame pointer is read and
+ * the stack's ends probed before the first write. */
 static int enter(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	unsigned size = insn->opsize;
-	unsigned level = insn->imm2 & 31;
+	unsigned level = insn->imm2 & ENTER_MAX_LEVEL;
 	uint64_t frame_size = insn->imm & 0xffff;
 	uint64_t rsp = cpu->regs.gpr[EMU_RSP], rbp = cpu->regs.gpr[EMU_RBP];
-	uint64_t sp = rsp - size;
-	uint64_t final_sp = sp - (level ? level * size : 0) - frame_size;
-	uint8_t probe;
-	/* The CPU checks that the final stack pointer is writable before it
-	 * changes anything. */
-	int r = emu_mem_read(cpu, final_sp, &probe, 1);
-	if (r == EMU_OK)
-		r = emu_mem_write(cpu, final_sp, &probe, 1);
-	if (r != EMU_OK)
-		return r;
-	if ((r = emu_mem_write_uint(cpu, sp, size, rbp)) != EMU_OK)
-		return r;
-	uint64_t frame = sp;
-	for (unsigned i = 1; i < level; i++) {
-		uint64_t v;
-		if ((r = emu_mem_read_uint(cpu, rbp - i * size, size, &v)) != EMU_OK)
+	uint64_t frame = rsp - size;
+	uint64_t pointers_end = frame - level * size;
+	uint64_t outer[ENTER_MAX_LEVEL];
+	int r;
+	for (unsigned i = 1; i < level; i++)
+		if ((r = emu_mem_read_uint(cpu, rbp - i * size, size, &outer[i - 1])) != EMU_OK)
 			return r;
+	if ((r = probe_writable(cpu, pointers_end - frame_size)) != EMU_OK ||
+	    (r = probe_writable(cpu, level ? pointers_end : frame)) != EMU_OK)
+		return r;
+	if ((r = emu_mem_write_uint(cpu, frame, size, rbp)) != EMU_OK)
+		return r;
+	uint64_t sp = frame;
+	for (unsigned i = 1; i < level; i++) {
 		sp -= size;
-		if ((r = emu_mem_write_uint(cpu, sp, size, v)) != EMU_OK)
+		if ((r = emu_mem_write_uint(cpu, sp, size, outer[i - 1])) != EMU_OK)
 			return r;
 	}
 	if (level > 0) {

@@ -32,6 +32,27 @@ static inline bool x87_pending(const struct emu_regs *r)
 	       (r->fsw & ~r->fcw & X87_SW_EXCEPTIONS);
 }
 
+/*
+ * Control and status words as fxrstor/xrstor load them from memory
+ * (measured over every control word and random status words): the control
+ * word's reserved bits 7 and 13..15 read as zero and bit 6 as one; the
+ * status word's ES (bit 7) and B (bit 15) are not loaded but recomputed,
+ * both set exactly when an exception flag is set whose mask in the loaded
+ * control word is clear.
+ */
+static inline uint16_t x87_loaded_cw(uint16_t v)
+{
+	return (uint16_t)((v & 0x1f3f) | 0x40);
+}
+
+static inline uint16_t x87_loaded_sw(uint16_t sw, uint16_t cw)
+{
+	sw &= (uint16_t)~(X87_SW_ES | X87_SW_B);
+	if (sw & ~cw & X87_SW_EXCEPTIONS)
+		sw |= X87_SW_ES | X87_SW_B;
+	return sw;
+}
+
 /* The tag a non-empty register gets from its contents, as fnstenv shows
  * it: 00 valid, 01 zero, 10 special (NaN, infinity, denormal, unnormal). */
 static inline unsigned x87_tag_of(const emu_x87_reg *r)

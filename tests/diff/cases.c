@@ -3,8 +3,42 @@
  * native run and the emulated run of the same instruction bytes.
  */
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include "emulator/emu.h"
 #include "diff.h"
+
+/* Tries before a case keeps an input that reaches foreign memory. */
+#define MAX_REDRAWS 16
+
+/* Whether this process can read the byte at addr (without touching it). */
+static bool readable(uint64_t addr)
+{
+	uint8_t b;
+	struct iovec local = { &b, 1 }, remote = { (void *)(uintptr_t)addr, 1 };
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+/*
+ * The emulator sees only the scratch: any other address is a page fault to
+ * it, as it is to the CPU for the guard pages and the unmapped rest of the
+ * low 4 GiB. But an input can make the instruction reach memory this
+ * process does own (a bit offset or an rbp that lands, after the 32-bit
+ * address wrap, in the address sanitizer's shadow memory, which lies in the
+ * low 4 GiB): there the CPU would read or even write memory the harness
+ * does not control. Such an input is redrawn, never run natively; the
+ * emulator's refused address tells where the instruction reaches.
+ */
+static bool reaches_foreign_memory(const struct diff_machine *m, const struct diff_result *e)
+{
+	if (e->outcome != DIFF_FAULTED || e->vector != EMU_FAULT_PF)
+		return false;
+	uint64_t s = (uint64_t)(uintptr_t)m->scratch;
+	if (e->fault_addr >= s - 4096 && e->fault_addr < s + DIFF_SCRATCH_SIZE + 4096)
+		return false; /* the scratch or its guard pages */
+	return readable(e->fault_addr);
+}
 
 /* Puts the bytes in the stub unless they are already there. */
 static void load_code(struct diff_machine *m, const uint8_t *bytes, uint8_t len)
@@ -29,9 +63,18 @@ void diff_run_case(struct diff_machine *m, const struct diff_form *f,
 	load_code(m, run->form.bytes, run->form.len);
 
 	bool fault = f->fault_base >= 0 && index % 16 == 15;
+	run->redraws = 0;
 	diff_make_input(r, &run->form, m, &run->input, fault);
-	if (run->form.kind == DIFF_FORM_COMPARE)
+	if (run->form.kind == DIFF_FORM_COMPARE) {
+		diff_emulate_run(m, &run->input, &run->emulated);
+		while (reaches_foreign_memory(m, &run->emulated) && run->redraws < MAX_REDRAWS) {
+			run->redraws++;
+			diff_make_input(r, &run->form, m, &run->input, fault);
+			diff_emulate_run(m, &run->input, &run->emulated);
+		}
 		diff_native_run(m, &run->input, &run->native);
+	}
+	/* (Again) last: the scratch then holds the emulator's memory. */
 	diff_emulate_run(m, &run->input, &run->emulated);
 
 	run->c = (struct diff_case){

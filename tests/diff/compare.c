@@ -148,7 +148,8 @@ static const char *outcome_name(const struct diff_result *r, char *buf, size_t n
 	switch (r->outcome) {
 	case DIFF_RAN: return "retired";
 	case DIFF_FAULTED:
-		snprintf(buf, n, "fault %s", emu_fault_name((enum emu_fault_vector)r->vector));
+		snprintf(buf, n, "fault %s", r->vector == DIFF_TRAP_SS ? "#SS"
+			 : emu_fault_name((enum emu_fault_vector)r->vector));
 		return buf;
 	case DIFF_SPECIAL:
 		snprintf(buf, n, "special %s", emu_special_name((enum emu_special)r->special));
@@ -160,9 +161,10 @@ static const char *outcome_name(const struct diff_result *r, char *buf, size_t n
 	}
 }
 
-static bool is_segv_vector(int v)
+/* Memory-access faults, interchangeable here: see DIFF_SEGV_VECTOR_ONLY. */
+static bool is_memory_fault_vector(int v)
 {
-	return v == EMU_FAULT_GP || v == EMU_FAULT_PF;
+	return v == EMU_FAULT_GP || v == EMU_FAULT_PF || v == DIFF_TRAP_SS;
 }
 
 enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *why)
@@ -187,7 +189,7 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 		return j.verdict;
 	}
 	bool segv_vectors = n->outcome == DIFF_FAULTED && e->outcome == DIFF_FAULTED &&
-			    is_segv_vector(n->vector) && is_segv_vector(e->vector);
+			    is_memory_fault_vector(n->vector) && is_memory_fault_vector(e->vector);
 	if (n->outcome == DIFF_CRASHED || n->outcome != e->outcome ||
 	    (n->outcome == DIFF_FAULTED && n->vector != e->vector && !segv_vectors)) {
 		fail(&j, "native: %s; emulator: %s", outcome_name(n, b1, sizeof(b1)),
@@ -201,7 +203,7 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 		if (j.verdict == DIFF_PASS && n->vector != e->vector) {
 			j.verdict = DIFF_SEGV_VECTOR_ONLY;
 			if (why)
-				fprintf(why, "    native %s, emulator %s (both SIGSEGV)\n",
+				fprintf(why, "    native %s, emulator %s (both memory-access faults)\n",
 					outcome_name(n, b1, sizeof(b1)), outcome_name(e, b2, sizeof(b2)));
 		}
 		return j.verdict;
@@ -240,6 +242,9 @@ void diff_report_mnemonic(FILE *f, const struct diff_mnemonic_stats *s)
 		(unsigned long long)s->undefined_diffs, (unsigned long long)s->faults,
 		(unsigned long long)s->segv_vector_diffs, (unsigned long long)s->fallbacks,
 		s->failures ? "  FAIL" : "");
+	if (s->redraws)
+		fprintf(f, "%-12s %llu inputs redrawn: they reached memory outside the scratch"
+			" that this process owns\n", "", (unsigned long long)s->redraws);
 	if (s->dropped_forms)
 		fprintf(f, "%-12s %u forms skipped: this CPU lacks them (#UD natively)\n", "",
 			s->dropped_forms);

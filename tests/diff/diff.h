@@ -62,6 +62,7 @@ struct diff_result {
 	enum diff_outcome outcome;
 	int vector;   /* for DIFF_FAULTED: the exception vector */
 	int special;  /* for DIFF_SPECIAL: enum emu_special */
+	uint64_t fault_addr; /* emulator only, for a #PF: the address refused */
 	struct diff_state state;
 };
 
@@ -203,14 +204,22 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
 /* --- comparison and report --------------------------------------------------- */
 
 /*
- * DIFF_SEGV_VECTOR_ONLY: both runs faulted, one with #GP and the other with
- * #PF (both SIGSEGV to the program; the emulator sees only "the memory
- * interface refused the access", so a non-canonical address is a #PF to
- * it). Counted and reported like undefined-flag differences, not failed.
+ * DIFF_SEGV_VECTOR_ONLY: both runs faulted on a memory access, with
+ * different vectors among #GP, #PF and #SS (the emulator sees only "the
+ * memory interface refused the access", so a non-canonical address is a #PF
+ * to it; it has no #SS, which the CPU raises for a non-canonical stack
+ * reference such as enter's frame-pointer copies through rbp). The recorder
+ * hands every faulting instruction to the CPU, which raises the true vector,
+ * so only "it faults and changes nothing" must match. Counted and reported
+ * like undefined-flag differences, not failed.
  * DIFF_FALLBACK: the emulator declined this input at run time (EMU_EXIT_
  * UNIMPLEMENTED, e.g. xsave asked for AMX state): the recorder then lets
  * the CPU execute it, so it is counted, not failed.
  */
+/* The kernel's trap number for a stack-segment fault (#SS, SIGBUS), which
+ * enum emu_fault_vector lacks. */
+#define DIFF_TRAP_SS 12
+
 enum diff_verdict { DIFF_PASS, DIFF_UNDEFINED_ONLY, DIFF_SEGV_VECTOR_ONLY, DIFF_FALLBACK,
 		    DIFF_FAIL };
 
@@ -233,6 +242,7 @@ struct diff_mnemonic_stats {
 	const char *family;
 	unsigned forms, dropped_forms;
 	uint64_t cases, failures, undefined_diffs, segv_vector_diffs, faults, fallbacks;
+	uint64_t redraws;
 };
 
 /* Prints a failing case in full: disassembly, inputs, both results. */
@@ -245,6 +255,7 @@ struct diff_case_run {
 	struct diff_form form;       /* the form with this case's immediate */
 	struct diff_state input;
 	struct diff_result native, emulated;
+	unsigned redraws;            /* inputs dropped: they reached foreign memory */
 	struct diff_case c;          /* points into this struct and the machine */
 };
 

@@ -78,7 +78,10 @@ static void load(struct emu_regs *r, const struct diff_state *s)
 	r->rflags = s->rflags;
 	r->rip = s->rip;
 	r->mxcsr = s->mxcsr;
+	/* Everything the input does not describe (AVX-512 state) in its
+	 * initial configuration, as the native stub puts it. */
 	memset(r->zmm, 0, sizeof(r->zmm));
+	memset(r->k, 0, sizeof(r->k));
 	for (unsigned i = 0; i < DIFF_VECS; i++)
 		memcpy(r->zmm[i].b, s->vec[i], DIFF_VEC_BYTES);
 	r->fcw = s->x87.fcw;
@@ -133,6 +136,7 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
 	case EMU_EXIT_FAULT:
 		out->outcome = DIFF_FAULTED;
 		out->vector = x->fault;
+		out->fault_addr = x->fault_addr;
 		break;
 	default:
 		out->outcome = DIFF_UNIMPLEMENTED;

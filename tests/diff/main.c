@@ -117,6 +117,7 @@ static void test_mnemonic(struct diff_machine *m, const struct bound *b,
 			}
 			enum diff_verdict v = diff_compare(&run.c, m->has_avx, NULL);
 			s.cases++;
+			s.redraws += run.redraws;
 			if (run.form.kind == DIFF_FORM_COMPARE && run.native.outcome == DIFF_FAULTED)
 				s.faults++;
 			if (v == DIFF_FAIL) {

@@ -8,7 +8,7 @@
  * two exits that record which one execution reached: the fall-through exit
  * directly after it, and the branch exit DIFF_EXIT_SIZE bytes further, where
  * branches under test are aimed. The stub's data (input and output images)
- * sits in the page after the code, addressed rip-relative, so no register is
+ * sits in the pages after the code, addressed rip-relative, so no register is
  * needed to reach it.
  *
  * Exceptions: SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGTRAP raised by the
@@ -31,7 +31,10 @@
 
 #define PAGE 4096u
 
-/* The data page: what the stub reads and writes. */
+/* The standard xsave format through Hi16_ZMM (offset 1664, 1024 bytes). */
+#define XSTATE_AREA_SIZE 2688
+
+/* The data pages: what the stub reads and writes. */
 struct stub_data {
 	uint8_t fx_in[512] __attribute__((aligned(64)));
 	uint8_t fx_out[512] __attribute__((aligned(64)));
@@ -43,8 +46,15 @@ struct stub_data {
 	uint64_t host_rsp, host_rflags;
 	uint32_t exit_id;
 	uint8_t fenv_out[28];
+	/* An xsave area with an all-zero header: xrstor from it puts the
+	 * requested components in their initial configuration. The CPU
+	 * accesses the whole standard-format area of the requested components
+	 * even when the header says none is loaded (it faults when the end of
+	 * Hi16_ZMM is unmapped), so the area runs through component 7. */
+	uint8_t xstate_init[XSTATE_AREA_SIZE] __attribute__((aligned(64)));
 };
-_Static_assert(sizeof(struct stub_data) <= PAGE, "stub data fits a page");
+#define DATA_PAGES 2
+_Static_assert(sizeof(struct stub_data) <= DATA_PAGES * PAGE, "stub data fits its pages");
 
 static struct stub_data *data;
 static size_t prologue_len;        /* from the page start to the instruction */
@@ -140,6 +150,16 @@ static void op_mem_reg(struct assembler *a, ZydisMnemonic mn, const void *p,
 	emit(a, &rq);
 }
 
+static void op_reg_imm(struct assembler *a, ZydisMnemonic mn, ZydisRegister r, uint64_t imm)
+{
+	ZydisEncoderRequest rq;
+	request(&rq, mn, 2);
+	reg_operand(&rq.operands[0], r);
+	rq.operands[1].type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	rq.operands[1].imm.u = imm;
+	emit(a, &rq);
+}
+
 static void op_mem_imm(struct assembler *a, ZydisMnemonic mn, const void *p,
 		       unsigned size, uint64_t imm)
 {
@@ -177,8 +197,19 @@ static ZydisRegister gpr64(unsigned i)
 /* Entry to the instruction: the host's registers saved, the input loaded.
  * rsp is loaded last (the data is rip-relative, so no register is needed
  * after that); popfq runs on the host stack before the GPRs are loaded,
- * and mov does not change flags. */
-static void emit_prologue(struct assembler *a, bool avx)
+ * and mov does not change flags. `avx512`: the XCR0 components 5..7
+ * (opmask, ZMM_Hi256, Hi16_ZMM) the OS enables; the input does not
+ * describe them, so they start in their initial configuration (not with
+ * whatever the host's library code left there), as they do in the
+ * emulator; xsave shows them.
+ * The CPU's "in use" bits (XINUSE, which xsave* report in XSTATE_BV) are
+ * hidden state: after this prologue x87, SSE and AVX are in use whatever
+ * their values (fxrstor and a VEX load set the bits; measured), while the
+ * emulator models "in use" as "differs from the initial configuration".
+ * The two agree because inputs never hold those components in their
+ * initial configuration (random vectors and x87 state); xsave* of such a
+ * state is left uncompared rather than given a harness-side excuse. */
+static void emit_prologue(struct assembler *a, bool avx, uint32_t avx512)
 {
 	for (unsigned i = 0; i < CALLEE_SAVED; i++)
 		op_reg(a, ZYDIS_MNEMONIC_PUSH, callee_saved[i]);
@@ -186,6 +217,11 @@ static void emit_prologue(struct assembler *a, bool avx)
 	op_mem(a, ZYDIS_MNEMONIC_POP, &data->host_rflags, 8);
 	op_mem_reg(a, ZYDIS_MNEMONIC_MOV, &data->host_rsp, 8, ZYDIS_REGISTER_RSP);
 	op_mem(a, ZYDIS_MNEMONIC_FXSAVE64, data->fx_host, 512);
+	if (avx512) {
+		op_reg_imm(a, ZYDIS_MNEMONIC_MOV, ZYDIS_REGISTER_EAX, avx512);
+		op_reg_imm(a, ZYDIS_MNEMONIC_MOV, ZYDIS_REGISTER_EDX, 0);
+		op_mem(a, ZYDIS_MNEMONIC_XRSTOR64, data->xstate_init, 0);
+	}
 	op_mem(a, ZYDIS_MNEMONIC_FXRSTOR64, data->fx_in, 512);
 	if (avx)
 		for (unsigned i = 0; i < DIFF_VECS; i++)
@@ -338,6 +374,16 @@ static bool cpu_has_avx(void)
 	return (lo & 6) == 6; /* the OS saves XMM and YMM state */
 }
 
+/* The AVX-512 components (5..7) XCR0 enables, 0 without AVX. */
+static uint32_t avx512_components(bool avx)
+{
+	if (!avx)
+		return 0;
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return lo & 0xe0;
+}
+
 static unsigned x87_top(uint16_t fsw)
 {
 	return (fsw >> 11) & 7;
@@ -392,7 +438,7 @@ bool diff_native_init(struct diff_machine *m)
 {
 	m->has_avx = cpu_has_avx();
 	uint8_t *region = map_low(DIFF_SCRATCH_SIZE + 2 * PAGE, PROT_NONE);
-	uint8_t *code = map_low(2 * PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *code = map_low((1 + DATA_PAGES) * PAGE, PROT_READ | PROT_WRITE);
 	m->initial_memory = malloc(DIFF_SCRATCH_SIZE);
 	m->native_memory = malloc(DIFF_SCRATCH_SIZE);
 	if (!region || !code || !m->initial_memory || !m->native_memory ||
@@ -409,7 +455,7 @@ bool diff_native_init(struct diff_machine *m)
 	recover = (void (*)(void))(uintptr_t)here(&a);
 	emit_recover(&a, m->has_avx);
 	stub = (void (*)(void))(uintptr_t)here(&a);
-	emit_prologue(&a, m->has_avx);
+	emit_prologue(&a, m->has_avx, avx512_components(m->has_avx));
 	if (a.failed) {
 		fprintf(stderr, "diff: cannot assemble the stub\n");
 		return false;

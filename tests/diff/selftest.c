@@ -56,12 +56,13 @@ typedef void corruption(struct diff_case_run *run, struct diff_machine *m);
 static void check_corruption(struct diff_machine *m, struct diff_case_run *run,
 			     corruption *corrupt, enum diff_verdict want, const char *what)
 {
-	struct diff_result saved = run->emulated;
+	struct diff_result saved = run->emulated, saved_native = run->native;
 	uint8_t saved_memory[DIFF_SCRATCH_SIZE];
 	memcpy(saved_memory, m->scratch, DIFF_SCRATCH_SIZE);
 	corrupt(run, m);
 	expect(verdict(m, run) == want, what);
 	run->emulated = saved;
+	run->native = saved_native;
 	memcpy(m->scratch, saved_memory, DIFF_SCRATCH_SIZE);
 }
 
@@ -85,6 +86,12 @@ static void swap_segv(struct diff_case_run *r, struct diff_machine *m)
 {
 	(void)m;
 	r->emulated.vector = r->emulated.vector == EMU_FAULT_GP ? EMU_FAULT_PF : EMU_FAULT_GP;
+}
+static void native_ss(struct diff_case_run *r, struct diff_machine *m)
+{
+	(void)m;
+	r->native.vector = DIFF_TRAP_SS;
+	r->emulated.vector = EMU_FAULT_GP;
 }
 static void say_cpuid(struct diff_case_run *r, struct diff_machine *m) { (void)m; r->emulated.special = EMU_SPECIAL_CPUID; }
 static void other_exit(struct diff_case_run *r, struct diff_machine *m)
@@ -172,6 +179,8 @@ static void check_faults(struct diff_machine *m, struct diff_rng *rng,
 	check_corruption(m, run, say_ud, DIFF_FAIL, "a wrong fault vector is caught");
 	check_corruption(m, run, swap_segv, DIFF_SEGV_VECTOR_ONLY,
 			 "#GP for #PF is counted, not failed");
+	check_corruption(m, run, native_ss, DIFF_SEGV_VECTOR_ONLY,
+			 "#GP for #SS is counted, not failed");
 	check_corruption(m, run, flip_rax, DIFF_FAIL, "state changed by a fault is caught");
 	check_corruption(m, run, flip_memory, DIFF_FAIL, "memory changed by a fault is caught");
 }
