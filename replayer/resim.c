@@ -52,6 +52,9 @@ int resim_open(struct resim *s, struct idna_reader *reader, uint32_t stream,
 		resim_close(s);
 		return -1;
 	}
+	/* The checkpoint record comes first and applies at its own time. */
+	if (from)
+		emu_set_icount(s->cpu, from->icount);
 	return 0;
 }
 
