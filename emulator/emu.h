@@ -93,6 +93,7 @@ enum emu_exit {
 	EMU_EXIT_SPECIAL,       /* a special instruction awaits the caller */
 	EMU_EXIT_FAULT,         /* the instruction at rip raised an exception */
 	EMU_EXIT_UNIMPLEMENTED, /* the instruction at rip is not emulated */
+	EMU_EXIT_STOPPED,       /* the observer's insn_start asked to stop at rip */
 };
 
 /* Special instructions: executed by the caller, never by the emulator. */
@@ -149,12 +150,13 @@ enum emu_flow {
 /*
  * Optional observer of Nirvana-style events. Any callback may be NULL.
  * insn_start runs before each instruction (slows emulation: set it only
- * while needed); sync runs before the synchronising instruction executes;
- * flow runs after a control transfer.
+ * while needed) and returns true to stop the run there, before the
+ * instruction (EMU_EXIT_STOPPED); sync runs before the synchronising
+ * instruction executes; flow runs after a control transfer.
  */
 struct emu_observer {
 	void *ctx;
-	void (*insn_start)(void *ctx, uint64_t rip);
+	bool (*insn_start)(void *ctx, uint64_t rip);
 	void (*sync)(void *ctx, enum emu_sync kind, uint64_t rip);
 	void (*flow)(void *ctx, enum emu_flow kind, uint64_t from, uint64_t to);
 };
@@ -185,8 +187,11 @@ const struct emu_exit_info *emu_exit_info(const struct emu_cpu *cpu);
 /* Advances rip past the instruction the last exit reported. */
 void emu_skip_insn(struct emu_cpu *cpu);
 
-/* Instructions retired by this CPU since creation. */
+/* Instructions retired by this CPU since creation, or since the count was
+ * last set (a replayer restoring a thread's state sets it). Inside an
+ * observer callback: the count of the instruction it is called for. */
 uint64_t emu_icount(const struct emu_cpu *cpu);
+void emu_set_icount(struct emu_cpu *cpu, uint64_t icount);
 
 /*
  * Forgets decoded instructions overlapping [addr, addr+len). The emulator

@@ -61,6 +61,11 @@ uint64_t emu_icount(const struct emu_cpu *cpu)
 	return cpu->icount;
 }
 
+void emu_set_icount(struct emu_cpu *cpu, uint64_t icount)
+{
+	cpu->icount = icount;
+}
+
 void emu_skip_insn(struct emu_cpu *cpu)
 {
 	cpu->regs.rip += cpu->exit.insn_len;
@@ -82,12 +87,14 @@ int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 {
-	uint64_t done = 0;
+	/* icount is kept current instruction by instruction, so observers
+	 * see the count of the instruction they are called for. */
+	uint64_t end = max_insns > UINT64_MAX - cpu->icount ? UINT64_MAX : cpu->icount + max_insns;
 	memset(&cpu->exit, 0, sizeof(cpu->exit));
 	cpu->exit.reason = EMU_EXIT_LIMIT;
 	cpu->code_changed = false;
 
-	while (done < max_insns) {
+	while (cpu->icount < end) {
 		const struct emu_block *b = emu_decode_cache_lookup(cpu, cpu->regs.rip);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
@@ -97,17 +104,21 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		const struct emu_insn *insn;
 		uint32_t n;
 		emu_block_insns(b, &insn, &n);
-		const struct emu_insn *end = insn + n;
-		for (; insn < end; insn++) {
-			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start)
-				cpu->obs.insn_start(cpu->obs.ctx, insn->addr);
+		const struct emu_insn *last = insn + n;
+		for (; insn < last; insn++) {
+			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start &&
+			    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {
+				cpu->regs.rip = insn->addr;
+				cpu->exit.reason = EMU_EXIT_STOPPED;
+				goto out;
+			}
 			cpu->regs.rip = insn->addr + insn->len;
 			if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
 				cpu->regs.rip = insn->addr;
 				cpu->exit.insn_len = insn->len;
 				goto out;
 			}
-			if (EMU_UNLIKELY(++done >= max_insns))
+			if (EMU_UNLIKELY(++cpu->icount >= end))
 				goto out;
 			if (EMU_UNLIKELY(cpu->code_changed)) {
 				/* This block may be stale from here on. */
@@ -117,7 +128,6 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		}
 	}
 out:
-	cpu->icount += done;
 	emu_decode_cache_release_retired(cpu->cache);
 	return cpu->exit.reason;
 }
@@ -129,6 +139,7 @@ const char *emu_exit_name(enum emu_exit e)
 	case EMU_EXIT_SPECIAL: return "special";
 	case EMU_EXIT_FAULT: return "fault";
 	case EMU_EXIT_UNIMPLEMENTED: return "unimplemented";
+	case EMU_EXIT_STOPPED: return "stopped";
 	}
 	return "?";
 }

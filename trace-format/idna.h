@@ -58,6 +58,11 @@ enum idna_kernel_kind {
 	IDNA_KERNEL_SYSCALL = 0,
 	IDNA_KERNEL_SIGNAL_DELIVERY = 1,
 	IDNA_KERNEL_SIGRETURN = 2,
+	/* The kernel (or a natively executed instruction) changed memory that
+	 * held logged code: nr = address, result = length (UINT64_MAX: all of
+	 * it). Replay forgets those code pages and its decoded instructions
+	 * there; regs are unchanged. */
+	IDNA_KERNEL_CODE_CHANGED = 3,
 };
 
 enum idna_nondet_kind {

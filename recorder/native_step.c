@@ -1,0 +1,91 @@
+/*
+ * native_step.c — the only way the real process runs: one instruction at a
+ * time (a syscall, an instruction the emulator lacks, a faulting one), with
+ * the emulator's state loaded into it first.
+ *
+ * A signal may arrive instead of the step's trap. It is logged and
+ * delivered by stepping again with it: if the program catches it, the
+ * kernel builds the frame and the step stops at the handler's first
+ * instruction (the original instruction did not run); if it is ignored,
+ * the instruction runs; if it is fatal, the process dies.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "recorder/recording_internal.h"
+
+/* Whether the process has a handler for signo: the SigCgt mask of
+ * /proc/PID/status. */
+static bool signal_is_caught(pid_t pid, int signo)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	unsigned long long mask = 0;
+	bool found = false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && signo >= 1 && signo <= 64 && (mask >> (signo - 1)) & 1;
+}
+
+static void note_end(struct recording *rec, const struct tracee_stop *stop)
+{
+	if (stop->kind == TRACEE_STOP_EXITED) {
+		rec->res->exited = true;
+		rec->res->exit_status = stop->exit_status;
+		log_process_exit(rec, (int64_t)stop->exit_status << 8);
+	} else {
+		rec->res->term_signal = stop->info.si_signo;
+		log_process_exit(rec, stop->info.si_signo);
+	}
+	rec->finished = true;
+}
+
+enum native_outcome native_step(struct recording *rec)
+{
+	if (memory_mirror_flush(rec->mirror) != 0) {
+		recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
+		return NATIVE_ERROR;
+	}
+	if (recording_store_regs(rec) != 0)
+		return NATIVE_ERROR;
+	int deliver = 0;
+	bool handler_expected = false;
+	for (;;) {
+		struct tracee_stop stop;
+		if (tracee_step(&rec->tracee, deliver, &stop) != 0) {
+			recording_fail(rec, RECORD_ERR_PTRACE, "cannot step the program: %s",
+				       strerror(errno));
+			return NATIVE_ERROR;
+		}
+		deliver = 0;
+		switch (stop.kind) {
+		case TRACEE_STOP_STEP:
+			return handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
+		case TRACEE_STOP_SIGNAL:
+			rec->res->signals++;
+			if (log_signal(rec, &stop.info) != 0)
+				return NATIVE_ERROR;
+			deliver = stop.info.si_signo;
+			handler_expected = signal_is_caught(rec->tracee.pid, deliver);
+			break;
+		case TRACEE_STOP_EXEC:
+			return NATIVE_EXEC;
+		case TRACEE_STOP_EXITED:
+		case TRACEE_STOP_KILLED:
+			note_end(rec, &stop);
+			return NATIVE_EXITED;
+		case TRACEE_STOP_EVENT:
+		case TRACEE_STOP_GROUP:
+			break; /* resume: job control is not recorded yet */
+		}
+	}
+}

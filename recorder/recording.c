@@ -1,0 +1,447 @@
+/*
+ * recording.c — setting a recording up, the main loop, and the handling of
+ * each way the emulator stops: budget spent (checkpoint), special
+ * instruction, instruction it lacks, fault.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "recorder/auxv_patch.h"
+#include "recorder/recording_internal.h"
+#include "recorder/regs_convert.h"
+#include "recorder/syscall_effects.h"
+
+#define DEFAULT_CHECKPOINT_INTERVAL 10000000ull /* see BENCHMARKS.md: checkpoint interval */
+#define CLONE_THREAD_FLAG 0x10000ull
+
+int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
+{
+	if (rec->error == RECORD_OK) {
+		rec->error = e;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(rec->err, rec->errlen, fmt, ap);
+		va_end(ap);
+	}
+	rec->finished = true;
+	return -1;
+}
+
+int recording_load_regs(struct recording *rec)
+{
+	struct user_regs_struct k;
+	if (tracee_get_regs(&rec->tracee, &k) != 0 ||
+	    tracee_get_xstate(&rec->tracee, rec->xstate) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
+				      strerror(errno));
+	regs_from_kernel(&k, rec->xstate, rec->tracee.xstate_size, emu_regs(rec->cpu));
+	return 0;
+}
+
+int recording_store_regs(struct recording *rec)
+{
+	struct user_regs_struct k;
+	if (tracee_get_regs(&rec->tracee, &k) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
+				      strerror(errno));
+	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate, rec->tracee.xstate_size);
+	if (tracee_set_regs(&rec->tracee, &k) != 0 ||
+	    tracee_set_xstate(&rec->tracee, rec->xstate) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
+				      strerror(errno));
+	return 0;
+}
+
+int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len)
+{
+	memory_mirror_invalidate(rec->mirror, addr, len);
+	emu_invalidate_code(rec->cpu, addr, len);
+	if (traced_memory_forget_code(&rec->tm, addr, len))
+		return log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, addr, len);
+	return 0;
+}
+
+int recording_invalidate_all(struct recording *rec)
+{
+	return recording_invalidate(rec, 0, UINT64_MAX);
+}
+
+static int reload_mappings(struct recording *rec)
+{
+	if (mapping_table_load(rec->maps, rec->tracee.pid) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
+				      strerror(errno));
+	return 0;
+}
+
+/* A new program image: after the first exec and after every execve. */
+static int start_address_space(struct recording *rec)
+{
+	rec->address_space++;
+	remote_memory_reset(&rec->rm);
+	if (recording_load_regs(rec) != 0)
+		return -1;
+	if (auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
+	if (reload_mappings(rec) != 0)
+		return -1;
+	recording_invalidate_all(rec);
+	char exe[4096], link[64];
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)rec->tracee.pid);
+	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (log_exec(rec, exe) != 0 || log_modules(rec, 0, UINT64_MAX) != 0)
+		return -1;
+	return log_checkpoint(rec);
+}
+
+/* Memory the kernel may have changed during a syscall, forgotten. */
+static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
+				  int64_t result)
+{
+	struct syscall_effect e;
+	syscall_effect_describe(nr, args, result,
+				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
+	switch (e.kind) {
+	case SYSCALL_KIND_PLAIN:
+		for (size_t i = 0; i < e.count; i++)
+			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
+		break;
+	case SYSCALL_KIND_MAPPINGS:
+		if (reload_mappings(rec) != 0)
+			return;
+		if (e.count == 0) {
+			recording_invalidate_all(rec);
+			break;
+		}
+		for (size_t i = 0; i < e.count; i++)
+			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
+		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
+			log_modules(rec, (uint64_t)result, args[1]);
+		break;
+	default:
+		recording_invalidate_all(rec);
+		break;
+	}
+}
+
+static bool creates_thread(struct recording *rec, long nr, const uint64_t args[6])
+{
+	uint64_t flags = 0;
+	if (nr == SYS_clone)
+		flags = args[0];
+	else if (nr == SYS_clone3 && args[1] >= 8)
+		/* Unreadable clone_args: the kernel refuses the call anyway. */
+		remote_memory_read(&rec->rm, args[0], &flags, sizeof(flags));
+	return flags & CLONE_THREAD_FLAG;
+}
+
+/* After the real process ran one instruction (or took a signal instead). */
+static int finish_native(struct recording *rec, enum native_outcome out,
+			 bool retired_is_syscall, long nr, const uint64_t args[6],
+			 const uint8_t *insn, unsigned insn_len)
+{
+	switch (out) {
+	case NATIVE_EXECUTED:
+		emu_skip_insn(rec->cpu);
+		if (recording_load_regs(rec) != 0)
+			return -1;
+		if (retired_is_syscall) {
+			int64_t result = (int64_t)emu_regs(rec->cpu)->gpr[EMU_RAX];
+			rec->res->syscalls++;
+			apply_syscall_effects(rec, nr, args, result);
+			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
+		}
+		recording_invalidate_all(rec);
+		return log_native(rec, insn, insn_len);
+	case NATIVE_HANDLER:
+		if (recording_load_regs(rec) != 0)
+			return -1;
+		recording_invalidate_all(rec);
+		return log_kernel(rec, IDNA_KERNEL_SIGNAL_DELIVERY, 0, 0);
+	case NATIVE_EXEC:
+		/* The execve retires with the new program's registers: replay
+		 * takes them from this record, then the checkpoint that
+		 * start_address_space() logs. */
+		emu_skip_insn(rec->cpu);
+		rec->res->syscalls++;
+		if (recording_load_regs(rec) != 0 ||
+		    log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, 0) != 0)
+			return -1;
+		return start_address_space(rec);
+	case NATIVE_EXITED:
+		return 0;
+	case NATIVE_ERROR:
+	default:
+		return -1;
+	}
+}
+
+static int handle_syscall(struct recording *rec)
+{
+	const struct emu_regs *r = emu_regs(rec->cpu);
+	long nr = (long)r->gpr[EMU_RAX];
+	uint64_t args[6] = { r->gpr[EMU_RDI], r->gpr[EMU_RSI], r->gpr[EMU_RDX],
+			     r->gpr[EMU_R10], r->gpr[EMU_R8], r->gpr[EMU_R9] };
+	if (creates_thread(rec, nr, args))
+		return recording_fail(rec, RECORD_ERR_UNSUPPORTED,
+				      "the program creates a thread: multi-threaded programs cannot be recorded yet");
+	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
+		return -1;
+	enum native_outcome out = native_step(rec);
+	return finish_native(rec, out, true, nr, args, NULL, 0);
+}
+
+static void count_fallback(struct recording *rec, const char *mnemonic)
+{
+	struct record_result *res = rec->res;
+	for (size_t i = 0; i < res->n_fallbacks; i++)
+		if (strcmp(res->fallbacks[i].mnemonic, mnemonic) == 0) {
+			res->fallbacks[i].count++;
+			return;
+		}
+	if (res->n_fallbacks < sizeof(res->fallbacks) / sizeof(res->fallbacks[0])) {
+		res->fallbacks[res->n_fallbacks].mnemonic = mnemonic;
+		res->fallbacks[res->n_fallbacks].count = 1;
+		res->n_fallbacks++;
+	}
+}
+
+/* An instruction the emulator lacks, one that faulted, or a rare special
+ * one: the real CPU executes it (or raises its fault and the kernel
+ * delivers the signal). */
+static int handle_native_instruction(struct recording *rec, const char *fallback_name)
+{
+	uint8_t insn[15];
+	const struct emu_exit_info *x = emu_exit_info(rec->cpu);
+	unsigned len = x->insn_len ? x->insn_len : 1;
+	if (len > sizeof(insn))
+		len = sizeof(insn);
+	size_t got = memory_mirror_ops.fetch(rec->mirror, emu_regs(rec->cpu)->rip, insn, len);
+	if (fallback_name)
+		count_fallback(rec, fallback_name);
+	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
+		return -1;
+	enum native_outcome out = native_step(rec);
+	return finish_native(rec, out, false, 0, NULL, insn, (unsigned)got);
+}
+
+static int handle_special(struct recording *rec)
+{
+	struct emu_regs *r = emu_regs(rec->cpu);
+	switch (emu_exit_info(rec->cpu)->special) {
+	case EMU_SPECIAL_SYSCALL:
+		return handle_syscall(rec);
+	case EMU_SPECIAL_CPUID: {
+		struct cpuid_result c;
+		uint64_t in[2] = { (uint32_t)r->gpr[EMU_RAX], (uint32_t)r->gpr[EMU_RCX] };
+		cpuid_policy_answer(rec->policy, (uint32_t)in[0], (uint32_t)in[1], &c);
+		uint64_t out[4] = { c.eax, c.ebx, c.ecx, c.edx };
+		r->gpr[EMU_RAX] = c.eax;
+		r->gpr[EMU_RBX] = c.ebx;
+		r->gpr[EMU_RCX] = c.ecx;
+		r->gpr[EMU_RDX] = c.edx;
+		emu_skip_insn(rec->cpu);
+		return log_nondet(rec, IDNA_NONDET_CPUID, 2, in, 4, out);
+	}
+	case EMU_SPECIAL_RDTSC: {
+		uint64_t tsc = __rdtsc();
+		r->gpr[EMU_RAX] = (uint32_t)tsc;
+		r->gpr[EMU_RDX] = tsc >> 32;
+		emu_skip_insn(rec->cpu);
+		return log_nondet(rec, IDNA_NONDET_RDTSC, 0, NULL, 1, &tsc);
+	}
+	case EMU_SPECIAL_RDTSCP: {
+		unsigned aux;
+		uint64_t out[2] = { __rdtscp(&aux), 0 };
+		out[1] = aux;
+		r->gpr[EMU_RAX] = (uint32_t)out[0];
+		r->gpr[EMU_RDX] = out[0] >> 32;
+		r->gpr[EMU_RCX] = aux;
+		emu_skip_insn(rec->cpu);
+		return log_nondet(rec, IDNA_NONDET_RDTSCP, 0, NULL, 2, out);
+	}
+	default:
+		/* rdrand, rdseed, xgetbv, rdpid: rare; the CPU runs them. */
+		return handle_native_instruction(rec, NULL);
+	}
+}
+
+static int main_loop(struct recording *rec)
+{
+	uint64_t interval = rec->opt->checkpoint_interval ? rec->opt->checkpoint_interval
+							  : DEFAULT_CHECKPOINT_INTERVAL;
+	rec->next_checkpoint = emu_icount(rec->cpu) + interval;
+	while (!rec->finished) {
+		uint64_t now = emu_icount(rec->cpu);
+		if (now >= rec->next_checkpoint) {
+			if (log_checkpoint(rec) != 0)
+				return -1;
+			rec->next_checkpoint = now + interval;
+		}
+		enum emu_exit e = emu_run(rec->cpu, rec->next_checkpoint - now);
+		if (rec->tm.failed)
+			return recording_fail(rec, RECORD_ERR_TRACE_FILE, "cannot write the trace: %s",
+					      idna_writer_error(rec->writer));
+		int r = 0;
+		switch (e) {
+		case EMU_EXIT_LIMIT:
+		case EMU_EXIT_STOPPED: /* no observer while recording */
+			break;
+		case EMU_EXIT_SPECIAL:
+			r = handle_special(rec);
+			break;
+		case EMU_EXIT_UNIMPLEMENTED:
+			r = handle_native_instruction(rec, emu_exit_info(rec->cpu)->mnemonic);
+			break;
+		case EMU_EXIT_FAULT:
+			/* The faulting instruction may have read memory before it
+			 * faulted: reads replay will not make, since it applies the
+			 * signal before the instruction. A checkpoint puts the
+			 * prediction cache back in step. */
+			r = handle_native_instruction(rec, NULL);
+			if (r == 0 && !rec->finished)
+				r = log_checkpoint(rec);
+			break;
+		}
+		if (r != 0)
+			return -1;
+	}
+	return rec->error == RECORD_OK ? 0 : -1;
+}
+
+/* The CPUID answers the program can see, for the trace header. */
+static size_t cpuid_table(const struct cpuid_policy *p, struct idna_cpuid_entry *out, size_t max)
+{
+	static const uint32_t leaves[][2] = {
+		{ 0, 0 }, { 1, 0 }, { 7, 0 }, { 7, 1 }, { 0xd, 0 }, { 0xd, 1 },
+		{ 0x80000000u, 0 }, { 0x80000001u, 0 },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]) && n < max; i++) {
+		struct cpuid_result c;
+		cpuid_policy_answer(p, leaves[i][0], leaves[i][1], &c);
+		out[n++] = (struct idna_cpuid_entry){ leaves[i][0], leaves[i][1], c.eax, c.ebx,
+						      c.ecx, c.edx };
+	}
+	return n;
+}
+
+static int open_trace(struct recording *rec)
+{
+	const struct record_options *o = rec->opt;
+	struct idna_cpuid_entry cpuid[16];
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "?");
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint32_t argc = 0;
+	while (o->argv[argc])
+		argc++;
+	struct idna_header_info info = {
+		.argc = argc,
+		.argv = (const char *const *)o->argv,
+		.cwd = cwd,
+		.start_time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec,
+		.n_cpuid = (uint32_t)cpuid_table(rec->policy, cpuid, 16),
+		.cpuid = cpuid,
+	};
+	struct idna_writer_options wo = { 0 };
+	wo.ring_bytes = o->ring_bytes;
+	wo.cache_log2_entries = o->cache_log2_entries;
+	char msg[256];
+	rec->writer = idna_writer_open(o->trace_path, &wo, &info, msg, sizeof(msg));
+	if (!rec->writer)
+		return recording_fail(rec, RECORD_ERR_TRACE_FILE, "%s", msg);
+	return 0;
+}
+
+static int start(struct recording *rec)
+{
+	enum tracee_start_error se;
+	int se_errno;
+	if (tracee_start(&rec->tracee, rec->opt->argv, &se, &se_errno) != 0) {
+		enum record_error e = se == TRACEE_START_NOT_FOUND ? RECORD_ERR_PROGRAM_NOT_FOUND
+				      : se == TRACEE_START_NOT_EXECUTABLE ? RECORD_ERR_NOT_EXECUTABLE
+				      : RECORD_ERR_PTRACE;
+		return recording_fail(rec, e, "%s: %s (%s)", rec->opt->argv[0],
+				      tracee_start_strerror(se), strerror(se_errno));
+	}
+	remote_memory_init(&rec->rm, rec->tracee.pid);
+	rec->maps = mapping_table_new();
+	struct mirror_backend backend = {
+		&rec->rm, (int (*)(void *, uint64_t, void *, size_t))remote_memory_read,
+		(int (*)(void *, uint64_t, const void *, size_t))remote_memory_write,
+	};
+	if (!rec->maps || !(rec->mirror = memory_mirror_new(&backend, rec->maps)))
+		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	if (open_trace(rec) != 0)
+		return -1;
+	unsigned log2 = rec->opt->cache_log2_entries ? rec->opt->cache_log2_entries
+						     : PREDICT_CACHE_DEFAULT_LOG2;
+	if (traced_memory_init(&rec->tm, rec->mirror, rec->writer, THREAD_STREAM, log2) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	rec->cpu = emu_new(&traced_memory_ops, &rec->tm);
+	if (!rec->cpu)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	return start_address_space(rec);
+}
+
+static void finish(struct recording *rec)
+{
+	struct record_result *res = rec->res;
+	if (rec->tracee.alive)
+		tracee_kill(&rec->tracee);
+	if (rec->cpu)
+		res->instructions = emu_icount(rec->cpu);
+	res->reads = rec->tm.reads;
+	res->misses = rec->tm.misses;
+	res->code_pages = rec->tm.code_pages_logged;
+	if (rec->writer) {
+		char msg[256];
+		if (idna_writer_close(rec->writer, msg, sizeof(msg)) != 0)
+			recording_fail(rec, RECORD_ERR_TRACE_FILE, "%s", msg);
+	}
+	struct stat st;
+	if (stat(rec->opt->trace_path, &st) == 0)
+		res->trace_bytes = (uint64_t)st.st_size;
+	emu_free(rec->cpu);
+	traced_memory_fini(&rec->tm);
+	memory_mirror_free(rec->mirror);
+	mapping_table_free(rec->maps);
+	remote_memory_reset(&rec->rm);
+}
+
+enum record_error record_program(const struct record_options *opt,
+				 struct record_result *res, char *err, size_t errlen)
+{
+	struct recording rec;
+	memset(&rec, 0, sizeof(rec));
+	memset(res, 0, sizeof(*res));
+	rec.opt = opt;
+	rec.res = res;
+	rec.err = err;
+	rec.errlen = errlen;
+	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");
+	if (!rec.policy) {
+		snprintf(err, errlen, "unknown CPUID policy '%s'", opt->cpuid_policy);
+		return RECORD_ERR_UNSUPPORTED;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (start(&rec) == 0)
+		main_loop(&rec);
+	finish(&rec);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rec.error;
+}

@@ -1,0 +1,54 @@
+/*
+ * recording.h — one recording: a program started under the supervisor, its
+ * user-mode instructions emulated, everything else executed by the real
+ * process, the whole execution written to a trace (DESIGN.md, Recording).
+ */
+#ifndef TTREC_RECORDING_H
+#define TTREC_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct record_options {
+	char *const *argv;          /* the program and its arguments */
+	const char *trace_path;
+	const char *cpuid_policy;   /* "default" or "native" */
+	uint64_t checkpoint_interval; /* instructions between checkpoint frames */
+	uint64_t ring_bytes;        /* 0: keep the whole trace */
+	unsigned cache_log2_entries;
+};
+
+/* Why a recording ended without a result for the program. */
+enum record_error {
+	RECORD_OK,
+	RECORD_ERR_PROGRAM_NOT_FOUND,
+	RECORD_ERR_NOT_EXECUTABLE,
+	RECORD_ERR_TRACE_FILE,      /* cannot create or write the trace */
+	RECORD_ERR_PTRACE,          /* the supervisor lost control of the program */
+	RECORD_ERR_UNSUPPORTED,     /* the program did something not supported yet */
+};
+
+struct native_fallback_count {
+	const char *mnemonic;
+	uint64_t count;
+};
+
+struct record_result {
+	bool exited;           /* exited normally: exit_status */
+	int exit_status;
+	int term_signal;       /* killed by this signal */
+	uint64_t instructions, syscalls, signals, checkpoints;
+	uint64_t reads, misses, code_pages;
+	uint64_t trace_bytes;
+	double seconds;
+	struct native_fallback_count fallbacks[32];
+	size_t n_fallbacks;
+};
+
+/* Records one execution. Returns RECORD_OK with *res filled, or an error
+ * with a one-line message in err. */
+enum record_error record_program(const struct record_options *opt,
+				 struct record_result *res, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * recording_internal.h — the state of one recording, shared by the files
+ * that implement it (recording.c: setup and the main loop; native_step.c:
+ * running the real process for one instruction; trace_events.c: the
+ * records). Nothing outside recorder/ includes it.
+ */
+#ifndef TTREC_RECORDING_INTERNAL_H
+#define TTREC_RECORDING_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emulator/emu.h"
+#include "recorder/cpuid_policy.h"
+#include "recorder/mapping_table.h"
+#include "recorder/memory_mirror.h"
+#include "recorder/recording.h"
+#include "recorder/remote_memory.h"
+#include "recorder/tracee.h"
+#include "recorder/traced_memory.h"
+#include "trace-format/idna.h"
+
+/* Streams of a single-threaded recording: process-wide events, then the
+ * thread. */
+enum { GLOBAL_STREAM = 0, THREAD_STREAM = 1 };
+
+struct recording {
+	const struct record_options *opt;
+	struct record_result *res;
+	struct tracee tracee;
+	struct remote_memory rm;
+	struct mapping_table *maps;
+	struct memory_mirror *mirror;
+	struct idna_writer *writer;
+	struct traced_memory tm;
+	struct emu_cpu *cpu;
+	const struct cpuid_policy *policy;
+	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
+	uint64_t global_seq;
+	uint64_t next_checkpoint;
+	uint32_t address_space;
+	bool finished;
+	enum record_error error;
+	char *err;
+	size_t errlen;
+};
+
+/* Sets the recording's error (first one wins) and returns -1. */
+int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Registers between the emulator and the real thread. */
+int recording_load_regs(struct recording *rec);
+int recording_store_regs(struct recording *rec);
+
+/* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
+ * logged code pages: len UINT64_MAX for everything) after memory changed
+ * behind the emulator; logs the change if replay must forget code too. */
+int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len);
+int recording_invalidate_all(struct recording *rec);
+
+/* --- native_step.c --------------------------------------------------- */
+
+enum native_outcome {
+	NATIVE_EXECUTED,   /* the instruction at rip ran */
+	NATIVE_HANDLER,    /* a signal was delivered instead: rip is its handler */
+	NATIVE_EXEC,       /* the instruction was an execve that succeeded */
+	NATIVE_EXITED,     /* the process is gone (res has how it ended) */
+	NATIVE_ERROR,      /* the supervisor failed (rec->err set) */
+};
+
+/* Lets the real process execute the instruction at the emulator's rip:
+ * flushes the mirror, loads the emulator's registers into the thread,
+ * single-steps it, delivering any signal that arrives on the way. The
+ * emulator's registers are not reloaded: the caller does that. */
+enum native_outcome native_step(struct recording *rec);
+
+/* --- trace_events.c --------------------------------------------------- */
+
+int log_key_frame(struct recording *rec, uint32_t reason);
+int log_checkpoint(struct recording *rec);
+int log_kernel(struct recording *rec, uint32_t kind, uint64_t nr, uint64_t result);
+int log_nondet(struct recording *rec, uint32_t kind, unsigned n_in, const uint64_t *in,
+	       unsigned n_out, const uint64_t *out);
+int log_native(struct recording *rec, const uint8_t *insn, unsigned len);
+int log_signal(struct recording *rec, const siginfo_t *info);
+int log_exec(struct recording *rec, const char *path);
+int log_modules(struct recording *rec, uint64_t addr, uint64_t len);
+int log_process_exit(struct recording *rec, int64_t status);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * traced_memory.c — the recording side of the memory rules in man/idna.5:
+ * reads are cut into pieces of at most IDNA_MAX_READ bytes, each checked
+ * against the prediction cache; writes update the cache and un-log the code
+ * pages they touch; fetches log each code page the first time it is needed.
+ */
+#include <string.h>
+
+#include "recorder/traced_memory.h"
+#include "trace-format/code_page_set.h"
+
+#define PAGE_SIZE 4096u
+
+int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
+		       struct idna_writer *writer, uint32_t stream,
+		       unsigned cache_log2_entries)
+{
+	memset(tm, 0, sizeof(*tm));
+	tm->mirror = mirror;
+	tm->writer = writer;
+	tm->stream = stream;
+	if (!predict_cache_init(&tm->cache, cache_log2_entries))
+		return -1;
+	tm->code_pages = code_page_set_new();
+	if (!tm->code_pages) {
+		predict_cache_fini(&tm->cache);
+		return -1;
+	}
+	return 0;
+}
+
+void traced_memory_fini(struct traced_memory *tm)
+{
+	predict_cache_fini(&tm->cache);
+	code_page_set_free(tm->code_pages);
+	tm->code_pages = NULL;
+}
+
+void traced_memory_checkpoint(struct traced_memory *tm)
+{
+	predict_cache_flush(&tm->cache);
+	code_page_set_clear(tm->code_pages);
+}
+
+bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t len)
+{
+	if (len == UINT64_MAX) {
+		bool any = code_page_set_count(tm->code_pages) != 0;
+		code_page_set_clear(tm->code_pages);
+		return any;
+	}
+	bool any = false;
+	for (uint64_t pg = addr / PAGE_SIZE; len && pg <= (addr + len - 1) / PAGE_SIZE; pg++)
+		if (code_page_set_contains(tm->code_pages, pg)) {
+			code_page_set_remove(tm->code_pages, pg);
+			any = true;
+		}
+	return any;
+}
+
+static void append(struct traced_memory *tm, const struct idna_record *rec)
+{
+	if (!tm->failed && idna_writer_append(tm->writer, tm->stream, rec) != 0)
+		tm->failed = 1;
+}
+
+static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct traced_memory *tm = ctx;
+	int r = memory_mirror_ops.read(tm->mirror, addr, buf, size);
+	if (r != EMU_MEM_OK)
+		return r;
+	const uint8_t *bytes = buf;
+	for (size_t done = 0; done < size;) {
+		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
+		uint64_t hits_before;
+		tm->reads++;
+		if (!predict_cache_record_read(&tm->cache, addr + done, bytes + done, n,
+					       &hits_before)) {
+			struct idna_record rec = { .type = IDNA_REC_MISS };
+			rec.u.miss.hits_before = hits_before;
+			rec.u.miss.value = bytes + done;
+			rec.u.miss.len = n;
+			append(tm, &rec);
+			tm->misses++;
+		}
+		done += n;
+	}
+	return EMU_MEM_OK;
+}
+
+static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	struct traced_memory *tm = ctx;
+	int r = memory_mirror_ops.write(tm->mirror, addr, buf, size);
+	if (r != EMU_MEM_OK)
+		return r;
+	predict_cache_update(&tm->cache, addr, buf, size);
+	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+		if (code_page_set_contains(tm->code_pages, pg))
+			code_page_set_remove(tm->code_pages, pg);
+	return EMU_MEM_OK;
+}
+
+/* Logs the code page `pg` (a page number) if it is not logged yet; false
+ * when it cannot be fetched whole. */
+static bool log_code_page(struct traced_memory *tm, uint64_t pg)
+{
+	if (code_page_set_contains(tm->code_pages, pg))
+		return true;
+	uint8_t page[PAGE_SIZE];
+	if (memory_mirror_ops.fetch(tm->mirror, pg * PAGE_SIZE, page, PAGE_SIZE) != PAGE_SIZE)
+		return false;
+	struct idna_record rec = { .type = IDNA_REC_CODE_PAGE };
+	rec.u.code_page.addr = pg * PAGE_SIZE;
+	rec.u.code_page.bytes = page;
+	rec.u.code_page.len = PAGE_SIZE;
+	append(tm, &rec);
+	if (!code_page_set_add(tm->code_pages, pg))
+		tm->failed = 1;
+	tm->code_pages_logged++;
+	return true;
+}
+
+/* Serves whole logged pages only: what replay can serve from CODE_PAGE
+ * records. A fetch stops at the first page that is not executable. */
+static size_t traced_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct traced_memory *tm = ctx;
+	size_t done = 0;
+	while (done < size) {
+		uint64_t a = addr + done;
+		uint64_t pg = a / PAGE_SIZE;
+		if (!log_code_page(tm, pg))
+			break;
+		size_t n = PAGE_SIZE - (a % PAGE_SIZE);
+		if (n > size - done)
+			n = size - done;
+		if (memory_mirror_ops.fetch(tm->mirror, a, (uint8_t *)buf + done, n) != n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+const struct emu_memory_ops traced_memory_ops = {
+	.read = traced_read,
+	.write = traced_write,
+	.fetch = traced_fetch,
+};

@@ -1,0 +1,53 @@
+/*
+ * traced_memory.h — the memory the emulator sees while recording: the
+ * memory mirror, with every read checked against the thread's prediction
+ * cache (mispredictions logged as MISS records) and every page of code
+ * logged (CODE_PAGE) the first time it is fetched after a checkpoint and
+ * again after it is written.
+ *
+ * The replayer mirrors these rules exactly (replayer/README.md): the two
+ * sides make the same prediction-cache calls and the same code-page
+ * requests in the same order.
+ */
+#ifndef TTREC_TRACED_MEMORY_H
+#define TTREC_TRACED_MEMORY_H
+
+#include <stdint.h>
+
+#include "emulator/emu.h"
+#include "recorder/memory_mirror.h"
+#include "trace-format/idna.h"
+#include "trace-format/predict_cache.h"
+
+struct code_page_set;
+
+struct traced_memory {
+	struct memory_mirror *mirror;
+	struct idna_writer *writer;
+	uint32_t stream;
+	struct predict_cache cache;
+	struct code_page_set *code_pages;
+	int failed;            /* the writer failed: stop recording */
+	uint64_t reads, misses, code_pages_logged;
+};
+
+/* 0, or -1 when memory is short or the cache geometry is invalid. */
+int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
+		       struct idna_writer *writer, uint32_t stream,
+		       unsigned cache_log2_entries);
+void traced_memory_fini(struct traced_memory *tm);
+
+/* The emulator's memory interface (ctx = struct traced_memory *). */
+extern const struct emu_memory_ops traced_memory_ops;
+
+/* Memory changed behind the emulator in [addr, addr+len) (len UINT64_MAX:
+ * anywhere). Un-logs the code pages there, so they are logged again when
+ * next fetched; returns true if there were any (the change must then be
+ * logged, for replay to do the same). */
+bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t len);
+
+/* What a checkpoint frame resets: the prediction cache, and which code
+ * pages have been logged. */
+void traced_memory_checkpoint(struct traced_memory *tm);
+
+#endif

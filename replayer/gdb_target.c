@@ -1,0 +1,523 @@
+/*
+ * gdb_target.c — time travel for gdb over a replay session.
+ *
+ * Forward: run with an observer that stops before an instruction at a
+ * breakpoint, or after one that touched a watched range. Backward: replay
+ * the segments between snapshots from the latest down, noting the last
+ * breakpoint or watched access before the starting time; go there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gdbstub/gdbstub.h"
+#include "gdbstub/regs_from_emu.h"
+#include "replayer/gdb_target.h"
+
+#define THREAD_ID 1
+#define MAX_POINTS 64
+#define INTERRUPT_CHECK_INTERVAL (1u << 20)
+
+struct point {
+	enum gdbstub_break_kind kind;
+	uint64_t addr, len;
+	unsigned refs;
+};
+
+/* What the observer watches for during one run. */
+struct run_watch {
+	bool record_only;     /* backward search: note hits, never stop */
+	uint64_t start;       /* icount where the run began */
+	uint64_t limit;       /* backward search: hits must be before this */
+	uint64_t started;     /* instructions started in this run */
+	bool watch_pending;   /* the last instruction touched a watched range */
+	struct gdbstub_stop pending;
+	bool have_hit;
+	uint64_t hit_icount;
+	struct gdbstub_stop hit;
+	gdbstub_interrupt_fn interrupted;
+	void *interrupt_ctx;
+	bool was_interrupted;
+};
+
+struct gdb_target {
+	struct replay_session *s;
+	struct point points[MAX_POINTS];
+	size_t n_points;
+	struct run_watch *watch;   /* non-NULL during a run */
+	char exec_file[4096];
+	uint8_t auxv[4096];
+	size_t auxv_len;
+};
+
+/* --- what the debugger reads ------------------------------------------ */
+
+static size_t gt_threads(void *ctx, int64_t *tids, size_t max)
+{
+	(void)ctx;
+	if (max)
+		tids[0] = THREAD_ID;
+	return 1;
+}
+
+static int64_t gt_current_thread(void *ctx)
+{
+	(void)ctx;
+	return THREAD_ID;
+}
+
+static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
+{
+	struct gdb_target *t = ctx;
+	(void)tid;
+	gdbstub_regs_from_emu(emu_regs(t->s->sim.cpu), UINT64_MAX, out);
+	return 0;
+}
+
+static enum gdbstub_mem_status gt_read_memory(void *ctx, uint64_t addr, void *buf,
+					      size_t len, size_t *done)
+{
+	struct gdb_target *t = ctx;
+	*done = replay_session_read_memory(t->s, addr, buf, len);
+	return *done == len ? GDBSTUB_MEM_OK : GDBSTUB_MEM_UNAVAILABLE;
+}
+
+/* --- observing a run ---------------------------------------------------- */
+
+
+static const struct point *breakpoint_at(const struct gdb_target *t, uint64_t rip)
+{
+	for (size_t i = 0; i < t->n_points; i++)
+		if (t->points[i].kind <= GDBSTUB_BREAK_HARDWARE && t->points[i].addr == rip)
+			return &t->points[i];
+	return NULL;
+}
+
+static bool on_insn_start(void *ctx, uint64_t rip)
+{
+	struct gdb_target *t = ctx;
+	struct run_watch *w = t->watch;
+	w->started++;
+	uint64_t icount = emu_icount(t->s->sim.cpu);
+	if (w->watch_pending && !w->record_only) {
+		w->watch_pending = false;
+		w->hit = w->pending;
+		w->have_hit = true;
+		return true; /* just after the accessing instruction */
+	}
+	w->watch_pending = false;
+	if ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) == 0 && w->interrupted &&
+	    w->interrupted(w->interrupt_ctx)) {
+		w->was_interrupted = true;
+		return true;
+	}
+	const struct point *bp = breakpoint_at(t, rip);
+	if (!bp || icount == w->start)
+		return false;
+	if (w->record_only) {
+		if (icount < w->limit) {
+			w->have_hit = true;
+			w->hit_icount = icount;
+			w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT,
+							.tid = THREAD_ID, .addr = rip, .kind = bp->kind };
+		}
+		return false;
+	}
+	w->have_hit = true;
+	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = THREAD_ID,
+					.addr = rip, .kind = bp->kind };
+	return true;
+}
+
+static bool watch_matches(const struct point *p, bool write)
+{
+	switch (p->kind) {
+	case GDBSTUB_WATCH_WRITE: return write;
+	case GDBSTUB_WATCH_READ: return !write;
+	case GDBSTUB_WATCH_ACCESS: return true;
+	default: return false;
+	}
+}
+
+static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
+{
+	struct gdb_target *t = ctx;
+	struct run_watch *w = t->watch;
+	if (!w || w->started == 0)
+		return;
+	for (size_t i = 0; i < t->n_points; i++) {
+		const struct point *p = &t->points[i];
+		if (!watch_matches(p, write) || addr >= p->addr + p->len || addr + len <= p->addr)
+			continue;
+		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = THREAD_ID,
+					     .addr = p->addr, .kind = p->kind };
+		uint64_t icount = emu_icount(t->s->sim.cpu);
+		if (w->record_only) {
+			if (icount < w->limit) {
+				w->have_hit = true;
+				w->hit_icount = icount;
+				w->hit = stop;
+			}
+		} else if (icount >= w->start) {
+			w->watch_pending = true;
+			w->pending = stop;
+		}
+		return;
+	}
+}
+
+static bool any_watchpoints(const struct gdb_target *t)
+{
+	for (size_t i = 0; i < t->n_points; i++)
+		if (t->points[i].kind >= GDBSTUB_WATCH_WRITE)
+			return true;
+	return false;
+}
+
+/* Runs the session forward to `target` under the observer; the status. */
+static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w, uint64_t target)
+{
+	struct replay_session *s = t->s;
+	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start };
+	t->watch = w;
+	emu_set_observer(s->sim.cpu, &obs);
+	s->sim.mem.on_access = any_watchpoints(t) ? on_access : NULL;
+	s->sim.mem.access_ctx = t;
+	enum resim_status st;
+	for (;;) {
+		st = replay_session_run(s, target);
+		/* A run stopped by the observer leaves rip before the
+		 * instruction; a watch noticed on the very last instruction
+		 * before the target still counts. */
+		if (st != RESIM_AT_TARGET || !w->watch_pending || w->record_only)
+			break;
+		w->hit = w->pending;
+		w->have_hit = true;
+		w->watch_pending = false;
+		st = RESIM_STOPPED;
+		break;
+	}
+	emu_set_observer(s->sim.cpu, NULL);
+	s->sim.mem.on_access = NULL;
+	t->watch = NULL;
+	return st;
+}
+
+/* --- moving in time --------------------------------------------------------- */
+
+static uint64_t history_begin(const struct gdb_target *t)
+{
+	return t->s->snapshots[0].icount;
+}
+
+static void edge_stop(struct gdbstub_stop *stop, enum gdbstub_stop_reason why)
+{
+	memset(stop, 0, sizeof(*stop));
+	stop->reason = why;
+	stop->tid = THREAD_ID;
+}
+
+/* The fatal signal the program died of, reported once at the end. */
+static bool ended_by_signal(const struct gdb_target *t, int *signo)
+{
+	const struct replay_summary *m = &t->s->summary;
+	if (m->have_exit && WIFSIGNALED((int)m->exit_status)) {
+		*signo = WTERMSIG((int)m->exit_status);
+		return true;
+	}
+	return false;
+}
+
+static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
+		   void *interrupt_ctx, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t now = replay_session_now(s);
+	if (now >= s->summary.instructions) {
+		edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+		return 0;
+	}
+	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
+	enum resim_status st = observed_run(t, &w, target);
+	if (st == RESIM_ERROR) {
+		fprintf(stderr, "ttreplay: %s\n", s->error);
+		return -1;
+	}
+	if (w.have_hit) {
+		*stop = w.hit;
+		return 0;
+	}
+	if (w.was_interrupted) {
+		edge_stop(stop, GDBSTUB_STOP_INTERRUPTED);
+		return 0;
+	}
+	if (replay_session_now(s) >= s->summary.instructions || st == RESIM_END) {
+		int signo;
+		if (ended_by_signal(t, &signo)) {
+			edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+			stop->signo = signo;
+		} else {
+			edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+		}
+		return 0;
+	}
+	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	return 0;
+}
+
+/* The last breakpoint or watched access strictly before `before`, searching
+ * snapshot segments from the latest down. */
+static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
+		    struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	if (before <= history_begin(t)) {
+		if (replay_session_goto(s, history_begin(t)) != 0)
+			return -1;
+		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		return 0;
+	}
+	if (any_point_counts && t->n_points) {
+		size_t k = replay_session_snapshot_for(s, before - 1);
+		for (;;) {
+			uint64_t seg_start = s->snapshots[k].icount;
+			uint64_t seg_end = k + 1 < s->n_snapshots && s->snapshots[k + 1].icount < before
+						   ? s->snapshots[k + 1].icount : before;
+			if (replay_session_goto(s, seg_start) != 0)
+				return -1;
+			struct run_watch w = { .record_only = true, .start = UINT64_MAX, .limit = before };
+			if (observed_run(t, &w, seg_end) == RESIM_ERROR)
+				return -1;
+			if (w.have_hit) {
+				if (replay_session_goto(s, w.hit_icount) != 0)
+					return -1;
+				*stop = w.hit;
+				return 0;
+			}
+			if (k == 0)
+				break;
+			k--;
+		}
+		if (replay_session_goto(s, history_begin(t)) != 0)
+			return -1;
+		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		return 0;
+	}
+	if (replay_session_goto(s, before - 1) != 0)
+		return -1;
+	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	return 0;
+}
+
+static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
+{
+	struct gdb_target *t = ctx;
+	(void)tid;
+	uint64_t now = replay_session_now(t->s);
+	if (dir == GDBSTUB_FORWARD) {
+		int r = forward(t, now + 1, NULL, NULL, stop);
+		if (r == 0 && stop->reason == GDBSTUB_STOP_BREAKPOINT)
+			edge_stop(stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
+		return r;
+	}
+	return backward(t, now, false, stop);
+}
+
+static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn interrupted,
+		     void *interrupt_ctx, struct gdbstub_stop *stop)
+{
+	struct gdb_target *t = ctx;
+	if (dir == GDBSTUB_FORWARD)
+		return forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
+	return backward(t, replay_session_now(t->s), true, stop);
+}
+
+/* --- breakpoints ---------------------------------------------------------------- */
+
+static struct point *find_point(struct gdb_target *t, enum gdbstub_break_kind kind,
+				uint64_t addr, uint64_t len)
+{
+	for (size_t i = 0; i < t->n_points; i++) {
+		struct point *p = &t->points[i];
+		if (p->kind == kind && p->addr == addr &&
+		    (kind <= GDBSTUB_BREAK_HARDWARE || p->len == len))
+			return p;
+	}
+	return NULL;
+}
+
+static int gt_insert_break(void *ctx, enum gdbstub_break_kind kind, uint64_t addr, uint64_t len)
+{
+	struct gdb_target *t = ctx;
+	struct point *p = find_point(t, kind, addr, len);
+	if (p) {
+		p->refs++;
+		return 0;
+	}
+	if (t->n_points == MAX_POINTS || (kind >= GDBSTUB_WATCH_WRITE && len == 0))
+		return -1;
+	t->points[t->n_points++] = (struct point){ kind, addr, len, 1 };
+	return 0;
+}
+
+static int gt_remove_break(void *ctx, enum gdbstub_break_kind kind, uint64_t addr, uint64_t len)
+{
+	struct gdb_target *t = ctx;
+	struct point *p = find_point(t, kind, addr, len);
+	if (!p)
+		return -1;
+	if (--p->refs == 0)
+		*p = t->points[--t->n_points];
+	return 0;
+}
+
+/* --- time and objects ------------------------------------------------------------ */
+
+static uint64_t gt_now(void *ctx)
+{
+	return replay_session_now(((struct gdb_target *)ctx)->s);
+}
+
+static uint64_t gt_end(void *ctx)
+{
+	return ((struct gdb_target *)ctx)->s->summary.instructions;
+}
+
+static int gt_goto(void *ctx, uint64_t time)
+{
+	return replay_session_goto(((struct gdb_target *)ctx)->s, time);
+}
+
+static const void *gt_auxv(void *ctx, size_t *len)
+{
+	struct gdb_target *t = ctx;
+	*len = t->auxv_len;
+	return t->auxv_len ? t->auxv : NULL;
+}
+
+static const char *gt_exec_file(void *ctx)
+{
+	struct gdb_target *t = ctx;
+	return t->exec_file[0] ? t->exec_file : NULL;
+}
+
+static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
+{
+	struct gdb_target *t = ctx;
+	const struct replay_summary *m = &t->s->summary;
+	char line[256];
+	if (strcmp(command, "info") == 0) {
+		snprintf(line, sizeof(line),
+			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",
+			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
+			 (unsigned long long)m->signals, t->s->n_snapshots);
+		print(print_ctx, line);
+		return 0;
+	}
+	if (strcmp(command, "checkpoints") == 0) {
+		for (size_t i = 0; i < t->s->n_snapshots; i++) {
+			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)t->s->snapshots[i].icount);
+			print(print_ctx, line);
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static const char *gt_monitor_help(void *ctx)
+{
+	(void)ctx;
+	return "info -- instructions, syscalls, signals and checkpoints of the trace\n"
+	       "checkpoints -- the times replay can start from\n";
+}
+
+static const struct gdbstub_target_ops ops = {
+	.threads = gt_threads,
+	.current_thread = gt_current_thread,
+	.read_registers = gt_read_registers,
+	.read_memory = gt_read_memory,
+	.step = gt_step,
+	.resume = gt_resume,
+	.insert_break = gt_insert_break,
+	.remove_break = gt_remove_break,
+	.now = gt_now,
+	.end_of_history = gt_end,
+	.goto_time = gt_goto,
+	.auxv = gt_auxv,
+	.exec_file = gt_exec_file,
+	.libraries_svr4_xml = NULL,
+	.monitor = gt_monitor,
+	.monitor_help = gt_monitor_help,
+};
+
+/* The program's path: the last execve of the global stream. */
+static void find_exec_file(struct gdb_target *t)
+{
+	char err[256];
+	struct idna_iter *it = idna_iter_open(t->s->reader, 0, NULL, err, sizeof(err));
+	if (!it)
+		return;
+	struct idna_record r;
+	while (idna_iter_next(it, &r) == 1)
+		if (r.type == IDNA_REC_EXECVE && r.u.execve.path)
+			snprintf(t->exec_file, sizeof(t->exec_file), "%s", r.u.execve.path);
+	idna_iter_close(it);
+}
+
+/* The auxiliary vector, from the initial stack as the replay came to know
+ * it (the dynamic loader reads all of it at start-up). */
+static void find_auxv(struct gdb_target *t)
+{
+	struct replay_session *s = t->s;
+	if (replay_session_goto(s, history_begin(t)) != 0)
+		return;
+	uint64_t rsp = emu_regs(s->sim.cpu)->gpr[EMU_RSP];
+	if (replay_session_goto(s, s->summary.instructions) != 0)
+		return;
+	const struct memory_image *img = s->sim.mem.image;
+	uint64_t argc, word, addr = rsp;
+	if (memory_image_load(img, addr, &argc, 8) != 8 || argc > 4096)
+		return;
+	addr += 8 * (argc + 2); /* argc, argv[], NULL (never read: not known) */
+	for (unsigned i = 0; i < 65536; i++, addr += 8) {
+		if (memory_image_load(img, addr, &word, 8) != 8)
+			return;
+		if (word == 0)
+			break;
+	}
+	addr += 8;
+	size_t n = 0;
+	while (n + 16 <= sizeof(t->auxv)) {
+		/* The loader reads every type but only the values it uses:
+		 * an unknown value is given as 0. */
+		uint64_t pair[2] = { 0, 0 };
+		if (memory_image_load(img, addr + n, &pair[0], 8) != 8)
+			return;
+		memory_image_load(img, addr + n + 8, &pair[1], 8);
+		memcpy(t->auxv + n, pair, 16);
+		n += 16;
+		if (pair[0] == 0) {
+			t->auxv_len = n;
+			return;
+		}
+	}
+}
+
+int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
+{
+	struct gdb_target t;
+	memset(&t, 0, sizeof(t));
+	t.s = s;
+	find_exec_file(&t);
+	find_auxv(&t);
+	if (replay_session_goto(s, history_begin(&t)) != 0) {
+		fprintf(stderr, "ttreplay: %s\n", s->error);
+		return -1;
+	}
+	struct gdbstub_target target = { &ops, &t };
+	if (port >= 0)
+		return gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port);
+	return gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
+}

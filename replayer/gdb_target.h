@@ -1,0 +1,17 @@
+/*
+ * gdb_target.h — the replay session as the GDB stub's time-travel target
+ * (gdbstub/target.h): registers and memory at the current time, stepping
+ * and continuing in both directions with breakpoints and watchpoints.
+ */
+#ifndef TTREC_GDB_TARGET_H
+#define TTREC_GDB_TARGET_H
+
+#include <stdint.h>
+
+#include "replayer/replay_session.h"
+
+/* Serves the session to one gdb: on stdin/stdout when port < 0, else on a
+ * TCP port (bind_addr NULL: 127.0.0.1). 0, or -1 on a link error. */
+int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * memory_image.c — pages of known bytes in a chained hash table; pages are
+ * reference-counted and copied before a write when shared with a snapshot.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/memory_image.h"
+
+#define PAGE_SIZE 4096u
+#define BUCKETS 4096u
+
+struct image_page {
+	unsigned refs;
+	/* Future images: the values of each 8-byte word hold from then. */
+	uint64_t valid_from[PAGE_SIZE / 8];
+	uint64_t known[PAGE_SIZE / 64]; /* bit i: byte i is known */
+	uint8_t data[PAGE_SIZE];
+};
+
+struct slot {
+	uint64_t addr;
+	struct image_page *page;
+	struct slot *next;
+};
+
+struct memory_image {
+	struct slot *buckets[BUCKETS];
+};
+
+static unsigned bucket_of(uint64_t page_addr)
+{
+	uint64_t n = page_addr >> 12;
+	return (unsigned)((n ^ (n >> 12) ^ (n >> 24)) & (BUCKETS - 1));
+}
+
+struct memory_image *memory_image_new(void)
+{
+	return calloc(1, sizeof(struct memory_image));
+}
+
+static void release(struct image_page *p)
+{
+	if (p && --p->refs == 0)
+		free(p);
+}
+
+void memory_image_free(struct memory_image *m)
+{
+	if (!m)
+		return;
+	for (unsigned b = 0; b < BUCKETS; b++) {
+		struct slot *s = m->buckets[b];
+		while (s) {
+			struct slot *next = s->next;
+			release(s->page);
+			free(s);
+			s = next;
+		}
+	}
+	free(m);
+}
+
+struct memory_image *memory_image_snapshot(const struct memory_image *m)
+{
+	struct memory_image *c = memory_image_new();
+	if (!c)
+		return NULL;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = m->buckets[b]; s; s = s->next) {
+			struct slot *n = malloc(sizeof(*n));
+			if (!n) {
+				memory_image_free(c);
+				return NULL;
+			}
+			n->addr = s->addr;
+			n->page = s->page;
+			n->page->refs++;
+			n->next = c->buckets[b];
+			c->buckets[b] = n;
+		}
+	return c;
+}
+
+static struct slot *find(const struct memory_image *m, uint64_t page_addr)
+{
+	for (struct slot *s = m->buckets[bucket_of(page_addr)]; s; s = s->next)
+		if (s->addr == page_addr)
+			return s;
+	return NULL;
+}
+
+/* The page at page_addr, private to m (copied if shared), created if
+ * absent. */
+static struct image_page *writable_page(struct memory_image *m, uint64_t page_addr)
+{
+	struct slot *s = find(m, page_addr);
+	if (!s) {
+		s = malloc(sizeof(*s));
+		struct image_page *p = calloc(1, sizeof(*p));
+		if (!s || !p) {
+			free(s);
+			free(p);
+			return NULL;
+		}
+		p->refs = 1;
+		s->addr = page_addr;
+		s->page = p;
+		unsigned b = bucket_of(page_addr);
+		s->next = m->buckets[b];
+		m->buckets[b] = s;
+		return p;
+	}
+	if (s->page->refs > 1) {
+		struct image_page *copy = malloc(sizeof(*copy));
+		if (!copy)
+			return NULL;
+		memcpy(copy, s->page, sizeof(*copy));
+		copy->refs = 1;
+		s->page->refs--;
+		s->page = copy;
+	}
+	return s->page;
+}
+
+static void set_known(struct image_page *p, unsigned off, unsigned n, bool known)
+{
+	for (unsigned i = off; i < off + n; i++) {
+		if (known)
+			p->known[i / 64] |= 1ull << (i % 64);
+		else
+			p->known[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes, size_t len)
+{
+	const uint8_t *b = bytes;
+	while (len) {
+		uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+		unsigned off = (unsigned)(addr - pa);
+		unsigned n = PAGE_SIZE - off < len ? PAGE_SIZE - off : (unsigned)len;
+		struct image_page *p = writable_page(m, pa);
+		if (!p)
+			return false;
+		memcpy(p->data + off, b, n);
+		set_known(p, off, n, true);
+		addr += n;
+		b += n;
+		len -= n;
+	}
+	return true;
+}
+
+size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t a = addr + done;
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		const struct slot *s = find(m, pa);
+		if (!s)
+			return done;
+		unsigned off = (unsigned)(a - pa);
+		while (off < PAGE_SIZE && done < len) {
+			if (!(s->page->known[off / 64] & (1ull << (off % 64))))
+				return done;
+			out[done++] = s->page->data[off++];
+		}
+	}
+	return done;
+}
+
+void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+	if (len > 64ull * PAGE_SIZE) {
+		/* Large ranges: walk the pages the image has. */
+		for (unsigned b = 0; b < BUCKETS; b++)
+			for (struct slot *s = m->buckets[b]; s; s = s->next)
+				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
+					uint64_t lo = s->addr > addr ? s->addr : addr;
+					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
+					struct image_page *p = writable_page(m, s->addr);
+					if (p)
+						set_known(p, (unsigned)(lo - s->addr), (unsigned)(hi - lo), false);
+				}
+		return;
+	}
+	for (uint64_t a = addr; a < end;) {
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
+		if (find(m, pa)) {
+			struct image_page *p = writable_page(m, pa);
+			if (p)
+				set_known(p, (unsigned)(a - pa), (unsigned)(hi - a), false);
+		}
+		a = hi;
+	}
+}
+
+static bool byte_known(const struct memory_image *m, uint64_t a)
+{
+	uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+	const struct slot *s = find(m, pa);
+	unsigned off = (unsigned)(a - pa);
+	return s && (s->page->known[off / 64] & (1ull << (off % 64)));
+}
+
+void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
+				    uint64_t addr, const void *bytes, size_t len,
+				    uint64_t valid_from)
+{
+	const uint8_t *b = bytes;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+		if (byte_known(past, a) || byte_known(future, a))
+			continue;
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		struct image_page *p = writable_page(future, pa);
+		if (!p)
+			return;
+		unsigned off = (unsigned)(a - pa);
+		p->data[off] = b[i];
+		set_known(p, off, 1, true);
+		if (valid_from > p->valid_from[off / 8])
+			p->valid_from[off / 8] = valid_from;
+	}
+}
+
+size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, void *buf,
+			    size_t len, uint64_t now)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t a = addr + done;
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		const struct slot *s = find(future, pa);
+		if (!s)
+			return done;
+		unsigned off = (unsigned)(a - pa);
+		while (off < PAGE_SIZE && done < len) {
+			if (!(s->page->known[off / 64] & (1ull << (off % 64))) ||
+			    s->page->valid_from[off / 8] > now)
+				return done;
+			out[done++] = s->page->data[off++];
+		}
+	}
+	return done;
+}

@@ -1,0 +1,52 @@
+/*
+ * memory_image.h — what the replay knows of the program's memory at the
+ * current time: every byte read or written so far, with a bit saying
+ * whether it is known. Snapshots share unchanged pages (copy on write), so
+ * one per checkpoint is cheap.
+ */
+#ifndef TTREC_MEMORY_IMAGE_H
+#define TTREC_MEMORY_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct memory_image;
+
+struct memory_image *memory_image_new(void);
+void memory_image_free(struct memory_image *m);
+
+/* A copy sharing every page with m until either side writes it. NULL when
+ * memory is short. */
+struct memory_image *memory_image_snapshot(const struct memory_image *m);
+
+/* Records that [addr, addr+len) holds bytes. false when memory is short. */
+bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes, size_t len);
+
+/* Copies the known prefix of [addr, addr+len) into buf; returns how many
+ * leading bytes are known. */
+size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len);
+
+/*
+ * What the future tells about the past: a byte's first access in the whole
+ * history, when it is a read, shows the value the byte held since the last
+ * kernel transition before it. The first pass collects those values in a
+ * second image (`future`), each 8-byte word tagged with the earliest time
+ * from which all its values hold.
+ *
+ * Stores into `future` the bytes of [addr, addr+len) that `past` does not
+ * know yet, valid from time valid_from.
+ */
+void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
+				    uint64_t addr, const void *bytes, size_t len,
+				    uint64_t valid_from);
+
+/* Like memory_image_load, from a `future` image at time now. */
+size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, void *buf,
+			    size_t len, uint64_t now);
+
+/* Forgets the bytes of [addr, addr+len) (memory changed in a way the trace
+ * does not describe byte by byte). */
+void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len);
+
+#endif

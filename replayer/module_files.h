@@ -1,0 +1,26 @@
+/*
+ * module_files.h — the files the program mapped, as the trace lists them
+ * (MODULE_LOAD records), read from this machine's copies when their
+ * build-ids match. A byte of a file mapping that the replay has not seen
+ * the program touch still holds what the file holds.
+ */
+#ifndef TTREC_MODULE_FILES_H
+#define TTREC_MODULE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace-format/idna.h"
+
+struct module_files;
+
+/* Collects the mappings of the trace's global stream. NULL when memory is
+ * short. */
+struct module_files *module_files_load(struct idna_reader *r);
+void module_files_free(struct module_files *m);
+
+/* Reads bytes of [addr, addr+len) from the file mapped there; returns how
+ * many leading bytes it could read (0 when no usable file maps addr). */
+size_t module_files_read(struct module_files *m, uint64_t addr, void *buf, size_t len);
+
+#endif

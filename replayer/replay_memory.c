@@ -1,0 +1,166 @@
+/*
+ * replay_memory.c — prediction-cache reads, code-page fetches and image
+ * updates, in exactly the order recording made them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "replayer/replay_memory.h"
+
+#define PAGE_SIZE 4096u
+
+int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct memory_image *image)
+{
+	memset(m, 0, sizeof(*m));
+	if (!predict_cache_init(&m->cache, cache_log2))
+		return -1;
+	m->code_pages = code_page_set_new();
+	if (!m->code_pages) {
+		predict_cache_fini(&m->cache);
+		return -1;
+	}
+	m->image = image;
+	return 0;
+}
+
+void replay_memory_fini(struct replay_memory *m)
+{
+	predict_cache_fini(&m->cache);
+	code_page_set_free(m->code_pages);
+	cursor_close(&m->cursor);
+	m->code_pages = NULL;
+}
+
+static void diverge(struct replay_memory *m, const char *why)
+{
+	if (!m->diverged) {
+		m->diverged = true;
+		snprintf(m->why, sizeof(m->why), "%s", why);
+	}
+}
+
+void replay_memory_checkpoint(struct replay_memory *m)
+{
+	const struct idna_record *r;
+	while ((r = cursor_peek(&m->cursor)) != NULL) {
+		cursor_next(&m->cursor);
+		if (r->type == IDNA_REC_CHECKPOINT)
+			break;
+	}
+	predict_cache_flush(&m->cache);
+	code_page_set_clear(m->code_pages);
+	m->next_loaded = false;
+}
+
+void replay_memory_code_changed(struct replay_memory *m, uint64_t addr, uint64_t len)
+{
+	if (len == UINT64_MAX) {
+		code_page_set_clear(m->code_pages);
+		return;
+	}
+	for (uint64_t pg = addr / PAGE_SIZE; len && pg <= (addr + len - 1) / PAGE_SIZE; pg++)
+		code_page_set_remove(m->code_pages, pg);
+}
+
+/* Makes m->next describe the pending miss, if the next memory record is
+ * one. */
+static void load_next(struct replay_memory *m)
+{
+	if (m->next_loaded)
+		return;
+	m->next_loaded = true;
+	m->next.valid = false;
+	const struct idna_record *r = cursor_peek(&m->cursor);
+	if (!r || r->type != IDNA_REC_MISS)
+		return;
+	if (r->u.miss.hits_before < m->cache.hits_since_miss) {
+		diverge(m, "a prediction miss came later than the log says");
+		return;
+	}
+	m->next.valid = true;
+	m->next.hits_before = r->u.miss.hits_before - m->cache.hits_since_miss;
+	m->next.value = r->u.miss.value;
+	m->next.len = r->u.miss.len;
+}
+
+static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct replay_memory *m = ctx;
+	uint8_t *out = buf;
+	for (size_t done = 0; done < size;) {
+		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
+		load_next(m);
+		int r = predict_cache_replay_read(&m->cache, addr + done, out + done, n, &m->next);
+		if (r < 0)
+			diverge(m, "a logged miss has another size than the read");
+		else if (r == 1) {
+			cursor_next(&m->cursor);
+			m->next_loaded = false;
+		}
+		done += n;
+	}
+	if (m->future)
+		memory_image_store_first_reads(m->image, m->future, addr, buf, size,
+					       m->transition_icount);
+	memory_image_store(m->image, addr, buf, size);
+	if (m->on_access)
+		m->on_access(m->access_ctx, addr, size, false);
+	return EMU_MEM_OK;
+}
+
+static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	struct replay_memory *m = ctx;
+	predict_cache_update(&m->cache, addr, buf, size);
+	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+		if (code_page_set_contains(m->code_pages, pg))
+			code_page_set_remove(m->code_pages, pg);
+	memory_image_store(m->image, addr, buf, size);
+	if (m->on_access)
+		m->on_access(m->access_ctx, addr, size, true);
+	return EMU_MEM_OK;
+}
+
+/* A page not logged since the checkpoint can be fetched only if the next
+ * memory record is its CODE_PAGE, as it was when recording. */
+static bool have_code_page(struct replay_memory *m, uint64_t pg)
+{
+	if (code_page_set_contains(m->code_pages, pg))
+		return true;
+	const struct idna_record *r = cursor_peek(&m->cursor);
+	if (!r || r->type != IDNA_REC_CODE_PAGE || r->u.code_page.addr != pg * PAGE_SIZE ||
+	    r->u.code_page.len != PAGE_SIZE)
+		return false;
+	if (m->future)
+		memory_image_store_first_reads(m->image, m->future, pg * PAGE_SIZE,
+					       r->u.code_page.bytes, PAGE_SIZE, m->transition_icount);
+	memory_image_store(m->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
+	code_page_set_add(m->code_pages, pg);
+	cursor_next(&m->cursor);
+	m->next_loaded = false;
+	return true;
+}
+
+static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct replay_memory *m = ctx;
+	size_t done = 0;
+	while (done < size) {
+		uint64_t a = addr + done;
+		if (!have_code_page(m, a / PAGE_SIZE))
+			break;
+		size_t n = PAGE_SIZE - (a % PAGE_SIZE);
+		if (n > size - done)
+			n = size - done;
+		if (memory_image_load(m->image, a, (uint8_t *)buf + done, n) != n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+const struct emu_memory_ops replay_memory_ops = {
+	.read = replay_read,
+	.write = replay_write,
+	.fetch = replay_fetch,
+};

@@ -1,0 +1,220 @@
+/*
+ * replay_session.c — the first pass and time positioning. Going to time t
+ * restarts from the last checkpoint at or before t, with the memory image
+ * snapshot taken there, unless running on from the current position is
+ * shorter.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "replayer/replay_session.h"
+
+static void on_first_pass_checkpoint(void *ctx, uint64_t icount, const struct idna_record *cp)
+{
+	struct replay_session *s = ctx;
+	(void)cp;
+	const struct idna_checkpoint *c = idna_reader_find_checkpoint(s->reader, s->stream, icount);
+	if (!c || c->icount != icount)
+		return;
+	if (s->n_snapshots && s->snapshots[s->n_snapshots - 1].icount == icount)
+		return; /* two frames at one time: the first one's snapshot serves */
+	if (s->n_snapshots == s->cap_snapshots) {
+		size_t cap = s->cap_snapshots ? 2 * s->cap_snapshots : 64;
+		struct replay_snapshot *n = realloc(s->snapshots, cap * sizeof(*n));
+		if (!n)
+			return;
+		s->snapshots = n;
+		s->cap_snapshots = cap;
+	}
+	struct memory_image *img = memory_image_snapshot(s->sim.mem.image);
+	if (!img)
+		return;
+	s->snapshots[s->n_snapshots++] = (struct replay_snapshot){ icount, *c, img };
+}
+
+/* The exit status the global stream records, if the process ended. */
+static bool find_exit_status(struct replay_session *s, int64_t *status)
+{
+	char err[256];
+	struct idna_iter *it = idna_iter_open(s->reader, 0, NULL, err, sizeof(err));
+	if (!it)
+		return false;
+	struct idna_record r;
+	bool found = false;
+	while (idna_iter_next(it, &r) == 1)
+		if (r.type == IDNA_REC_PROCESS_EXIT) {
+			*status = r.u.process_exit.status;
+			found = true;
+		}
+	idna_iter_close(it);
+	return found;
+}
+
+/* The replay ends where the recording did: at the exit or exit_group
+ * syscall with the recorded status, or at the fatal signal. */
+static bool exit_is_consistent(struct replay_session *s)
+{
+	struct replay_summary *m = &s->summary;
+	if (!m->have_exit)
+		return false;
+	int status = (int)m->exit_status;
+	if (WIFSIGNALED(status))
+		return m->last_signal == WTERMSIG(status);
+	const struct emu_regs *r = emu_regs(s->sim.cpu);
+	uint64_t nr = r->gpr[EMU_RAX];
+	return (nr == 60 || nr == 231) && (int)(r->gpr[EMU_RDI] & 0xff) == WEXITSTATUS(status);
+}
+
+static uint32_t first_thread_stream(struct idna_reader *r)
+{
+	for (size_t i = 0; i < idna_reader_stream_count(r); i++)
+		if (idna_reader_stream_id(r, i) != 0)
+			return idna_reader_stream_id(r, i);
+	return 0;
+}
+
+int replay_session_open(struct replay_session *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->reader = idna_reader_open(path, s->error, sizeof(s->error));
+	if (!s->reader)
+		return -1;
+	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
+	s->stream = first_thread_stream(s->reader);
+	if (!s->stream) {
+		snprintf(s->error, sizeof(s->error), "%s: the trace records no thread", path);
+		replay_session_close(s);
+		return -1;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct memory_image *image = memory_image_new();
+	if (!image || resim_open(&s->sim, s->reader, s->stream, s->cache_log2, NULL, image) != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: %s", path, image ? s->sim.error : "out of memory");
+		replay_session_close(s);
+		return -1;
+	}
+	s->sim_open = true;
+	s->future = memory_image_new();
+	s->sim.mem.future = s->future;
+	s->sim.on_checkpoint = on_first_pass_checkpoint;
+	s->sim.checkpoint_ctx = s;
+	enum resim_status st = resim_run(&s->sim, UINT64_MAX);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	struct replay_summary *m = &s->summary;
+	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	m->instructions = resim_now(&s->sim);
+	m->syscalls = s->sim.syscalls;
+	m->signals = s->sim.signals;
+	m->checkpoints = s->sim.checkpoints;
+	m->native_steps = s->sim.native_steps;
+	m->last_signal = s->sim.last_signal;
+	m->have_exit = find_exit_status(s, &m->exit_status);
+	if (st == RESIM_ERROR) {
+		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);
+		replay_session_close(s);
+		return -1;
+	}
+	m->exit_consistent = exit_is_consistent(s);
+	s->modules = module_files_load(s->reader);
+	s->sim.on_checkpoint = NULL;
+	s->sim.mem.future = NULL;
+	if (s->n_snapshots == 0) {
+		snprintf(s->error, sizeof(s->error), "%s: the trace has no checkpoint to start from", path);
+		replay_session_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+void replay_session_close(struct replay_session *s)
+{
+	if (s->sim_open)
+		resim_close(&s->sim);
+	s->sim_open = false;
+	for (size_t i = 0; i < s->n_snapshots; i++)
+		memory_image_free(s->snapshots[i].image);
+	free(s->snapshots);
+	s->snapshots = NULL;
+	memory_image_free(s->future);
+	s->future = NULL;
+	module_files_free(s->modules);
+	s->modules = NULL;
+	s->n_snapshots = 0;
+	if (s->reader)
+		idna_reader_close(s->reader);
+	s->reader = NULL;
+}
+
+size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
+				  size_t len)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+	uint64_t now = resim_now(&s->sim);
+	while (done < len) {
+		size_t n = memory_image_load(s->sim.mem.image, addr + done, out + done, len - done);
+		if (n == 0 && s->future)
+			n = memory_image_load_at(s->future, addr + done, out + done, 1, now);
+		if (n == 0 && s->modules)
+			n = module_files_read(s->modules, addr + done, out + done, 1);
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t)
+{
+	size_t lo = 0, hi = s->n_snapshots;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->snapshots[mid].icount <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int replay_session_goto(struct replay_session *s, uint64_t t)
+{
+	if (t > s->summary.instructions)
+		t = s->summary.instructions;
+	if (t < s->snapshots[0].icount)
+		t = s->snapshots[0].icount;
+	size_t k = replay_session_snapshot_for(s, t);
+	const struct replay_snapshot *snap = &s->snapshots[k];
+	uint64_t now = s->sim_open ? resim_now(&s->sim) : UINT64_MAX;
+	bool run_on = s->sim_open && now <= t && !s->sim.ended && now >= snap->icount;
+	if (!run_on) {
+		if (s->sim_open) {
+			resim_close(&s->sim);
+			s->sim_open = false;
+		}
+		struct memory_image *img = memory_image_snapshot(snap->image);
+		if (!img || resim_open(&s->sim, s->reader, s->stream, s->cache_log2, &snap->from, img) != 0) {
+			snprintf(s->error, sizeof(s->error), "%s", img ? s->sim.error : "out of memory");
+			return -1;
+		}
+		s->sim_open = true;
+	}
+	enum resim_status st = resim_run(&s->sim, t);
+	if (st == RESIM_ERROR) {
+		snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
+		return -1;
+	}
+	return 0;
+}
+
+enum resim_status replay_session_run(struct replay_session *s, uint64_t t)
+{
+	enum resim_status st = resim_run(&s->sim, t);
+	if (st == RESIM_ERROR)
+		snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
+	return st;
+}

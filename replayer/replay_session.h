@@ -1,0 +1,73 @@
+/*
+ * replay_session.h — an opened trace ready for time travel: the first
+ * forward pass (history length, statistics, a memory snapshot at every
+ * checkpoint), then positioning anywhere in the history of the recorded
+ * thread and running forward from there with an observer.
+ */
+#ifndef TTREC_REPLAY_SESSION_H
+#define TTREC_REPLAY_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emulator/emu.h"
+#include "replayer/module_files.h"
+#include "replayer/resim.h"
+#include "trace-format/idna.h"
+
+struct replay_snapshot {
+	uint64_t icount;
+	struct idna_checkpoint from;   /* where the stream's records resume */
+	struct memory_image *image;    /* memory known at that time */
+};
+
+struct replay_summary {
+	uint64_t instructions;   /* length of the history */
+	uint64_t syscalls, signals, checkpoints, native_steps;
+	bool have_exit;
+	int64_t exit_status;     /* as waitpid reports it */
+	int last_signal;
+	bool exit_consistent;    /* the replay ends at the exit the trace records */
+	double seconds;          /* of the first pass */
+};
+
+struct replay_session {
+	struct idna_reader *reader;
+	uint32_t stream;
+	unsigned cache_log2;
+	struct memory_image *future;  /* first reads of the whole history */
+	struct module_files *modules; /* files mapped, for bytes never touched */
+	struct replay_snapshot *snapshots;
+	size_t n_snapshots, cap_snapshots;
+	struct replay_summary summary;
+	struct resim sim;        /* the current position */
+	bool sim_open;
+	char error[384];
+};
+
+/* Opens the trace and makes the first pass. 0, or -1 with s->error (the
+ * session is then closed). */
+int replay_session_open(struct replay_session *s, const char *path);
+void replay_session_close(struct replay_session *s);
+
+/* Moves to instruction count t (clamped to the history). 0, or -1. */
+int replay_session_goto(struct replay_session *s, uint64_t t);
+
+/* Runs forward to t or until the observer stops it; the resim status. */
+enum resim_status replay_session_run(struct replay_session *s, uint64_t t);
+
+static inline uint64_t replay_session_now(const struct replay_session *s)
+{
+	return resim_now(&s->sim);
+}
+
+/* Reads memory at the current time: what the replay knows up to now, then
+ * what later first reads tell, then the mapped files. Returns how many leading bytes are known. */
+size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
+				  size_t len);
+
+/* The snapshot index to start from for time t. */
+size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * resim.h — re-simulation of one thread's stream: the emulator runs the
+ * recorded instructions again, its reads answered by the prediction cache
+ * and the log, its kernel transitions and non-deterministic instructions
+ * replaced by their logged results (DESIGN.md, Replaying). Nothing from the
+ * trace is ever executed natively.
+ */
+#ifndef TTREC_RESIM_H
+#define TTREC_RESIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emulator/emu.h"
+#include "replayer/record_cursor.h"
+#include "replayer/replay_memory.h"
+#include "trace-format/idna.h"
+
+enum resim_status {
+	RESIM_AT_TARGET,  /* the requested instruction count was reached */
+	RESIM_STOPPED,    /* the observer stopped it (breakpoint, watchpoint) */
+	RESIM_END,        /* the recorded history ends here */
+	RESIM_ERROR,      /* the trace and the replay disagree, or it is unreadable */
+};
+
+/* Called whenever a checkpoint frame has been applied (the first pass
+ * takes its snapshots there). */
+typedef void resim_checkpoint_fn(void *ctx, uint64_t icount, const struct idna_record *cp);
+
+struct resim {
+	struct idna_reader *reader;
+	uint32_t stream;
+	struct emu_cpu *cpu;
+	struct replay_memory mem;
+	struct record_cursor events;
+	bool ended;
+	char error[320];
+	uint64_t syscalls, signals, checkpoints, native_steps;
+	int last_signal;          /* the last SIGNAL record passed, 0 if none */
+	uint64_t last_signal_icount;
+	resim_checkpoint_fn *on_checkpoint;
+	void *checkpoint_ctx;
+};
+
+/*
+ * Starts at a checkpoint (NULL: the stream's beginning) with `image` as the
+ * memory known so far (the resim owns it from then on). 0, or -1 with
+ * s->error set.
+ */
+int resim_open(struct resim *s, struct idna_reader *reader, uint32_t stream,
+	       unsigned cache_log2, const struct idna_checkpoint *from,
+	       struct memory_image *image);
+void resim_close(struct resim *s);
+
+/* Runs until emu_icount() == target, the observer stops it, or history
+ * ends. */
+enum resim_status resim_run(struct resim *s, uint64_t target);
+
+static inline uint64_t resim_now(const struct resim *s)
+{
+	return emu_icount(s->cpu);
+}
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * ttreplay_main.c — the `ttreplay` command: verify a trace, print what it
+ * holds, or serve it to gdb (on standard input/output, or a TCP port).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gdbstub/gdbstub.h"
+#include "replayer/gdb_target.h"
+#include "replayer/replay_session.h"
+
+enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ttreplay [options] [TRACE]        (default TRACE: latest.idna)\n"
+		"  (no option)      serve the GDB remote protocol on stdin/stdout, as in\n"
+		"                   gdb PROGRAM -ex 'target remote | ttreplay TRACE'\n"
+		"  --port N         serve on 127.0.0.1:N instead (0: any free port)\n"
+		"  --bind ADDR      with --port: listen on ADDR\n"
+		"  --verify         replay to the end without gdb and check it against the trace\n"
+		"  --info           print what the trace holds (key: value lines)\n"
+		"  --json           with --info: one JSON object\n");
+}
+
+static void describe_exit(const struct replay_summary *m, char *buf, size_t size)
+{
+	if (!m->have_exit)
+		snprintf(buf, size, "unknown (the trace ends before the program did)");
+	else if (WIFSIGNALED((int)m->exit_status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG((int)m->exit_status));
+	else
+		snprintf(buf, size, "%d", WEXITSTATUS((int)m->exit_status));
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int print_info(struct replay_session *s, const char *path, bool json)
+{
+	const struct idna_header *h = idna_reader_header(s->reader);
+	const struct replay_summary *m = &s->summary;
+	struct stat st;
+	uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	char exit_text[96];
+	describe_exit(m, exit_text, sizeof(exit_text));
+	double bits = m->instructions ? bytes * 8.0 / m->instructions : 0;
+	const char *program = h->info.argc ? h->info.argv[0] : "";
+	if (json) {
+		printf("{\"program\": ");
+		json_string(stdout, program);
+		printf(", \"arguments\": [");
+		for (uint32_t i = 1; i < h->info.argc; i++) {
+			printf(i > 1 ? ", " : "");
+			json_string(stdout, h->info.argv[i]);
+		}
+		printf("], \"instructions\": %" PRIu64 ", \"threads\": 1, \"processes\": 1,"
+		       " \"syscalls\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"checkpoints\": %zu,"
+		       " \"trace-bytes\": %" PRIu64 ", \"bits-per-instruction\": %.4f,"
+		       " \"exit-status\": ",
+		       m->instructions, m->syscalls, m->signals, s->n_snapshots, bytes, bits);
+		json_string(stdout, exit_text);
+		printf(", \"native-fallbacks\": %" PRIu64 "}\n", m->native_steps);
+		return 0;
+	}
+	printf("program: %s\narguments:", program);
+	for (uint32_t i = 1; i < h->info.argc; i++)
+		printf(" %s", h->info.argv[i]);
+	printf("\ninstructions: %" PRIu64 "\nthreads: 1\nprocesses: 1\nsyscalls: %" PRIu64
+	       "\nsignals: %" PRIu64 "\ncheckpoints: %zu\ntrace-bytes: %" PRIu64
+	       "\nbits-per-instruction: %.4f\nexit-status: %s\nnative-fallbacks: %" PRIu64 "\n",
+	       m->instructions, m->syscalls, m->signals, s->n_snapshots, bytes, bits, exit_text,
+	       m->native_steps);
+	return 0;
+}
+
+static int verify(struct replay_session *s)
+{
+	const struct replay_summary *m = &s->summary;
+	char exit_text[96];
+	describe_exit(m, exit_text, sizeof(exit_text));
+	printf("ttreplay: %" PRIu64 " instructions replayed in %.2f s (%.1f M instructions/s), "
+	       "%" PRIu64 " syscalls, %" PRIu64 " signals, exit status %s\n",
+	       m->instructions, m->seconds,
+	       m->seconds > 0 ? m->instructions / m->seconds / 1e6 : 0.0, m->syscalls, m->signals,
+	       exit_text);
+	if (!m->have_exit) {
+		printf("ttreplay: the trace ends before the program did; replayed up to its end\n");
+		return 0;
+	}
+	if (!m->exit_consistent) {
+		printf("ttreplay: INCONSISTENT: the replay does not end at the recorded exit\n");
+		return EXIT_INCONSISTENT;
+	}
+	printf("ttreplay: consistent with the recording\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "bind", required_argument, NULL, OPT_BIND },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool do_verify = false, do_info = false, json = false;
+	long port = -1;
+	const char *bind_addr = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PORT: {
+			char *end;
+			port = strtol(optarg, &end, 10);
+			if (*end || port < 0 || port > 65535) {
+				fprintf(stderr, "ttreplay: bad port '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case OPT_BIND: bind_addr = optarg; break;
+		case OPT_VERIFY: do_verify = true; break;
+		case OPT_INFO: do_info = true; break;
+		case OPT_JSON: json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *path = optind < argc ? argv[optind] : "latest.idna";
+
+	struct replay_session s;
+	if (replay_session_open(&s, path) != 0) {
+		fprintf(stderr, "ttreplay: %s\n", s.error);
+		return EXIT_BAD_TRACE;
+	}
+	int rc;
+	if (do_info)
+		rc = print_info(&s, path, json);
+	else if (do_verify)
+		rc = verify(&s);
+	else
+		rc = gdb_target_serve(&s, port, bind_addr) == 0 ? 0 : 1;
+	replay_session_close(&s);
+	return rc;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Replay tests: traces of real programs replay consistently (--verify),
+# --info reports them, bad trace files are refused cleanly, and gdb (batch
+# and GDB/MI) travels through a recording in both directions.
+set -u
+build=$(cd "${BUILD:-build}" && pwd)
+here=$(cd "$(dirname "$0")/replay" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # expect FILE PATTERN DESCRIPTION
+	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2')"; fi
+}
+
+cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
+
+# --verify on recordings of real programs.
+printf '%s\n' 3 1 2 > numbers
+verify_program() { # name command...
+	local name=$1; shift
+	if "$build/ttrec" run -q -o "$name.idna" "$@" > "$name.out" 2> "$name.err"; then :; fi
+	if "$build/ttreplay" --verify "$name.idna" > "$name.verify" 2>&1 &&
+	   grep -q "consistent with the recording" "$name.verify"; then ok
+	else bad "ttreplay --verify $name: $(tail -1 "$name.verify")"; fi
+}
+verify_program counter ./counter 6
+verify_program echo /bin/echo hello
+verify_program ls ls -l /usr
+verify_program sort sort -n numbers
+verify_program gzip gzip -c /etc/services
+verify_program sh sh -c 'echo a | cat; exit 3'
+verify_program python3 python3 -c 'print(sum(range(1000)))'
+
+# --info.
+"$build/ttreplay" --info counter.idna > info.txt 2>&1
+for key in program arguments instructions threads processes syscalls signals checkpoints \
+	   trace-bytes bits-per-instruction exit-status native-fallbacks; do
+	expect info.txt "^$key:" "--info has $key"
+done
+./counter 6 > /dev/null
+native_status=$?
+expect info.txt "^exit-status: $native_status\$" "--info exit status"
+
+"$build/ttreplay" --info --json counter.idna > info.json 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["instructions"] > 0' info.json
+then ok; else bad "--info --json is not JSON with instructions"; fi
+
+# Bad trace files: one line, non-zero status, no crash.
+: > empty.idna
+head -c 1000 /dev/urandom > garbage.idna
+head -c 100 counter.idna > truncated.idna
+for f in empty.idna garbage.idna truncated.idna missing.idna; do
+	"$build/ttreplay" --verify "$f" > bad.out 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ "$(wc -l < bad.out)" -le 2 ]; then ok
+	else bad "bad trace $f: status $rc, output: $(head -3 bad.out)"; fi
+done
+
+# gdb in batch mode.
+"$build/ttrec" run -q -o c.idna ./counter 5 > /dev/null
+gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -x "$here/replay.gdb" > gdb.out 2>&1
+expect gdb.out 'Breakpoint 1, factorial \(n=3\)' "third hit of the breakpoint"
+expect gdb.out '#2 .* factorial \(n=5\)' "backtrace through the recursion"
+expect gdb.out '\$1 = 4' "reverse-continue to the previous hit (n=4)"
+expect_seq() { # the two lines follow each other
+	if grep -A1 -- "$2" "$1" | grep -q -- "$3"; then ok; else bad "$4"; fi
+}
+expect_seq gdb.out 'Old value = 5' 'New value = 9' "watchpoint forward"
+expect_seq gdb.out 'Old value = 12' 'New value = 9' "watchpoint backward"
+expect gdb.out 'No more reverse-execution history' "edges of history"
+expect gdb.out 'rip +0x' "info registers"
+expect gdb.out 'Run back to call of #0 +bump|bump \(by=4\)' "reverse-finish out of bump"
+expect gdb.out 'time 0 of' "monitor when at the start"
+if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb lost the stub"; else ok; fi
+
+# GDB/MI, as IDEs drive it.
+gdb --interpreter=mi2 -nx -q ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
+expect mi.out '"reverse"' "MI -list-target-features has reverse"
+expect mi.out '\*stopped,reason="breakpoint-hit".*func="bump"' "MI continue to a breakpoint"
+expect mi.out '\*stopped,reason="end-stepping-range"|\*stopped,reason="function-finished"' "MI reverse finish/step"
+
+echo "replay: $pass passed, $fail failed"
+[ $fail -eq 0 ]
