@@ -19,7 +19,7 @@
 #include "recorder/regs_convert.h"
 #include "recorder/syscall_effects.h"
 
-#define DEFAULT_CHECKPOINT_INTERVAL 10000000ull /* see BENCHMARKS.md: checkpoint interval */
+#define DEFAULT_CHECKPOINT_INTERVAL 100000000ull /* see BENCHMARKS.md: checkpoint interval */
 #define CLONE_THREAD_FLAG 0x10000ull
 
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)

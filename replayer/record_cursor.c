@@ -55,3 +55,52 @@ void cursor_next(struct record_cursor *c)
 {
 	c->have = false;
 }
+
+int cursor_tell(struct record_cursor *c, struct cursor_position *pos)
+{
+	memset(pos, 0, sizeof(*pos));
+	if (!cursor_peek(c)) {
+		pos->ended = true;
+		return c->failed ? -1 : 0;
+	}
+	uint32_t size;
+	idna_iter_position(c->it, &pos->chunk, &pos->offset, &size);
+	return 0;
+}
+
+int cursor_open_at(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
+		   const struct cursor_position *pos, enum cursor_role role)
+{
+	memset(c, 0, sizeof(*c));
+	c->role = role;
+	if (pos->ended) {
+		c->ended = true;
+		return 0;
+	}
+	struct idna_checkpoint start = { .stream = stream, .chunk = pos->chunk, .offset = 0 };
+	c->it = idna_iter_open(r, stream, &start, c->error, sizeof(c->error));
+	if (!c->it) {
+		c->failed = true;
+		return -1;
+	}
+	for (;;) {
+		int n = idna_iter_next(c->it, &c->rec);
+		if (n <= 0) {
+			snprintf(c->error, sizeof(c->error), "%s",
+				 n < 0 ? idna_iter_error(c->it) : "a saved position is past the stream's end");
+			c->failed = true;
+			return -1;
+		}
+		uint32_t chunk, offset, size;
+		idna_iter_position(c->it, &chunk, &offset, &size);
+		if (chunk == pos->chunk && offset == pos->offset) {
+			c->have = true;
+			return 0;
+		}
+		if (chunk != pos->chunk || offset > pos->offset) {
+			snprintf(c->error, sizeof(c->error), "a saved position is not a record's");
+			c->failed = true;
+			return -1;
+		}
+	}
+}

@@ -37,4 +37,18 @@ void cursor_close(struct record_cursor *c);
 const struct idna_record *cursor_peek(struct record_cursor *c);
 void cursor_next(struct record_cursor *c);
 
+/* Where a cursor stands: the position of its pending record. */
+struct cursor_position {
+	bool ended;
+	uint32_t chunk, offset;
+};
+
+/* Saves the position (peeking first). -1 if the trace could not be read. */
+int cursor_tell(struct record_cursor *c, struct cursor_position *pos);
+
+/* Opens a cursor at a saved position. Records are delta-coded within a
+ * chunk, so it decodes the chunk from its start up to the position. */
+int cursor_open_at(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
+		   const struct cursor_position *pos, enum cursor_role role);
+
 #endif

@@ -12,27 +12,38 @@
 
 #include "replayer/replay_session.h"
 
-static void on_first_pass_checkpoint(void *ctx, uint64_t icount, const struct idna_record *cp)
+static int take_snapshot(struct replay_session *s)
 {
-	struct replay_session *s = ctx;
-	(void)cp;
-	const struct idna_checkpoint *c = idna_reader_find_checkpoint(s->reader, s->stream, icount);
-	if (!c || c->icount != icount)
-		return;
-	if (s->n_snapshots && s->snapshots[s->n_snapshots - 1].icount == icount)
-		return; /* two frames at one time: the first one's snapshot serves */
 	if (s->n_snapshots == s->cap_snapshots) {
 		size_t cap = s->cap_snapshots ? 2 * s->cap_snapshots : 64;
 		struct replay_snapshot *n = realloc(s->snapshots, cap * sizeof(*n));
 		if (!n)
-			return;
+			return -1;
 		s->snapshots = n;
 		s->cap_snapshots = cap;
 	}
-	struct memory_image *img = memory_image_snapshot(s->sim.mem.image);
-	if (!img)
-		return;
-	s->snapshots[s->n_snapshots++] = (struct replay_snapshot){ icount, *c, img };
+	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
+	if (resim_save(&s->sim, &snap->state) != 0)
+		return -1;
+	snap->icount = snap->state.icount;
+	s->n_snapshots++;
+	return 0;
+}
+
+/* The first pass: replays the whole history, taking snapshots. */
+static enum resim_status first_pass(struct replay_session *s)
+{
+	uint64_t next = 0;
+	for (;;) {
+		enum resim_status st = resim_run(&s->sim, next);
+		if (st != RESIM_AT_TARGET)
+			return st;
+		if (take_snapshot(s) != 0) {
+			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
+			return RESIM_ERROR;
+		}
+		next = resim_now(&s->sim) + REPLAY_SNAPSHOT_INTERVAL;
+	}
 }
 
 /* The exit status the global stream records, if the process ended. */
@@ -100,9 +111,7 @@ int replay_session_open(struct replay_session *s, const char *path)
 	s->sim_open = true;
 	s->future = memory_image_new();
 	s->sim.mem.future = s->future;
-	s->sim.on_checkpoint = on_first_pass_checkpoint;
-	s->sim.checkpoint_ctx = s;
-	enum resim_status st = resim_run(&s->sim, UINT64_MAX);
+	enum resim_status st = first_pass(s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct replay_summary *m = &s->summary;
 	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -120,7 +129,6 @@ int replay_session_open(struct replay_session *s, const char *path)
 	}
 	m->exit_consistent = exit_is_consistent(s);
 	s->modules = module_files_load(s->reader);
-	s->sim.on_checkpoint = NULL;
 	s->sim.mem.future = NULL;
 	if (s->n_snapshots == 0) {
 		snprintf(s->error, sizeof(s->error), "%s: the trace has no checkpoint to start from", path);
@@ -136,7 +144,7 @@ void replay_session_close(struct replay_session *s)
 		resim_close(&s->sim);
 	s->sim_open = false;
 	for (size_t i = 0; i < s->n_snapshots; i++)
-		memory_image_free(s->snapshots[i].image);
+		resim_state_free(&s->snapshots[i].state);
 	free(s->snapshots);
 	s->snapshots = NULL;
 	memory_image_free(s->future);
@@ -196,9 +204,8 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 			resim_close(&s->sim);
 			s->sim_open = false;
 		}
-		struct memory_image *img = memory_image_snapshot(snap->image);
-		if (!img || resim_open(&s->sim, s->reader, s->stream, s->cache_log2, &snap->from, img) != 0) {
-			snprintf(s->error, sizeof(s->error), "%s", img ? s->sim.error : "out of memory");
+		if (resim_open_state(&s->sim, s->reader, s->stream, s->cache_log2, &snap->state) != 0) {
+			snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 			return -1;
 		}
 		s->sim_open = true;

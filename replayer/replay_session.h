@@ -1,7 +1,7 @@
 /*
  * replay_session.h — an opened trace ready for time travel: the first
- * forward pass (history length, statistics, a memory snapshot at every
- * checkpoint), then positioning anywhere in the history of the recorded
+ * forward pass (history length, statistics, a snapshot of the replay every
+ * REPLAY_SNAPSHOT_INTERVAL instructions), then positioning anywhere in the history of the recorded
  * thread and running forward from there with an observer.
  */
 #ifndef TTREC_REPLAY_SESSION_H
@@ -16,10 +16,13 @@
 #include "replayer/resim.h"
 #include "trace-format/idna.h"
 
+/* Instructions between the snapshots the first pass takes: going back in
+ * time re-simulates at most this many. */
+#define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
+
 struct replay_snapshot {
 	uint64_t icount;
-	struct idna_checkpoint from;   /* where the stream's records resume */
-	struct memory_image *image;    /* memory known at that time */
+	struct resim_state state;
 };
 
 struct replay_summary {

@@ -17,6 +17,7 @@
  * History ends where the events end.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -79,8 +80,6 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 	replay_memory_checkpoint(&s->mem);
 	emu_invalidate_code(s->cpu, 0, UINT64_MAX);
 	s->checkpoints++;
-	if (s->on_checkpoint)
-		s->on_checkpoint(s->checkpoint_ctx, cp->u.checkpoint.icount, cp);
 }
 
 /* A new program image: what the memory image knew is gone. */
@@ -271,4 +270,84 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 			}
 		}
 	}
+}
+
+int resim_save(struct resim *s, struct resim_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t cache_size = (size_t)PREDICT_CACHE_LINE << s->mem.cache.log2_entries;
+	if (cursor_tell(&s->mem.cursor, &out->memory_pos) != 0 ||
+	    cursor_tell(&s->events, &out->events_pos) != 0)
+		return -1;
+	out->cache_bytes = malloc(cache_size);
+	out->code_pages = code_page_set_clone(s->mem.code_pages);
+	out->image = memory_image_snapshot(s->mem.image);
+	if (!out->cache_bytes || !out->code_pages || !out->image) {
+		resim_state_free(out);
+		return -1;
+	}
+	memcpy(out->cache_bytes, s->mem.cache.bytes, cache_size);
+	out->cache_hits = s->mem.cache.hits;
+	out->cache_misses = s->mem.cache.misses;
+	out->cache_hits_since_miss = s->mem.cache.hits_since_miss;
+	out->icount = emu_icount(s->cpu);
+	out->regs = *emu_regs(s->cpu);
+	out->transition_icount = s->mem.transition_icount;
+	out->syscalls = s->syscalls;
+	out->signals = s->signals;
+	out->checkpoints = s->checkpoints;
+	out->native_steps = s->native_steps;
+	out->last_signal = s->last_signal;
+	out->last_signal_icount = s->last_signal_icount;
+	return 0;
+}
+
+void resim_state_free(struct resim_state *st)
+{
+	free(st->cache_bytes);
+	code_page_set_free(st->code_pages);
+	memory_image_free(st->image);
+	memset(st, 0, sizeof(*st));
+}
+
+int resim_open_state(struct resim *s, struct idna_reader *reader, uint32_t stream,
+		     unsigned cache_log2, const struct resim_state *st)
+{
+	memset(s, 0, sizeof(*s));
+	s->reader = reader;
+	s->stream = stream;
+	struct memory_image *image = memory_image_snapshot(st->image);
+	if (!image || replay_memory_init(&s->mem, cache_log2, image) != 0) {
+		memory_image_free(image);
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	struct code_page_set *pages = code_page_set_clone(st->code_pages);
+	s->cpu = emu_new(&replay_memory_ops, &s->mem);
+	if (!pages || !s->cpu ||
+	    cursor_open_at(&s->mem.cursor, reader, stream, &st->memory_pos, CURSOR_MEMORY) != 0 ||
+	    cursor_open_at(&s->events, reader, stream, &st->events_pos, CURSOR_EVENTS) != 0) {
+		snprintf(s->error, sizeof(s->error), "cannot resume the replay: %s",
+			 s->events.failed ? s->events.error
+			 : s->mem.cursor.failed ? s->mem.cursor.error : "out of memory");
+		code_page_set_free(pages);
+		resim_close(s);
+		return -1;
+	}
+	code_page_set_free(s->mem.code_pages);
+	s->mem.code_pages = pages;
+	memcpy(s->mem.cache.bytes, st->cache_bytes, (size_t)PREDICT_CACHE_LINE << cache_log2);
+	s->mem.cache.hits = st->cache_hits;
+	s->mem.cache.misses = st->cache_misses;
+	s->mem.cache.hits_since_miss = st->cache_hits_since_miss;
+	s->mem.transition_icount = st->transition_icount;
+	*emu_regs(s->cpu) = st->regs;
+	emu_set_icount(s->cpu, st->icount);
+	s->syscalls = st->syscalls;
+	s->signals = st->signals;
+	s->checkpoints = st->checkpoints;
+	s->native_steps = st->native_steps;
+	s->last_signal = st->last_signal;
+	s->last_signal_icount = st->last_signal_icount;
+	return 0;
 }

@@ -23,10 +23,6 @@ enum resim_status {
 	RESIM_ERROR,      /* the trace and the replay disagree, or it is unreadable */
 };
 
-/* Called whenever a checkpoint frame has been applied (the first pass
- * takes its snapshots there). */
-typedef void resim_checkpoint_fn(void *ctx, uint64_t icount, const struct idna_record *cp);
-
 struct resim {
 	struct idna_reader *reader;
 	uint32_t stream;
@@ -38,8 +34,6 @@ struct resim {
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	int last_signal;          /* the last SIGNAL record passed, 0 if none */
 	uint64_t last_signal_icount;
-	resim_checkpoint_fn *on_checkpoint;
-	void *checkpoint_ctx;
 };
 
 /*
@@ -51,6 +45,34 @@ int resim_open(struct resim *s, struct idna_reader *reader, uint32_t stream,
 	       unsigned cache_log2, const struct idna_checkpoint *from,
 	       struct memory_image *image);
 void resim_close(struct resim *s);
+
+/*
+ * Everything a re-simulation needs to resume at one instruction: taken by
+ * the first pass every few million instructions, so that going back in
+ * time replays at most that far (trace checkpoints can be much rarer).
+ */
+struct resim_state {
+	uint64_t icount;
+	struct emu_regs regs;
+	uint8_t *cache_bytes;
+	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
+	struct code_page_set *code_pages;
+	struct cursor_position memory_pos, events_pos;
+	uint64_t transition_icount;
+	uint64_t syscalls, signals, checkpoints, native_steps;
+	int last_signal;
+	uint64_t last_signal_icount;
+	struct memory_image *image;
+};
+
+/* Saves the current state (its image shares pages with the live one).
+ * 0, or -1 when memory is short or the trace could not be read. */
+int resim_save(struct resim *s, struct resim_state *out);
+void resim_state_free(struct resim_state *st);
+
+/* Starts a re-simulation at a saved state (with a copy of its image). */
+int resim_open_state(struct resim *s, struct idna_reader *reader, uint32_t stream,
+		     unsigned cache_log2, const struct resim_state *st);
 
 /* Runs until emu_icount() == target, the observer stops it, or history
  * ends. */

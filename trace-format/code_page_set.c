@@ -134,3 +134,18 @@ size_t code_page_set_count(const struct code_page_set *s)
 {
 	return s->count;
 }
+
+struct code_page_set *code_page_set_clone(const struct code_page_set *s)
+{
+	struct code_page_set *c = malloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *s;
+	c->slots = malloc(s->capacity * sizeof(uint64_t));
+	if (!c->slots) {
+		free(c);
+		return NULL;
+	}
+	memcpy(c->slots, s->slots, s->capacity * sizeof(uint64_t));
+	return c;
+}

@@ -22,5 +22,7 @@ bool code_page_set_add(struct code_page_set *s, uint64_t page);
 void code_page_set_remove(struct code_page_set *s, uint64_t page);
 void code_page_set_clear(struct code_page_set *s);
 size_t code_page_set_count(const struct code_page_set *s);
+/* A copy of s; NULL when memory is short. */
+struct code_page_set *code_page_set_clone(const struct code_page_set *s);
 
 #endif
