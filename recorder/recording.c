@@ -276,12 +276,14 @@ static int handle_native_instruction(struct recording *rec, const char *fallback
  * other pending signals: raise() would otherwise run its handler late) and
  * every SIGNAL_POLL_INTERVAL emulated instructions.
  */
-static int deliver_pending_signals(struct recording *rec)
+static int deliver_pending_signals(struct recording *rec, bool full_poll)
 {
 	/* Bounded: each round delivers one signal, and nested handlers are
 	 * taken one per round as the kernel does. */
 	for (unsigned round = 0; round < 64 && !rec->finished; round++) {
 		struct signal_state st;
+		if (!full_poll && !signal_state_any_queued(rec->tracee.pid))
+			return 0;
 		if (signal_state_read(rec->tracee.pid, &st) != 0 || !signal_state_deliverable(&st))
 			return 0;
 		/* Should the kernel ignore the signal after all, the instruction
@@ -350,9 +352,10 @@ static int main_loop(struct recording *rec)
 	while (!rec->finished) {
 		uint64_t now = emu_icount(rec->cpu);
 		if (rec->native_ran || now >= next_poll) {
+			bool full_poll = now >= next_poll;
 			rec->native_ran = false;
 			next_poll = now + SIGNAL_POLL_INTERVAL;
-			if (deliver_pending_signals(rec) != 0)
+			if (deliver_pending_signals(rec, full_poll) != 0)
 				return -1;
 			if (rec->finished)
 				break;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <unistd.h>
 
 #include "recorder/signal_state.h"
@@ -22,6 +23,19 @@ static const char *field(const char *text, const char *name)
 {
 	const char *p = strstr(text, name);
 	return p ? p + strlen(name) : NULL;
+}
+
+bool signal_state_any_queued(pid_t pid)
+{
+	siginfo_t info;
+	unsigned flags[] = { 0, PTRACE_PEEKSIGINFO_SHARED };
+	for (size_t i = 0; i < 2; i++) {
+		struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = flags[i], .nr = 1 };
+		long n = ptrace(PTRACE_PEEKSIGINFO, pid, &a, &info);
+		if (n != 0)
+			return true; /* one queued, or cannot tell: look closer */
+	}
+	return false;
 }
 
 int signal_state_read(pid_t pid, struct signal_state *out)

@@ -20,6 +20,13 @@ struct signal_state {
 	uint64_t caught;         /* SigCgt: a handler is installed */
 };
 
+/* A cheap first look (two ptrace calls, no /proc read) for a stopped
+ * tracee: whether any signal is queued for the thread or its process.
+ * False means none is pending, except one whose siginfo the kernel could
+ * not allocate (RLIMIT_SIGPENDING exceeded): the periodic poll, which
+ * reads the status, catches those. */
+bool signal_state_any_queued(pid_t pid);
+
 /* Reads /proc/PID/status; 0, or -1 with errno set. */
 int signal_state_read(pid_t pid, struct signal_state *out);
 
