@@ -57,7 +57,7 @@ bench() {
 	bytes=$(stat -c %s "$tmp/$name.idna")
 	awk -v name="$name" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v i="$insns" -v b="$bytes" 'BEGIN {
 		n = t1 - t0; r = t2 - t1
-		printf "%-14s %9.3f %9.2f %7.1fx %13d %12.3g %12d %8.3f\n", name, n, r, r / n, i, i / r, b, b * 8 / i }'
+		printf "%-14s %9.3f %9.2f %7.1fx %13.0f %12.3g %12.0f %8.3f\n", name, n, r, r / n, i, i / r, b, b * 8 / i }'
 	rm -f "$tmp/$name.idna"
 }
 

@@ -118,8 +118,32 @@ for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modif
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
+# Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
+for p in sigusr1_siginfo self_modifying; do
+	if cc -std=gnu11 -D_GNU_SOURCE -O1 -static -no-pie -o "$tmp/$p-static" \
+		"$(dirname "$0")/programs/$p.c" 2>"$tmp/cc.err"; then
+		record "$p-static" "$n" -- "$tmp/$p-static"
+	else
+		echo "FAIL: cannot build $p statically:"
+		cat "$tmp/cc.err"
+		failed=1
+	fi
+done
 record crash_null "$n" --killed -- "$PROGRAMS/crash_null"
 record abort_program "$n" --killed -- "$PROGRAMS/abort_program"
+
+# SIGPIPE raised by the program's own write: it dies of it at once, as
+# natively (141), and ttrec says so.
+native=$(set -o pipefail; yes 2>/dev/null | head -2; echo "status ${PIPESTATUS[0]}")
+recorded=$(set -o pipefail; timeout "$LIMIT" "$TTREC" run -q -o "$tmp/yes.idna" yes 2>"$tmp/yes.err" | head -2;
+	echo "status ${PIPESTATUS[0]}")
+if [ "$native" != "$recorded" ] || ! grep -q 'killed by signal 13 ' "$tmp/yes.err"; then
+	echo "FAIL: sigpipe: natively '$native', recorded '$recorded'"
+	cat "$tmp/yes.err"
+	failed=1
+else
+	echo "ok: sigpipe (${recorded##* })"
+fi
 
 # expect_error NAME STATUS PATTERN -- ARGS...: ttrec itself fails with
 # STATUS and a one-line message matching PATTERN.
