@@ -114,7 +114,7 @@ record shebang "$n" -- "$tmp/script.sh" one two
 
 # Our own programs: each covers one behaviour (see its header comment).
 for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modifying \
-	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack; do
+	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
