@@ -15,25 +15,14 @@
 #include <string.h>
 
 #include "recorder/recording_internal.h"
+#include "recorder/signal_state.h"
 
-/* Whether the process has a handler for signo: the SigCgt mask of
- * /proc/PID/status. */
+/* Whether the process has a handler for signo (if its status cannot be
+ * read, the process is dying: no handler will run). */
 static bool signal_is_caught(pid_t pid, int signo)
 {
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	unsigned long long mask = 0;
-	bool found = false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1) {
-			found = true;
-			break;
-		}
-	fclose(f);
-	return found && signo >= 1 && signo <= 64 && (mask >> (signo - 1)) & 1;
+	struct signal_state st;
+	return signal_state_read(pid, &st) == 0 && signal_state_caught(&st, signo);
 }
 
 static void note_end(struct recording *rec, const struct tracee_stop *stop)

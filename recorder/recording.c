@@ -17,10 +17,15 @@
 #include "recorder/auxv_patch.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
+#include "recorder/signal_state.h"
 #include "recorder/syscall_effects.h"
 
 #define DEFAULT_CHECKPOINT_INTERVAL 100000000ull /* see BENCHMARKS.md: checkpoint interval */
+/* Instructions emulated between two looks at the thread's pending signals:
+ * a few milliseconds of emulation (DESIGN.md, Recording step 7). */
+#define SIGNAL_POLL_INTERVAL (1ull << 22)
 #define CLONE_THREAD_FLAG 0x10000ull
+#define RFLAGS_RF (1ull << 16)
 
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
 {
@@ -43,6 +48,10 @@ int recording_load_regs(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
 				      strerror(errno));
 	regs_from_kernel(&k, rec->xstate, rec->tracee.xstate_size, emu_regs(rec->cpu));
+	/* RF (the kernel sets it when resuming after a fault) only masks
+	 * instruction breakpoints until the next instruction completes: not
+	 * state the program can observe or the emulator must carry. */
+	emu_regs(rec->cpu)->rflags &= ~RFLAGS_RF;
 	return 0;
 }
 
@@ -103,11 +112,32 @@ static int start_address_space(struct recording *rec)
 	return log_checkpoint(rec);
 }
 
+/* A write to a file shows through the pages of its private mappings that
+ * the program has not written (they are still the page cache's): forget
+ * what the mirror holds of every mapping of that file. */
+static void invalidate_file_mappings(struct recording *rec, int fd)
+{
+	char link[64], file[4096];
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)rec->tracee.pid, fd);
+	ssize_t n = readlink(link, file, sizeof(file) - 1);
+	if (n <= 0 || file[0] != '/')
+		return; /* pipes, sockets, ttys: never mapped */
+	file[n] = 0;
+	for (size_t i = 0; i < mapping_table_count(rec->maps); i++) {
+		const struct mapping *m = mapping_table_at(rec->maps, i);
+		if (m->path && strcmp(m->path, file) == 0)
+			recording_invalidate(rec, m->start, m->end - m->start);
+	}
+}
+
 /* Memory the kernel may have changed during a syscall, forgotten. */
 static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
 				  int64_t result)
 {
 	struct syscall_effect e;
+	int changed_fd = syscall_changed_file_fd(nr, args, result);
+	if (changed_fd >= 0)
+		invalidate_file_mappings(rec, changed_fd);
 	syscall_effect_describe(nr, args, result,
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
 	switch (e.kind) {
@@ -144,18 +174,25 @@ static bool creates_thread(struct recording *rec, long nr, const uint64_t args[6
 	return flags & CLONE_THREAD_FLAG;
 }
 
-/* After the real process ran one instruction (or took a signal instead). */
+/* After the real process ran one instruction (or took a signal instead).
+ * For a syscall, tf_before says whether the program itself had TF set. */
 static int finish_native(struct recording *rec, enum native_outcome out,
 			 bool retired_is_syscall, long nr, const uint64_t args[6],
-			 const uint8_t *insn, unsigned insn_len)
+			 const uint8_t *insn, unsigned insn_len, bool tf_before)
 {
+	rec->native_ran = true;
 	switch (out) {
 	case NATIVE_EXECUTED:
 		emu_skip_insn(rec->cpu);
 		if (recording_load_regs(rec) != 0)
 			return -1;
 		if (retired_is_syscall) {
-			int64_t result = (int64_t)emu_regs(rec->cpu)->gpr[EMU_RAX];
+			struct emu_regs *r = emu_regs(rec->cpu);
+			/* syscall saved rflags in r11, with the TF of our single
+			 * step: the program's own rflags had none. */
+			if (!tf_before)
+				r->gpr[EMU_R11] &= ~(uint64_t)EMU_TF;
+			int64_t result = (int64_t)r->gpr[EMU_RAX];
 			rec->res->syscalls++;
 			apply_syscall_effects(rec, nr, args, result);
 			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
@@ -191,13 +228,17 @@ static int handle_syscall(struct recording *rec)
 	long nr = (long)r->gpr[EMU_RAX];
 	uint64_t args[6] = { r->gpr[EMU_RDI], r->gpr[EMU_RSI], r->gpr[EMU_RDX],
 			     r->gpr[EMU_R10], r->gpr[EMU_R8], r->gpr[EMU_R9] };
+	/* clone3's arguments may still sit in the mirror's dirty bytes. */
+	if (memory_mirror_flush(rec->mirror) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 	if (creates_thread(rec, nr, args))
 		return recording_fail(rec, RECORD_ERR_UNSUPPORTED,
 				      "the program creates a thread: multi-threaded programs cannot be recorded yet");
 	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
 		return -1;
+	bool tf_before = r->rflags & EMU_TF;
 	enum native_outcome out = native_step(rec);
-	return finish_native(rec, out, true, nr, args, NULL, 0);
+	return finish_native(rec, out, true, nr, args, NULL, 0, tf_before);
 }
 
 static void count_fallback(struct recording *rec, const char *mnemonic)
@@ -231,7 +272,42 @@ static int handle_native_instruction(struct recording *rec, const char *fallback
 	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
 		return -1;
 	enum native_outcome out = native_step(rec);
-	return finish_native(rec, out, false, 0, NULL, insn, (unsigned)got);
+	return finish_native(rec, out, false, 0, NULL, insn, (unsigned)got, false);
+}
+
+/*
+ * Signals the kernel holds for the thread are delivered before the next
+ * instruction, as the CPU would take them on its way back to user mode:
+ * native_step at the current rip stops at the delivery, and the kernel
+ * builds the frame (or the process dies). Called after anything ran in the
+ * real process (a step ends at its own trap, before the kernel looks at
+ * other pending signals: raise() would otherwise run its handler late) and
+ * every SIGNAL_POLL_INTERVAL emulated instructions.
+ */
+static int deliver_pending_signals(struct recording *rec, bool full_poll)
+{
+	/* Bounded: each round delivers one signal, and nested handlers are
+	 * taken one per round as the kernel does. */
+	for (unsigned round = 0; round < 64 && !rec->finished; round++) {
+		struct signal_state st;
+		if (!full_poll && !signal_state_any_queued(rec->tracee.pid))
+			return 0;
+		if (signal_state_read(rec->tracee.pid, &st) != 0 || !signal_state_deliverable(&st))
+			return 0;
+		/* Should the kernel ignore the signal after all, the instruction
+		 * at rip runs natively: log it as a native step. */
+		uint64_t rip = emu_regs(rec->cpu)->rip;
+		uint8_t insn[15];
+		char text[128];
+		size_t got = memory_mirror_ops.fetch(rec->mirror, rip, insn, sizeof(insn));
+		size_t len = got ? emu_disassemble(rip, insn, got, text, sizeof(text)) : 0;
+		if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
+			return -1;
+		enum native_outcome out = native_step(rec);
+		if (finish_native(rec, out, false, 0, NULL, insn, (unsigned)len, false) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int handle_special(struct recording *rec)
@@ -280,14 +356,28 @@ static int main_loop(struct recording *rec)
 	uint64_t interval = rec->opt->checkpoint_interval ? rec->opt->checkpoint_interval
 							  : DEFAULT_CHECKPOINT_INTERVAL;
 	rec->next_checkpoint = emu_icount(rec->cpu) + interval;
+	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
 	while (!rec->finished) {
 		uint64_t now = emu_icount(rec->cpu);
+		if (rec->native_ran || now >= next_poll) {
+			bool full_poll = now >= next_poll;
+			rec->native_ran = false;
+			next_poll = now + SIGNAL_POLL_INTERVAL;
+			if (deliver_pending_signals(rec, full_poll) != 0)
+				return -1;
+			if (rec->finished)
+				break;
+			now = emu_icount(rec->cpu);
+		}
 		if (now >= rec->next_checkpoint) {
 			if (log_checkpoint(rec) != 0)
 				return -1;
 			rec->next_checkpoint = now + interval;
 		}
-		enum emu_exit e = emu_run(rec->cpu, rec->next_checkpoint - now);
+		uint64_t budget = rec->next_checkpoint - now;
+		if (next_poll > now && next_poll - now < budget)
+			budget = next_poll - now;
+		enum emu_exit e = emu_run(rec->cpu, budget);
 		if (rec->tm.failed)
 			return recording_fail(rec, RECORD_ERR_TRACE_FILE, "cannot write the trace: %s",
 					      idna_writer_error(rec->writer));

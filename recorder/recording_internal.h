@@ -40,6 +40,7 @@ struct recording {
 	uint64_t next_checkpoint;
 	uint32_t address_space;
 	bool finished;
+	bool native_ran;       /* the real process ran since the last signal poll */
 	enum record_error error;
 	char *err;
 	size_t errlen;

@@ -383,3 +383,18 @@ const char *syscall_name(long nr)
 		return NULL;
 	return table[nr].name;
 }
+
+int syscall_changed_file_fd(long nr, const uint64_t args[6], int64_t result)
+{
+	if (result < 0)
+		return -1;
+	switch (nr) {
+	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev:
+	case SYS_pwritev2: case SYS_ftruncate: case SYS_fallocate: case SYS_sendfile:
+		return (int)args[0];
+	case SYS_copy_file_range: case SYS_splice:
+		return (int)args[2];
+	default:
+		return -1;
+	}
+}

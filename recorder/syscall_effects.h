@@ -51,6 +51,14 @@ void syscall_effect_describe(long nr, const uint64_t args[6], int64_t result,
 			     syscall_memory_reader *read, void *ctx,
 			     struct syscall_effect *out);
 
+/*
+ * The file descriptor whose file contents syscall `nr` changed (write,
+ * pwrite, truncate and the like, when they succeeded), or -1. Private
+ * mappings of that file show the new bytes in the pages the program has
+ * not written, so the caller forgets what it cached of them.
+ */
+int syscall_changed_file_fd(long nr, const uint64_t args[6], int64_t result);
+
 /* The syscall's name, or NULL if the table does not know it. */
 const char *syscall_name(long nr);
 

@@ -65,8 +65,11 @@ int log_nondet(struct recording *rec, uint32_t kind, unsigned n_in, const uint64
 	r.u.nondet.kind = kind;
 	r.u.nondet.n_in = n_in;
 	r.u.nondet.n_out = n_out;
-	memcpy(r.u.nondet.in, in, n_in * sizeof(uint64_t));
-	memcpy(r.u.nondet.out, out, n_out * sizeof(uint64_t));
+	/* rdtsc has no inputs: `in` may be NULL, which memcpy does not allow. */
+	if (n_in)
+		memcpy(r.u.nondet.in, in, n_in * sizeof(uint64_t));
+	if (n_out)
+		memcpy(r.u.nondet.out, out, n_out * sizeof(uint64_t));
 	return append(rec, THREAD_STREAM, &r);
 }
 

@@ -1,0 +1,68 @@
+#!/bin/bash
+# record_bench.sh — the recorder's speed and trace size on CPU-bound
+# programs: each runs natively, then under `ttrec run`, in this one
+# invocation. Prints native and recorded seconds, the slowdown,
+# instructions recorded, instructions per second of recording, trace bytes
+# and bits per instruction (the figures BENCHMARKS.md keeps).
+#
+#   BUILD=build bash bench/record_bench.sh [--quick]
+set -u
+BUILD=${BUILD:-build}
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+for tool in "$TTREC" "$BUILD/bench/record_workload"; do
+	if [ ! -x "$tool" ]; then
+		echo "record_bench: $tool is missing: run make bench" >&2
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+if [ $quick = 1 ]; then mb=1; lines=100000; scale=1; loops=200000
+else mb=4; lines=1000000; scale=5; loops=2000000; fi
+# Compressible but not trivial data: numbered lines with pseudo-random words.
+awk -v n=$((mb * 1024 * 1024 / 40)) 'BEGIN { srand(3); for (i = 0; i < n; i++)
+	printf "%08d %x %s %d\n", i, int(rand() * 2^31), (rand() < 0.5 ? "alpha" : "beta"), int(rand() * 1000) }' \
+	>"$tmp/data.txt"
+head -c $((mb * 1024 * 1024 / 4)) "$tmp/data.txt" >"$tmp/data-small.txt"
+awk -v n=$lines 'BEGIN { srand(5); for (i = 0; i < n; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
+	>"$tmp/numbers.txt"
+
+now() { date +%s.%N; }
+
+printf '%-14s %9s %9s %8s %13s %12s %12s %8s\n' program native_s recorded_s slowdown \
+	instructions insn_per_s trace_bytes bits/insn
+# bench NAME INPUT -- COMMAND...: one row of the table.
+bench() {
+	local name=$1 input=$2
+	shift 3
+	local t0 t1 t2
+	t0=$(now)
+	"$@" <"$input" >"$tmp/native.out" 2>/dev/null || { echo "$name: native run failed" >&2; return; }
+	t1=$(now)
+	"$TTREC" run -o "$tmp/$name.idna" -- "$@" <"$input" >"$tmp/rec.out" 2>"$tmp/rec.err"
+	local rc=$?
+	t2=$(now)
+	if [ $rc -ne 0 ] || ! cmp -s "$tmp/native.out" "$tmp/rec.out"; then
+		echo "$name: the recorded run differs from the native one (exit $rc):" >&2
+		cat "$tmp/rec.err" >&2
+		return
+	fi
+	local insns bytes
+	insns=$(sed -n 's/^ttrec: trace .*: \([0-9]*\) instructions,.*/\1/p' "$tmp/rec.err")
+	bytes=$(stat -c %s "$tmp/$name.idna")
+	awk -v name="$name" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v i="$insns" -v b="$bytes" 'BEGIN {
+		n = t1 - t0; r = t2 - t1
+		printf "%-14s %9.3f %9.2f %7.1fx %13.0f %12.3g %12.0f %8.3f\n", name, n, r, r / n, i, i / r, b, b * 8 / i }'
+	rm -f "$tmp/$name.idna"
+}
+
+bench compute /dev/null -- "$BUILD/bench/record_workload" $scale
+bench gzip-6 "$tmp/data.txt" -- gzip -6 -c
+bench xz "$tmp/data-small.txt" -- xz -c
+bench sort-n "$tmp/numbers.txt" -- sort --parallel=1 -n
+bench python3 /dev/null -- python3 -c "print(sum(i * i % 7 for i in range($loops)))"

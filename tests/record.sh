@@ -1,0 +1,186 @@
+#!/bin/bash
+# record.sh — records real programs with `ttrec run` and compares each with a
+# native run of the same command: stdout, stderr and exit status must be
+# byte-identical (ttrec's own "killed by signal" line aside). Covers
+# coreutils, compressors, interpreters, shell pipelines, a #! script, the
+# C programs of tests/programs/, and ttrec's own error statuses.
+set -u
+BUILD=${BUILD:-build}
+SAN=${SAN:-0}
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+PROGRAMS=$BUILD/tests/programs
+# Bound every recording: a recorder that stops noticing the program must
+# fail the test, not hang it.
+LIMIT=60
+failed=0
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C TZ=UTC
+
+# Inputs: deterministic, smaller under the sanitizers.
+if [ "$SAN" = 1 ]; then lines=2000; else lines=20000; fi
+awk -v n="$lines" 'BEGIN { srand(7); for (i = 0; i < n; i++) printf "%d\n", int(rand() * 1000000) - 500000 }' \
+	>"$tmp/numbers.txt"
+awk -v n="$lines" 'BEGIN { for (i = 0; i < n; i++) printf "line %d: the quick brown fox %d jumps\n", i, i * i % 977 }' \
+	>"$tmp/text.txt"
+mkdir -p "$tmp/tree/a/b" "$tmp/tree/c"
+for f in a/one a/b/two a/b/three c/four five; do
+	printf 'file %s\nneedle in %s\nhay\n' "$f" "$f" >"$tmp/tree/$f.txt"
+done
+# Fixed times and modes, so ls -l and tar see the same tree on every run.
+find "$tmp/tree" -exec touch -h -d '2024-01-02 03:04:05' {} +
+chmod -R u=rwX,go=rX "$tmp/tree"
+cat >"$tmp/script.sh" <<'EOF'
+#!/bin/sh
+# A #! script: the kernel runs /bin/sh on it.
+echo "script args: $*"
+i=0
+while [ $i -lt 5 ]; do i=$((i + 1)); done
+echo "counted to $i"
+exit 4
+EOF
+chmod +x "$tmp/script.sh"
+
+# record NAME STDIN [--killed] -- COMMAND...: runs COMMAND natively and under
+# ttrec with STDIN as input, in the same directory and environment.
+record() {
+	local name=$1 input=$2
+	shift 2
+	local killed=0
+	if [ "$1" = --killed ]; then killed=1; shift; fi
+	shift # --
+	local d=$tmp/run-$name start=$SECONDS
+	mkdir -p "$d"
+	(cd "$d" && "$@") <"$input" >"$d/native.out" 2>"$d/native.err"
+	local native_rc=$?
+	(cd "$d" && timeout "$LIMIT" "$TTREC" run -q -o "$d/trace.idna" -- "$@") \
+		<"$input" >"$d/rec.out" 2>"$d/rec.err"
+	local rec_rc=$?
+	local why=""
+	[ $rec_rc -eq $native_rc ] || why="exit status $rec_rc, natively $native_rc"
+	cmp -s "$d/native.out" "$d/rec.out" || why="$why${why:+; }stdout differs"
+	if [ $killed = 1 ]; then
+		# ttrec says which signal; the rest of stderr is the program's.
+		local sig=$((native_rc - 128))
+		grep -q "^ttrec: the program was killed by signal $sig " "$d/rec.err" ||
+			why="$why${why:+; }no 'killed by signal $sig' message"
+		grep -v '^ttrec: ' "$d/rec.err" >"$d/rec.err.program"
+		mv "$d/rec.err.program" "$d/rec.err"
+	fi
+	cmp -s "$d/native.err" "$d/rec.err" || why="$why${why:+; }stderr differs"
+	[ -s "$d/trace.idna" ] || why="$why${why:+; }no trace written"
+	if [ -n "$why" ]; then
+		echo "FAIL: $name: $why"
+		diff "$d/native.out" "$d/rec.out" | head -10
+		diff "$d/native.err" "$d/rec.err" | head -10
+		failed=1
+		return 1
+	fi
+	echo "ok: $name ($((SECONDS - start)) s)"
+}
+
+n=/dev/null
+record ls-l "$n" -- ls -l "$tmp/tree" "$tmp/tree/a"
+record sort-n "$tmp/numbers.txt" -- sort -n
+record sha256sum "$n" -- sha256sum "$tmp/numbers.txt" "$tmp/text.txt"
+record cat "$tmp/text.txt" -- cat - "$tmp/numbers.txt"
+record wc "$n" -- wc "$tmp/text.txt" "$tmp/numbers.txt"
+gzip -c "$tmp/text.txt" >"$tmp/text.gz"
+record gzip "$tmp/text.txt" -- gzip -c
+record gunzip "$tmp/text.gz" -- gunzip -c
+xz -c "$tmp/numbers.txt" >"$tmp/numbers.xz"
+record xz "$tmp/numbers.txt" -- xz -c
+record xz-d "$tmp/numbers.xz" -- xz -dc
+head -c 200000 "$tmp/text.txt" >"$tmp/text-head.txt"
+record bzip2 "$tmp/text-head.txt" -- bzip2 -c
+record python3 "$n" -- python3 -c '
+import math
+xs = [math.sin(i) * 1e3 / (i + 1) for i in range(2000)]
+print(f"{sum(xs):.12f} {max(xs):.17g} {math.fsum(xs)!r}")
+print(sorted({str(i * 7 % 13): i for i in range(100)}.items())[:5])'
+record perl "$n" -- perl -e '
+my $s = 0; $s += sqrt($_) / 3 for 1 .. 5000;
+printf("%.15g %.6e %s\n", $s, exp(-$s / 1000), join(",", map { $_ ** 0.5 } 1 .. 4));'
+record awk "$tmp/numbers.txt" -- awk '{ s += $1; q += $1 * $1 / 3.0 } END { printf "%.10g %.10g %g\n", s, q, sqrt(q) / (NR + 0.5) }'
+record grep-r "$n" -- grep -rn needle "$tmp/tree"
+record find "$n" -- find "$tmp/tree" -name '*.txt' -size -1k
+record tar-c "$n" -- tar cf - -C "$tmp" tree
+tar cf "$tmp/tree.tar" -C "$tmp" tree
+record tar-t "$tmp/tree.tar" -- tar tvf -
+record sh-pipes "$tmp/numbers.txt" -- sh -c 'sort -n | uniq -c | sort -rn | head -3; echo "sum $(awk "{s+=\$1} END {print s}" "$0")"' "$tmp/numbers.txt"
+record shebang "$n" -- "$tmp/script.sh" one two
+
+# Our own programs: each covers one behaviour (see its header comment).
+for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modifying \
+	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags; do
+	record "$p" "$n" -- "$PROGRAMS/$p"
+done
+record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
+# Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
+for p in sigusr1_siginfo self_modifying; do
+	if cc -std=gnu11 -D_GNU_SOURCE -O1 -static -no-pie -o "$tmp/$p-static" \
+		"$(dirname "$0")/programs/$p.c" 2>"$tmp/cc.err"; then
+		record "$p-static" "$n" -- "$tmp/$p-static"
+	else
+		echo "FAIL: cannot build $p statically:"
+		cat "$tmp/cc.err"
+		failed=1
+	fi
+done
+record crash_null "$n" --killed -- "$PROGRAMS/crash_null"
+record abort_program "$n" --killed -- "$PROGRAMS/abort_program"
+
+# SIGPIPE raised by the program's own write: it dies of it at once, as
+# natively (141), and ttrec says so.
+native=$(set -o pipefail; yes 2>/dev/null | head -2; echo "status ${PIPESTATUS[0]}")
+recorded=$(set -o pipefail; timeout "$LIMIT" "$TTREC" run -q -o "$tmp/yes.idna" yes 2>"$tmp/yes.err" | head -2;
+	echo "status ${PIPESTATUS[0]}")
+if [ "$native" != "$recorded" ] || ! grep -q 'killed by signal 13 ' "$tmp/yes.err"; then
+	echo "FAIL: sigpipe: natively '$native', recorded '$recorded'"
+	cat "$tmp/yes.err"
+	failed=1
+else
+	echo "ok: sigpipe (${recorded##* })"
+fi
+
+# expect_error NAME STATUS PATTERN -- ARGS...: ttrec itself fails with
+# STATUS and a one-line message matching PATTERN.
+expect_error() {
+	local name=$1 want=$2 pattern=$3
+	shift 4
+	local out=$tmp/error-$name.err
+	timeout "$LIMIT" "$TTREC" "$@" </dev/null >/dev/null 2>"$out"
+	local rc=$?
+	if [ $rc -ne "$want" ] || [ "$(wc -l <"$out")" -ne 1 ] || ! grep -q "$pattern" "$out"; then
+		echo "FAIL: $name: exit $rc (want $want), message:"
+		cat "$out"
+		failed=1
+		return 1
+	fi
+	echo "ok: $name (exit $rc: $(cat "$out"))"
+}
+printf 'not a program\n' >"$tmp/not-executable"
+chmod 644 "$tmp/not-executable"
+expect_error not-found 66 'not found' -- run -q -o "$tmp/e1.idna" "$tmp/no-such-program"
+expect_error not-executable 77 'not executable' -- run -q -o "$tmp/e2.idna" "$tmp/not-executable"
+expect_error trace-not-writable 73 'no-such-dir' -- run -q -o "$tmp/no-such-dir/t.idna" /bin/true
+if [ -e "$tmp/e1.idna" ] || [ -e "$tmp/e2.idna" ]; then
+	echo "FAIL: a failed start left a trace file behind"
+	failed=1
+fi
+
+# A multi-threaded program is refused clearly (threads are not recorded yet).
+out=$tmp/pthread.err
+timeout "$LIMIT" "$TTREC" run -q -o "$tmp/pthread.idna" "$PROGRAMS/pthread_create" >/dev/null 2>"$out"
+rc=$?
+if [ $rc -eq 0 ] || ! grep -q 'multi-threaded programs cannot be recorded' "$out"; then
+	echo "FAIL: pthread_create: exit $rc, stderr:"
+	cat "$out"
+	failed=1
+else
+	echo "ok: pthread_create refused (exit $rc)"
+fi
+
+exit $failed
