@@ -184,6 +184,12 @@ void emu_set_observer(struct emu_cpu *cpu, const struct emu_observer *obs);
 enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns);
 const struct emu_exit_info *emu_exit_info(const struct emu_cpu *cpu);
 
+/* Fetches the bytes of the instruction at rip through the memory
+ * interface, as decoding it would, without decoding or executing it: a
+ * replayer mirrors with it the fetch a recording made at an instruction
+ * where the emulator stopped. */
+void emu_fetch_current(struct emu_cpu *cpu);
+
 /* Advances rip past the instruction the last exit reported. */
 void emu_skip_insn(struct emu_cpu *cpu);
 

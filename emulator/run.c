@@ -61,6 +61,12 @@ uint64_t emu_icount(const struct emu_cpu *cpu)
 	return cpu->icount;
 }
 
+void emu_fetch_current(struct emu_cpu *cpu)
+{
+	uint8_t bytes[15];
+	cpu->mem->fetch(cpu->mem_ctx, cpu->regs.rip, bytes, sizeof(bytes));
+}
+
 void emu_set_icount(struct emu_cpu *cpu, uint64_t icount)
 {
 	cpu->icount = icount;

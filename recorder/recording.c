@@ -234,7 +234,7 @@ static int handle_syscall(struct recording *rec)
 	if (creates_thread(rec, nr, args))
 		return recording_fail(rec, RECORD_ERR_UNSUPPORTED,
 				      "the program creates a thread: multi-threaded programs cannot be recorded yet");
-	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
+	if (log_key_frame(rec, IDNA_KEY_EXIT) != 0)
 		return -1;
 	bool tf_before = r->rflags & EMU_TF;
 	enum native_outcome out = native_step(rec);
@@ -269,7 +269,7 @@ static int handle_native_instruction(struct recording *rec, const char *fallback
 	size_t got = memory_mirror_ops.fetch(rec->mirror, emu_regs(rec->cpu)->rip, insn, len);
 	if (fallback_name)
 		count_fallback(rec, fallback_name);
-	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
+	if (log_key_frame(rec, IDNA_KEY_EXIT) != 0)
 		return -1;
 	enum native_outcome out = native_step(rec);
 	return finish_native(rec, out, false, 0, NULL, insn, (unsigned)got, false);

@@ -3,7 +3,8 @@
  *
  * The thread stream interleaves memory records (consumed by replay_memory.c
  * as the emulator reads) with events, consumed here:
- *   KEY_FRAME(icount)   run the emulator up to icount;
+ *   KEY_FRAME(icount)   run the emulator up to icount (an EXIT key frame:
+ *                       and fetch the instruction there, as recording did);
  *   CHECKPOINT(icount)  run up to icount, then reset the prediction cache,
  *                       the logged code pages and the decoded code, and
  *                       take the registers;
@@ -175,6 +176,8 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 				*status = fail(s, "the replay is past a key frame");
 				return now;
 			}
+			if (ev->u.key.reason == IDNA_KEY_EXIT)
+				emu_fetch_current(s->cpu);
 			break;
 		case IDNA_REC_CHECKPOINT:
 			if (ev->u.checkpoint.icount > now)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # record.sh — records real programs with `ttrec run` and compares each with a
 # native run of the same command: stdout, stderr and exit status must be
-# byte-identical (ttrec's own "killed by signal" line aside). Covers
+# byte-identical (ttrec's own "killed by signal" line aside), and the trace
+# must replay consistently (`ttreplay --verify`). Covers
 # coreutils, compressors, interpreters, shell pipelines, a #! script, the
 # C programs of tests/programs/, and ttrec's own error statuses.
 set -u
@@ -71,6 +72,11 @@ record() {
 	fi
 	cmp -s "$d/native.err" "$d/rec.err" || why="$why${why:+; }stderr differs"
 	[ -s "$d/trace.idna" ] || why="$why${why:+; }no trace written"
+	# The recording must replay to the same end (ttreplay --verify).
+	if [ -s "$d/trace.idna" ] &&
+	   ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$d/trace.idna" >"$d/verify.out" 2>&1; then
+		why="$why${why:+; }replay: $(tail -1 "$d/verify.out")"
+	fi
 	if [ -n "$why" ]; then
 		echo "FAIL: $name: $why"
 		diff "$d/native.out" "$d/rec.out" | head -10

@@ -52,6 +52,11 @@ enum idna_key_reason {
 	IDNA_KEY_SYNC = 0,   /* LOCK prefix, XCHG with memory, fence */
 	IDNA_KEY_SWITCH = 1, /* the scheduler switched to this thread */
 	IDNA_KEY_KERNEL = 2, /* around a kernel transition */
+	/* A kernel transition at an instruction where the emulator had
+	 * stopped (a syscall, a special, unimplemented or faulting
+	 * instruction): it had fetched that instruction's bytes, so replay
+	 * fetches them too before applying the transition. */
+	IDNA_KEY_EXIT = 3,
 };
 
 enum idna_kernel_kind {
