@@ -2,6 +2,7 @@
  * ttreplay_main.c — the `ttreplay` command: verify a trace, print what it
  * holds, or serve it to gdb (on standard input/output, or a TCP port).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,14 +21,68 @@ enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ttreplay [options] [TRACE]        (default TRACE: latest.idna)\n"
-		"  (no option)      serve the GDB remote protocol on stdin/stdout, as in\n"
-		"                   gdb PROGRAM -ex 'target remote | ttreplay TRACE'\n"
+		"usage: ttreplay [options] [TRACE] [-- GDB-ARGS]   (default TRACE: latest.idna)\n"
+		"  (no option)      on a terminal: start gdb on the recorded program, connected\n"
+		"                   to this trace; otherwise serve the GDB remote protocol on\n"
+		"                   stdin/stdout, as in gdb PROGRAM -ex 'target remote | ttreplay TRACE'\n"
 		"  --port N         serve on 127.0.0.1:N instead (0: any free port)\n"
 		"  --bind ADDR      with --port: listen on ADDR\n"
 		"  --verify         replay to the end without gdb and check it against the trace\n"
 		"  --info           print what the trace holds (key: value lines)\n"
 		"  --json           with --info: one JSON object\n");
+}
+
+/* The program's path: the last execve of the trace's global stream. */
+static bool recorded_program(struct replay_session *s, char *out, size_t size)
+{
+	char err[256];
+	struct idna_iter *it = idna_iter_open(s->reader, 0, NULL, err, sizeof(err));
+	if (!it)
+		return false;
+	struct idna_record r;
+	bool found = false;
+	while (idna_iter_next(it, &r) == 1)
+		if (r.type == IDNA_REC_EXECVE && r.u.execve.path && r.u.execve.path[0]) {
+			snprintf(out, size, "%s", r.u.execve.path);
+			found = true;
+		}
+	idna_iter_close(it);
+	return found;
+}
+
+/* On a terminal, as `rr replay` does: start gdb on the recorded program,
+ * connected to a ttreplay of the same trace. Extra arguments go to gdb. */
+static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args, int n_gdb_args)
+{
+	char program[4096], self[4096], target[8192];
+	if (!recorded_program(s, program, sizeof(program))) {
+		fprintf(stderr, "ttreplay: the trace does not name the recorded program\n");
+		return EXIT_BAD_TRACE;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "ttreplay: cannot find my own executable\n");
+		return 1;
+	}
+	self[n] = 0;
+	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
+	char **argv = calloc((size_t)n_gdb_args + 6, sizeof(char *));
+	if (!argv)
+		return 1;
+	int k = 0;
+	argv[k++] = "gdb";
+	argv[k++] = "-q";
+	argv[k++] = "-ex";
+	argv[k++] = target;
+	for (int i = 0; i < n_gdb_args; i++)
+		argv[k++] = gdb_args[i];
+	argv[k++] = program;
+	argv[k] = NULL;
+	replay_session_close(s);
+	execvp("gdb", argv);
+	fprintf(stderr, "ttreplay: cannot run gdb: %s\n", strerror(errno));
+	free(argv);
+	return 1;
 }
 
 static void describe_exit(const struct replay_summary *m, char *buf, size_t size)
@@ -131,7 +186,7 @@ int main(int argc, char **argv)
 	long port = -1;
 	const char *bind_addr = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PORT: {
 			char *end;
@@ -150,11 +205,23 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return EXIT_USAGE;
+	/* [TRACE] [-- GDB-ARGS...]; getopt stops at the first operand ("+"). */
+	const char *path = "latest.idna";
+	char **gdb_args = NULL;
+	int n_gdb_args = 0;
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		gdb_args = argv + optind;
+		n_gdb_args = argc - optind;
+	} else if (optind < argc) {
+		path = argv[optind++];
+		if (optind < argc && strcmp(argv[optind], "--") == 0) {
+			gdb_args = argv + optind + 1;
+			n_gdb_args = argc - optind - 1;
+		} else if (optind < argc) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
 	}
-	const char *path = optind < argc ? argv[optind] : "latest.idna";
 
 	struct replay_session s;
 	if (replay_session_open(&s, path) != 0) {
@@ -162,6 +229,8 @@ int main(int argc, char **argv)
 		return EXIT_BAD_TRACE;
 	}
 	int rc;
+	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
+		return exec_gdb(&s, path, gdb_args, n_gdb_args);
 	if (do_info)
 		rc = print_info(&s, path, json);
 	else if (do_verify)

@@ -72,6 +72,8 @@ expect_seq gdb.out 'Old value = 5' 'New value = 9' "watchpoint forward"
 expect_seq gdb.out 'Old value = 12' 'New value = 9' "watchpoint backward"
 expect gdb.out 'No more reverse-execution history' "edges of history"
 expect gdb.out 'rip +0x' "info registers"
+expect gdb.out '^last-write of \[0x[0-9a-f]+, \+8\): time [0-9]+, by the instruction at 0x' "monitor last-write"
+expect gdb.out '^next-write of \[0x[0-9a-f]+, \+8\): time [0-9]+' "monitor next-write"
 expect gdb.out 'Run back to call of #0 +bump|bump \(by=4\)' "reverse-finish out of bump"
 expect gdb.out 'time 0 of' "monitor when at the start"
 if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb lost the stub"; else ok; fi

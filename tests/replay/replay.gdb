@@ -16,6 +16,9 @@ echo \n@@ watch backwards\n
 reverse-continue
 reverse-continue
 delete
+echo \n@@ who wrote counter last, and who writes it next\n
+eval "monitor last-write %lu 8", &counter
+eval "monitor next-write %lu 8", &counter
 echo \n@@ to the end of history\n
 continue
 echo \n@@ registers and memory at the end\n
