@@ -152,24 +152,10 @@ bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes
 	return true;
 }
 
+/* Plain images never set valid_from: every known byte holds from time 0. */
 size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t *out = buf;
-	size_t done = 0;
-	while (done < len) {
-		uint64_t a = addr + done;
-		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
-		const struct slot *s = find(m, pa);
-		if (!s)
-			return done;
-		unsigned off = (unsigned)(a - pa);
-		while (off < PAGE_SIZE && done < len) {
-			if (!(s->page->known[off / 64] & (1ull << (off % 64))))
-				return done;
-			out[done++] = s->page->data[off++];
-		}
-	}
-	return done;
+	return memory_image_load_at(m, addr, buf, len, UINT64_MAX);
 }
 
 void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
