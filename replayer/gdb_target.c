@@ -47,6 +47,7 @@ struct gdb_target {
 	struct point points[MAX_POINTS];
 	size_t n_points;
 	struct run_watch *watch;   /* non-NULL during a run */
+	uint64_t signal_reported_at; /* time of the last signal stop reported */
 	char exec_file[4096];
 	uint8_t auxv[4096];
 	size_t auxv_len;
@@ -240,7 +241,17 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		return 0;
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
+	/* Signals the program received stop a continue (not a step), as
+	 * they stop a live process under gdb. */
+	s->sim.stop_at_signals = target == UINT64_MAX;
 	enum resim_status st = observed_run(t, &w, target);
+	s->sim.stop_at_signals = false;
+	if (st == RESIM_SIGNAL) {
+		edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+		stop->signo = s->sim.last_signal;
+		t->signal_reported_at = replay_session_now(s);
+		return 0;
+	}
 	if (st == RESIM_ERROR) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
@@ -255,7 +266,7 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	}
 	if (replay_session_now(s) >= s->summary.instructions || st == RESIM_END) {
 		int signo;
-		if (ended_by_signal(t, &signo)) {
+		if (ended_by_signal(t, &signo) && t->signal_reported_at != replay_session_now(s)) {
 			edge_stop(stop, GDBSTUB_STOP_SIGNAL);
 			stop->signo = signo;
 		} else {

@@ -204,6 +204,13 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			s->signals++;
 			s->last_signal = ev->u.signal.signo;
 			s->last_signal_icount = now;
+			if (s->stop_at_signals) {
+				/* The delivery (a KERNEL record) comes next. */
+				cursor_next(&s->events);
+				*done = true;
+				*status = RESIM_SIGNAL;
+				return now;
+			}
 			break;
 		case IDNA_REC_NONDET:
 			return UINT64_MAX; /* applies where the emulator stops */

@@ -19,6 +19,7 @@
 enum resim_status {
 	RESIM_AT_TARGET,  /* the requested instruction count was reached */
 	RESIM_STOPPED,    /* the observer stopped it (breakpoint, watchpoint) */
+	RESIM_SIGNAL,     /* stop_at_signals: a signal is delivered here next */
 	RESIM_END,        /* the recorded history ends here */
 	RESIM_ERROR,      /* the trace and the replay disagree, or it is unreadable */
 };
@@ -32,6 +33,7 @@ struct resim {
 	bool ended;
 	char error[320];
 	uint64_t syscalls, signals, checkpoints, native_steps;
+	bool stop_at_signals;     /* return RESIM_SIGNAL before each delivery */
 	int last_signal;          /* the last SIGNAL record passed, 0 if none */
 	uint64_t last_signal_icount;
 };

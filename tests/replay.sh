@@ -78,6 +78,13 @@ expect gdb.out 'Run back to call of #0 +bump|bump \(by=4\)' "reverse-finish out 
 expect gdb.out 'time 0 of' "monitor when at the start"
 if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb lost the stub"; else ok; fi
 
+# Signals the program received stop a continue, as under a live gdb.
+cc -D_GNU_SOURCE -g -O0 -o sigusr1 "$here/../programs/sigusr1_siginfo.c" || exit 1
+"$build/ttrec" run -q -o sig.idna ./sigusr1 > /dev/null
+gdb -batch -nx ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" -ex continue -ex continue \
+	> sig.out 2>&1
+expect sig.out 'Program received signal SIGUSR1' "a received signal stops continue"
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"
