@@ -278,6 +278,19 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	return 0;
 }
 
+/* Whether segment k can hold a hit: with only write watchpoints set, the
+ * first pass's summary of the pages the segment wrote decides. */
+static bool segment_may_hit(const struct gdb_target *t, size_t k)
+{
+	for (size_t i = 0; i < t->n_points; i++) {
+		const struct point *p = &t->points[i];
+		if (p->kind != GDBSTUB_WATCH_WRITE ||
+		    replay_session_segment_may_write(t->s, k, p->addr, p->len))
+			return true;
+	}
+	return false;
+}
+
 /* The last breakpoint or watched access strictly before `before`, searching
  * snapshot segments from the latest down. */
 static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
@@ -293,6 +306,12 @@ static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 	if (any_point_counts && t->n_points) {
 		size_t k = replay_session_snapshot_for(s, before - 1);
 		for (;;) {
+			if (!segment_may_hit(t, k)) {
+				if (k == 0)
+					break;
+				k--;
+				continue;
+			}
 			uint64_t seg_start = s->snapshots[k].icount;
 			uint64_t seg_end = k + 1 < s->n_snapshots && s->snapshots[k + 1].icount < before
 						   ? s->snapshots[k + 1].icount : before;

@@ -23,11 +23,38 @@ static int take_snapshot(struct replay_session *s)
 		s->cap_snapshots = cap;
 	}
 	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
-	if (resim_save(&s->sim, &snap->state) != 0)
+	snap->written_pages = code_page_set_new();
+	if (!snap->written_pages || resim_save(&s->sim, &snap->state) != 0) {
+		code_page_set_free(snap->written_pages);
 		return -1;
+	}
 	snap->icount = snap->state.icount;
 	s->n_snapshots++;
 	return 0;
+}
+
+/* First pass: notes the pages each segment writes. */
+static void note_write(void *ctx, uint64_t addr, size_t len, bool write)
+{
+	struct replay_session *s = ctx;
+	if (!write || s->n_snapshots == 0)
+		return;
+	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].written_pages;
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+			s->summary_incomplete = true;
+}
+
+bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
+				      uint64_t len)
+{
+	if (s->summary_incomplete || k >= s->n_snapshots || !s->snapshots[k].written_pages ||
+	    len == 0)
+		return true;
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+		if (code_page_set_contains(s->snapshots[k].written_pages, pg))
+			return true;
+	return false;
 }
 
 /* The first pass: replays the whole history, taking snapshots. */
@@ -111,7 +138,10 @@ int replay_session_open(struct replay_session *s, const char *path)
 	s->sim_open = true;
 	s->future = memory_image_new();
 	s->sim.mem.future = s->future;
+	s->sim.mem.on_access = note_write;
+	s->sim.mem.access_ctx = s;
 	enum resim_status st = first_pass(s);
+	s->sim.mem.on_access = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct replay_summary *m = &s->summary;
 	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -143,8 +173,10 @@ void replay_session_close(struct replay_session *s)
 	if (s->sim_open)
 		resim_close(&s->sim);
 	s->sim_open = false;
-	for (size_t i = 0; i < s->n_snapshots; i++)
+	for (size_t i = 0; i < s->n_snapshots; i++) {
 		resim_state_free(&s->snapshots[i].state);
+		code_page_set_free(s->snapshots[i].written_pages);
+	}
 	free(s->snapshots);
 	s->snapshots = NULL;
 	memory_image_free(s->future);

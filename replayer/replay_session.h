@@ -14,6 +14,7 @@
 #include "emulator/emu.h"
 #include "replayer/module_files.h"
 #include "replayer/resim.h"
+#include "trace-format/code_page_set.h"
 #include "trace-format/idna.h"
 
 /* Instructions between the snapshots the first pass takes: going back in
@@ -23,6 +24,10 @@
 struct replay_snapshot {
 	uint64_t icount;
 	struct resim_state state;
+	/* Pages the program wrote between this snapshot and the next: a
+	 * backward search for writes skips segments that wrote none of the
+	 * watched pages. */
+	struct code_page_set *written_pages;
 };
 
 struct replay_summary {
@@ -44,6 +49,7 @@ struct replay_session {
 	struct replay_snapshot *snapshots;
 	size_t n_snapshots, cap_snapshots;
 	struct replay_summary summary;
+	bool summary_incomplete;      /* a segment's written pages were not all noted */
 	struct resim sim;        /* the current position */
 	bool sim_open;
 	char error[384];
@@ -69,6 +75,11 @@ static inline uint64_t replay_session_now(const struct replay_session *s)
  * what later first reads tell, then the mapped files. Returns how many leading bytes are known. */
 size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
 				  size_t len);
+
+/* Whether the segment starting at snapshot k wrote any byte of the pages
+ * of [addr, addr+len) (true when unknown). */
+bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
+				      uint64_t len);
 
 /* The snapshot index to start from for time t. */
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);

@@ -78,6 +78,16 @@ expect gdb.out 'Run back to call of #0 +bump|bump \(by=4\)' "reverse-finish out 
 expect gdb.out 'time 0 of' "monitor when at the start"
 if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb lost the stub"; else ok; fi
 
+# Who wrote it, far back: the only write to marker is at the start, several
+# snapshot segments before the end.
+cc -g -O0 -o late "$here/programs/late.c" || exit 1
+"$build/ttrec" run -q -o late.idna ./late > /dev/null
+gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
+	-ex 'eval "monitor last-write %lu 8", &marker' > late.out 2>&1
+write_time=$(sed -n 's/^last-write of .*: time \([0-9]*\), .*/\1/p' late.out)
+if [ -n "$write_time" ] && [ "$write_time" -lt 1000000 ]; then ok
+else bad "last-write far back: $(grep -m1 'last-write\|no write' late.out)"; fi
+
 # Signals the program received stop a continue, as under a live gdb.
 cc -D_GNU_SOURCE -g -O0 -o sigusr1 "$here/../programs/sigusr1_siginfo.c" || exit 1
 "$build/ttrec" run -q -o sig.idna ./sigusr1 > /dev/null
