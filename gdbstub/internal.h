@@ -67,7 +67,7 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop);
 /* packets_query.c */
 gdbstub_handler handle_q_supported, handle_q_attached, handle_q_current_thread,
 	handle_q_first_thread, handle_q_next_thread, handle_q_symbol,
-	handle_start_no_ack, handle_must_reply_empty, handle_set_thread,
+	handle_start_no_ack, handle_catch_syscalls, handle_must_reply_empty, handle_set_thread,
 	handle_thread_alive, handle_stop_reason, handle_detach, handle_kill,
 	handle_vkill;
 /* packets_regs.c */

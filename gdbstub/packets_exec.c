@@ -68,6 +68,12 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop)
 	case GDBSTUB_STOP_HISTORY_END:
 		reply_str(stub, "replaylog:end;");
 		break;
+	case GDBSTUB_STOP_SYSCALL_ENTRY:
+		reply_printf(stub, "syscall_entry:%llx;", (unsigned long long)stop->syscall_nr);
+		break;
+	case GDBSTUB_STOP_SYSCALL_RETURN:
+		reply_printf(stub, "syscall_return:%llx;", (unsigned long long)stop->syscall_nr);
+		break;
 	case GDBSTUB_STOP_STEPPED:
 	case GDBSTUB_STOP_SIGNAL:
 	case GDBSTUB_STOP_THREAD_CREATED:

@@ -32,6 +32,43 @@ void handle_q_supported(struct gdbstub *stub, const char *args, const char *end)
 		  ";qXfer:threads:read+");
 	if (stub->target.ops->libraries_svr4_xml)
 		reply_str(stub, ";qXfer:libraries-svr4:read+");
+	if (stub->target.ops->catch_syscalls)
+		reply_str(stub, ";QCatchSyscalls+");
+}
+
+/* QCatchSyscalls:0 | QCatchSyscalls:1[;NR]... (numbers in hex) */
+void handle_catch_syscalls(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (!stub->target.ops->catch_syscalls)
+		return; /* empty reply: unsupported */
+	if (end - args < 1 || (args[0] != '0' && args[0] != '1')) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	bool enable = args[0] == '1';
+	uint64_t nrs[256];
+	size_t n = 0;
+	const char *p = args + 1;
+	while (p < end) {
+		if (*p != ';' || !enable || n == sizeof(nrs) / sizeof(nrs[0])) {
+			reply_error(stub, GDBSTUB_EINVAL);
+			return;
+		}
+		p++;
+		uint64_t v = 0;
+		const char *digits = p;
+		while (p < end && hex_digit_value(*p) >= 0 && p - digits < 16)
+			v = v * 16 + (uint64_t)hex_digit_value(*p++);
+		if (p == digits || (p < end && *p != ';')) {
+			reply_error(stub, GDBSTUB_EINVAL);
+			return;
+		}
+		nrs[n++] = v;
+	}
+	if (stub->target.ops->catch_syscalls(stub->target.ctx, enable, nrs, n) < 0)
+		reply_error(stub, GDBSTUB_EIO);
+	else
+		reply_ok(stub);
 }
 
 void handle_start_no_ack(struct gdbstub *stub, const char *args, const char *end)

@@ -58,6 +58,8 @@ enum gdbstub_stop_reason {
 	GDBSTUB_STOP_HISTORY_BEGIN, /* nothing earlier was recorded */
 	GDBSTUB_STOP_HISTORY_END,   /* nothing later was recorded */
 	GDBSTUB_STOP_INTERRUPTED,   /* the interrupt check said so */
+	GDBSTUB_STOP_SYSCALL_ENTRY, /* syscall_nr: about to make this syscall */
+	GDBSTUB_STOP_SYSCALL_RETURN,/* syscall_nr: just returned from it */
 };
 
 struct gdbstub_stop {
@@ -67,6 +69,7 @@ struct gdbstub_stop {
 	enum gdbstub_break_kind kind;      /* BREAKPOINT, WATCHPOINT: which kind
 					    * of breakpoint matched */
 	int signo;                         /* SIGNAL */
+	uint64_t syscall_nr;               /* SYSCALL_ENTRY, SYSCALL_RETURN */
 };
 
 /* Result of a memory read. */
@@ -132,6 +135,11 @@ struct gdbstub_target_ops {
 	const void *(*auxv)(void *ctx, size_t *len);
 	const char *(*exec_file)(void *ctx);
 	const char *(*libraries_svr4_xml)(void *ctx);
+
+	/* catch syscall: from now on resume (forward) also stops at the entry
+	 * and return of the syscalls listed (all when n == 0), or no longer
+	 * stops at syscalls when enable is false. May be NULL. */
+	int (*catch_syscalls)(void *ctx, bool enable, const uint64_t *nrs, size_t n);
 
 	/* A monitor command the stub does not handle itself ("when", "goto"
 	 * and "help" it does). Returns 0 if handled, 1 if unknown, negative

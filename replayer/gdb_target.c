@@ -48,6 +48,10 @@ struct gdb_target {
 	size_t n_points;
 	struct run_watch *watch;   /* non-NULL during a run */
 	uint64_t signal_reported_at; /* time of the last signal stop reported */
+	/* catch syscall: stop at these (all when n_catch == 0 and catching) */
+	bool catching;
+	uint64_t catch_nrs[256];
+	size_t n_catch;
 	char exec_file[4096];
 	uint8_t auxv[4096];
 	size_t auxv_len;
@@ -231,6 +235,16 @@ static bool ended_by_signal(const struct gdb_target *t, int *signo)
 	return false;
 }
 
+static bool syscall_caught(const struct gdb_target *t, uint64_t nr)
+{
+	if (t->n_catch == 0)
+		return true;
+	for (size_t i = 0; i < t->n_catch; i++)
+		if (t->catch_nrs[i] == nr)
+			return true;
+	return false;
+}
+
 static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
 		   void *interrupt_ctx, struct gdbstub_stop *stop)
 {
@@ -242,10 +256,23 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
 	/* Signals the program received stop a continue (not a step), as
-	 * they stop a live process under gdb. */
-	s->sim.stop_at_signals = target == UINT64_MAX;
-	enum resim_status st = observed_run(t, &w, target);
-	s->sim.stop_at_signals = false;
+	 * they stop a live process under gdb; so do caught syscalls. */
+	enum resim_status st;
+	for (;;) {
+		s->sim.stop_at_signals = target == UINT64_MAX;
+		s->sim.stop_at_syscalls = target == UINT64_MAX && t->catching;
+		st = observed_run(t, &w, target);
+		s->sim.stop_at_signals = s->sim.stop_at_syscalls = false;
+		if ((st != RESIM_SYSCALL_ENTRY && st != RESIM_SYSCALL_RETURN) ||
+		    syscall_caught(t, s->sim.syscall_nr))
+			break;
+	}
+	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
+		edge_stop(stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
+							  : GDBSTUB_STOP_SYSCALL_RETURN);
+		stop->syscall_nr = s->sim.syscall_nr;
+		return 0;
+	}
 	if (st == RESIM_SIGNAL) {
 		edge_stop(stop, GDBSTUB_STOP_SIGNAL);
 		stop->signo = s->sim.last_signal;
@@ -548,6 +575,17 @@ static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, vo
 	return monitor_access(t, command, print, print_ctx);
 }
 
+static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t n)
+{
+	struct gdb_target *t = ctx;
+	if (n > sizeof(t->catch_nrs) / sizeof(t->catch_nrs[0]))
+		return -1;
+	t->catching = enable;
+	t->n_catch = enable ? n : 0;
+	memcpy(t->catch_nrs, nrs, n * sizeof(*nrs));
+	return 0;
+}
+
 static const char *gt_monitor_help(void *ctx)
 {
 	(void)ctx;
@@ -574,6 +612,7 @@ static const struct gdbstub_target_ops ops = {
 	.auxv = gt_auxv,
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
+	.catch_syscalls = gt_catch_syscalls,
 	.monitor = gt_monitor,
 	.monitor_help = gt_monitor_help,
 };

@@ -193,7 +193,22 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			if (ev->u.kernel.kind == IDNA_KERNEL_CODE_CHANGED) {
 				replay_memory_code_changed(&s->mem, ev->u.kernel.nr, ev->u.kernel.result);
 				emu_invalidate_code(s->cpu, ev->u.kernel.nr, ev->u.kernel.result);
+			} else if (ev->u.kernel.kind == IDNA_KERNEL_SYSCALL && s->stop_at_syscalls) {
+				/* Two stops: before the syscall, then after it. */
+				s->syscall_nr = ev->u.kernel.nr;
+				*done = true;
+				if (!s->syscall_entry_reported) {
+					s->syscall_entry_reported = true;
+					*status = RESIM_SYSCALL_ENTRY;
+					return now;
+				}
+				s->syscall_entry_reported = false;
+				apply_transition(s, ev);
+				cursor_next(&s->events);
+				*status = RESIM_SYSCALL_RETURN;
+				return emu_icount(s->cpu);
 			} else {
+				s->syscall_entry_reported = false;
 				apply_transition(s, ev);
 			}
 			break;

@@ -20,6 +20,8 @@ enum resim_status {
 	RESIM_AT_TARGET,  /* the requested instruction count was reached */
 	RESIM_STOPPED,    /* the observer stopped it (breakpoint, watchpoint) */
 	RESIM_SIGNAL,     /* stop_at_signals: a signal is delivered here next */
+	RESIM_SYSCALL_ENTRY,  /* stop_at_syscalls: syscall_nr is made here next */
+	RESIM_SYSCALL_RETURN, /* stop_at_syscalls: syscall_nr has just returned */
 	RESIM_END,        /* the recorded history ends here */
 	RESIM_ERROR,      /* the trace and the replay disagree, or it is unreadable */
 };
@@ -34,6 +36,9 @@ struct resim {
 	char error[320];
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	bool stop_at_signals;     /* return RESIM_SIGNAL before each delivery */
+	bool stop_at_syscalls;    /* return at each syscall's entry and return */
+	bool syscall_entry_reported;
+	uint64_t syscall_nr;      /* of the last RESIM_SYSCALL_* */
 	int last_signal;          /* the last SIGNAL record passed, 0 if none */
 	uint64_t last_signal_icount;
 };

@@ -94,6 +94,11 @@ cc -D_GNU_SOURCE -g -O0 -o sigusr1 "$here/../programs/sigusr1_siginfo.c" || exit
 gdb -batch -nx ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" -ex continue -ex continue \
 	> sig.out 2>&1
 expect sig.out 'Program received signal SIGUSR1' "a received signal stops continue"
+gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -ex 'catch syscall write' \
+	-ex continue -ex 'print $rax' -ex continue -ex 'print $rax' > catch.out 2>&1
+expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
+expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
+expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
 
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
