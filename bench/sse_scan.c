@@ -1,6 +1,7 @@
 /*
  * sse_scan.c — benchmark of SIMD-heavy emulation: the inner loops of an
- * SSE2 strlen, an AVX2 strlen and an SSE2 memcpy, run natively and in the
+ * SSE2 strlen, an AVX2 strlen, an SSE2 memcpy and an SSE float dot
+ * product, run natively and in the
  * emulator (in-process) over the same buffers. Prints ns per byte and the
  * emulated/native ratio.
  */
@@ -17,6 +18,7 @@
 uint64_t scan_zero_sse2(const void *s);            /* address of the block holding the first 0 */
 uint64_t scan_zero_avx2(const void *s);
 uint64_t copy_sse2(void *dst, const void *src, uint64_t n); /* n multiple of 16 */
+uint64_t dot_sse(const void *a, const void *b, uint64_t n); /* low two lanes of the sums */
 
 __asm__(".pushsection .text\n.intel_syntax noprefix\n"
 	"scan_zero_sse2:\n"
@@ -33,6 +35,10 @@ __asm__(".pushsection .text\n.intel_syntax noprefix\n"
 	"  xor ecx, ecx\n"
 	"1: movdqu xmm0, [rsi + rcx]\n  movdqu [rdi + rcx], xmm0\n"
 	"  add rcx, 16\n  cmp rcx, rdx\n  jb 1b\n  mov rax, rcx\n  ret\n"
+	"dot_sse:\n"
+	"  xorps xmm0, xmm0\n  xor ecx, ecx\n"
+	"1: movups xmm1, [rdi + rcx]\n  movups xmm2, [rsi + rcx]\n  mulps xmm1, xmm2\n"
+	"  addps xmm0, xmm1\n  add rcx, 16\n  cmp rcx, rdx\n  jb 1b\n  movq rax, xmm0\n  ret\n"
 	".att_syntax prefix\n.popsection\n");
 
 static double now(void)
@@ -89,12 +95,13 @@ int main(void)
 		{ "strlen-sse2", (const void *)scan_zero_sse2 },
 		{ "strlen-avx2", (const void *)scan_zero_avx2 },
 		{ "memcpy-sse2", (const void *)copy_sse2 },
+		{ "dot-sse", (const void *)dot_sse },
 	};
 	printf("%-12s %12s %12s %8s\n", "loop", "native ns/B", "emu ns/B", "ratio");
 	for (size_t l = 0; l < sizeof(loops) / sizeof(loops[0]); l++) {
 		uint64_t (*native)(uint64_t, uint64_t, uint64_t) =
 			(uint64_t (*)(uint64_t, uint64_t, uint64_t))loops[l].fn;
-		uint64_t a = (uint64_t)(uintptr_t)(l == 2 ? dst : src);
+		uint64_t a = (uint64_t)(uintptr_t)(l >= 2 ? dst : src);
 		uint64_t b = (uint64_t)(uintptr_t)src;
 		uint64_t want = native(a, b, SIZE), got = 0;
 		double t0 = now();
