@@ -9,12 +9,14 @@
  * in insn->mem.index.
  *
  * Unlike other handlers, a gather that faults has changed state: the
- * architecture makes it restartable instead. As measured on the CPU, before
- * any load the mask elements become all ones or zeros (from their top bit)
- * and both registers are zeroed above the elements the instruction gathers;
- * then the elements are loaded in order, each completed one clearing its
- * mask element, and a fault stops at the faulting element with the earlier
- * ones done and the later ones untouched. At the end the mask is all zeros.
+ * architecture makes it restartable instead. As measured on the CPU: before
+ * any load, the mask's elements across the whole vector length become all
+ * ones or zeros (from their top bit) and the mask is zeroed above it; the
+ * elements are loaded in order, each load writing the destination at the
+ * vector length (a 128-bit form zeroes its upper half) and clearing its mask
+ * element; a fault stops at the faulting element with the earlier ones done
+ * and the later ones untouched. On completion the destination is zeroed
+ * above the gathered elements and the mask is all zeros.
  */
 #include "binding.h"
 #include "vector.h"
@@ -55,18 +57,19 @@ static uint64_t element_address(const struct emu_cpu *cpu, const struct emu_insn
 static int gather(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	unsigned esize = GATHER_ELEM(insn->op), isize = GATHER_INDEX(insn->op);
-	unsigned dst_count = insn->opnd[0].size / esize, index_count = insn->vl / isize;
+	unsigned vl = insn->vl;
+	unsigned dst_count = insn->opnd[0].size / esize, index_count = vl / isize;
 	unsigned n = dst_count < index_count ? dst_count : index_count;
-	unsigned bytes = n * esize;
 	emu_vec *dst = emu_vreg(cpu, insn->opnd[0].reg);
 	emu_vec *mask = emu_vreg(cpu, insn->opnd[2].reg);
 	const emu_vec index = *emu_vreg(cpu, insn->mem.index);
 
+	/* The whole vector length of the mask is normalised, even where the
+	 * destination is narrower (vpgatherqd), and zeroed beyond it. */
 	uint64_t top = 1ull << (esize * 8 - 1), ones = esize == 8 ? ~0ull : 0xffffffffull;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < vl / esize; i++)
 		element_set(mask, esize, i, (element_get(mask, esize, i) & top) ? ones : 0);
-	memset(mask->b + bytes, 0, sizeof(*mask) - bytes);
-	memset(dst->b + bytes, 0, sizeof(*dst) - bytes);
+	memset(mask->b + vl, 0, sizeof(*mask) - vl);
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!element_get(mask, esize, i))
@@ -75,9 +78,14 @@ static int gather(struct emu_cpu *cpu, const struct emu_insn *insn)
 		int r = emu_mem_read(cpu, element_address(cpu, insn, &index, isize, i), &v, esize);
 		if (r != EMU_OK)
 			return r;
+		/* Each load writes the destination at the vector length. */
 		element_set(dst, esize, i, v);
+		memset(dst->b + vl, 0, sizeof(*dst) - vl);
 		element_set(mask, esize, i, 0);
 	}
+	unsigned bytes = n * esize;
+	memset(dst->b + bytes, 0, sizeof(*dst) - bytes);
+	memset(mask, 0, sizeof(*mask));
 	return EMU_OK;
 }
 
