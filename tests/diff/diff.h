@@ -128,6 +128,7 @@ struct diff_form {
 	uint16_t base_regs;               /* GPRs used as a base: must point into scratch */
 	uint16_t index_regs;              /* GPRs used as an index: kept small */
 	int fault_base;                   /* base GPR of the explicit memory operand, or -1 */
+	int vsib_index;                   /* vector register of a VSIB index, or -1 */
 	bool addr32;
 	bool rep;                         /* rep prefix: rcx kept small */
 	enum { DIFF_BRANCH_NONE, DIFF_BRANCH_RELATIVE, DIFF_BRANCH_REG,

@@ -172,6 +172,7 @@ static bool analyse(struct diff_form *f)
 		return false;
 	f->base_regs = f->index_regs = 0;
 	f->fault_base = -1;
+	f->vsib_index = -1;
 	f->branch = DIFF_BRANCH_NONE;
 	f->far_return = 0;
 	f->addr32 = zi.address_width == 32;
@@ -201,6 +202,14 @@ static bool analyse(struct diff_form *f)
 		if (o->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && b >= 0 &&
 		    b != DIFF_RSP)
 			f->fault_base = b;
+		/* A gather that faults has already changed its mask and
+		 * destination (it is restartable, not fault-free), which the
+		 * comparison of faulting cases does not model: its faults are
+		 * tested by tests/unit/test_emu_gather.c. */
+		if (o->mem.type == ZYDIS_MEMOP_TYPE_VSIB) {
+			f->vsib_index = ZydisRegisterGetId(o->mem.index);
+			f->fault_base = -1;
+		}
 	}
 	switch (zi.meta.category) {
 	case ZYDIS_CATEGORY_COND_BR: case ZYDIS_CATEGORY_UNCOND_BR: case ZYDIS_CATEGORY_CALL:
@@ -292,6 +301,15 @@ static bool try_add(struct diff_form_list *l, ZydisEncoderRequest *rq, bool abso
 struct signature {
 	uint8_t cls[ZYDIS_ENCODER_MAX_OPERANDS];
 	uint8_t count;
+	uint8_t vsib; /* the memory operand's vector index: VSIB_* */
+};
+
+/* Gathers address memory with a vector index (VSIB); a register that no
+ * other operand's alternatives use, a low and a REX one. */
+enum { VSIB_NONE, VSIB_XMM, VSIB_YMM };
+static const ZydisRegister vsib_index[][2] = {
+	[VSIB_XMM] = { ZYDIS_REGISTER_XMM4, ZYDIS_REGISTER_XMM12 },
+	[VSIB_YMM] = { ZYDIS_REGISTER_YMM4, ZYDIS_REGISTER_YMM12 },
 };
 
 static void set_operand(ZydisEncoderOperand *op, const struct opclass *c, unsigned reg_choice)
@@ -372,6 +390,10 @@ static void build_request(ZydisEncoderRequest *rq, const struct signature *s,
 	for (unsigned i = 0; i < s->count; i++) {
 		const struct opclass *c = &classes[s->cls[i]];
 		set_operand(&rq->operands[i], c, reg_choice + i);
+		if (c->kind == K_MEM && s->vsib) {
+			rq->operands[i].mem.index = vsib_index[s->vsib][reg_choice % 2];
+			rq->operands[i].mem.scale = 4;
+		}
 		if (c->kind == K_IMM && *imm_operand < 0) {
 			*imm_operand = (int)i;
 			*imm_width = c->imm_width;
@@ -476,8 +498,19 @@ static void try_signature(struct diff_form_list *l, unsigned mnemonic, bool has_
 	uint8_t imm_width, bytes[DIFF_MAX_INSN], len;
 	init_request(&rq, mnemonic, has_avx);
 	build_request(&rq, s, 0, &imm_operand, &imm_width);
-	if (encode(&rq, false, 0, bytes, &len))
+	if (encode(&rq, false, 0, bytes, &len)) {
 		widen(l, mnemonic, has_avx, s, m);
+		return;
+	}
+	/* A memory operand the encoder refused may want a vector index. */
+	bool has_mem = false;
+	for (unsigned i = 0; i < s->count; i++)
+		has_mem |= classes[s->cls[i]].kind == K_MEM;
+	for (uint8_t v = VSIB_XMM; has_mem && !s->vsib && v <= VSIB_YMM; v++) {
+		struct signature with = *s;
+		with.vsib = v;
+		try_signature(l, mnemonic, has_avx, &with, m);
+	}
 }
 
 void diff_forms_for_mnemonic(unsigned mnemonic, bool has_avx,

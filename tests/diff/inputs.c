@@ -340,6 +340,12 @@ void diff_make_input(struct diff_rng *r, const struct diff_form *f,
 	}
 	if (f->rep)
 		in->gpr[DIFF_RCX] = high | diff_rng_below(r, 9);
+	/* A vector index: small signed elements, read as dwords or qwords. */
+	if (f->vsib_index >= 0 && f->vsib_index < DIFF_VECS)
+		for (unsigned i = 0; i < DIFF_VEC_BYTES; i += 8) {
+			uint64_t q = (uint64_t)((int64_t)diff_rng_below(r, 32) - 16);
+			memcpy(in->vec[f->vsib_index] + i, &q, 8);
+		}
 	/* A popf must not set TF: the trap after it would stop the native run
 	 * at the stub's exit, which the harness cannot compare. */
 	uint64_t top = in->gpr[DIFF_RSP] - (uint64_t)(uintptr_t)m->scratch;
