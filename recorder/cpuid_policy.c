@@ -28,9 +28,11 @@ static const struct cpuid_hidden_feature baseline_hidden[] = {
 	{ "aes", 1, CPUID_ANY_SUBLEAF, CPUID_ECX, B(25) },
 	{ "sha", 7, 0, CPUID_EBX, B(29) },
 	{ "gfni+vaes+vpclmulqdq", 7, 0, CPUID_ECX, B(8) | B(9) | B(10) },
-	/* VEX and EVEX encodings. AVX and AVX2 are emulated, but exposing
-	 * them needs OSXSAVE (glibc checks XCR0 with xgetbv) and FMA/F16C,
-	 * which are not: they stay hidden until those land. */
+	/* VEX and EVEX encodings. AVX, AVX2, FMA and F16C are emulated, but
+	 * stay hidden: exposing them (with XSAVE, OSXSAVE, leaf 0xD, and RTM
+	 * hidden so that glibc does not pick its xtest-based variants) was
+	 * measured on python3: recording 13% faster, trace twice as large
+	 * (32-byte misses), so SSE4.2 remains the default. */
 	{ "fma", 1, CPUID_ANY_SUBLEAF, CPUID_ECX, B(12) },
 	{ "avx", 1, CPUID_ANY_SUBLEAF, CPUID_ECX, B(28) },
 	{ "f16c", 1, CPUID_ANY_SUBLEAF, CPUID_ECX, B(29) },
