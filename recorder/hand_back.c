@@ -51,6 +51,7 @@ void recording_hand_back(struct recording *rec)
 		cannot_hand_back(rec, "cannot let the program run on");
 		return;
 	}
+	rec->res->ran_untraced = true;
 	if (stop.kind == TRACEE_STOP_EXITED) {
 		rec->res->exited = true;
 		rec->res->exit_status = stop.exit_status;

@@ -164,9 +164,12 @@ static int verify_program(char *const argv[], const char *cpuid, uint64_t max_in
 static void report_trace_write_error(const char *trace, const char *err,
 				     const struct record_result *r)
 {
-	fprintf(stderr, "ttrec: %s; %s is readable up to its last complete chunk; recording stopped "
-			"after %" PRIu64 " instructions and the program ran on untraced: it ",
-		err, trace, r->instructions);
+	fprintf(stderr, "ttrec: %s; %s is readable up to its last complete chunk; ", err, trace);
+	if (r->ran_untraced)
+		fprintf(stderr, "recording stopped after %" PRIu64
+				" instructions and the program ran on untraced: it ", r->instructions);
+	else
+		fprintf(stderr, "the program ");
 	if (r->exited)
 		fprintf(stderr, "exited with status %d\n", r->exit_status);
 	else
