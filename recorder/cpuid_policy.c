@@ -5,6 +5,7 @@
 #include <asm/prctl.h>
 #include <cpuid.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -101,9 +102,10 @@ void cpuid_policy_answer(const struct cpuid_policy *p, uint32_t leaf,
 	cpuid_policy_mask(p, leaf, subleaf, r);
 }
 
-int cpuid_policy_enable_faulting(struct tracee *t, struct remote_memory *rm)
+/* ARCH_SET_CPUID's argument is "cpuid allowed": 0 makes it fault. */
+static int set_faulting(struct tracee *t, struct remote_memory *rm, bool faulting)
 {
-	const uint64_t args[6] = { ARCH_SET_CPUID, 0 };
+	const uint64_t args[6] = { ARCH_SET_CPUID, faulting ? 0 : 1 };
 	struct syscall_inject_result res;
 	if (syscall_inject(t, rm, SYS_arch_prctl, args, &res) != 0)
 		return -1;
@@ -115,6 +117,16 @@ int cpuid_policy_enable_faulting(struct tracee *t, struct remote_memory *rm)
 		return -1;
 	}
 	return 0;
+}
+
+int cpuid_policy_enable_faulting(struct tracee *t, struct remote_memory *rm)
+{
+	return set_faulting(t, rm, true);
+}
+
+int cpuid_policy_disable_faulting(struct tracee *t, struct remote_memory *rm)
+{
+	return set_faulting(t, rm, false);
 }
 
 int cpuid_policy_handle_fault(const struct cpuid_policy *p, struct tracee *t,

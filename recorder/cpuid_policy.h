@@ -56,6 +56,9 @@ void cpuid_policy_answer(const struct cpuid_policy *p, uint32_t leaf,
  * turns it off again: call after every exec. 0, or -1 with errno (ENODEV:
  * the CPU or hypervisor has no CPUID faulting). */
 int cpuid_policy_enable_faulting(struct tracee *t, struct remote_memory *rm);
+/* Lets cpuid run natively again: before the program is left to run on its
+ * own (it would die of the faults otherwise). */
+int cpuid_policy_disable_faulting(struct tracee *t, struct remote_memory *rm);
 
 /* If `stop` is the fault of a cpuid instruction, completes the instruction
  * in the tracee from the policy (eax..edx set, rip past it) and returns 1;

@@ -61,8 +61,10 @@ enum native_outcome native_step(struct recording *rec)
 			return handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
 		case TRACEE_STOP_SIGNAL:
 			rec->res->signals++;
-			if (log_signal(rec, &stop.info) != 0)
-				return NATIVE_ERROR;
+			/* A trace that cannot be written ends the recording
+			 * (rec->error) but must not cost the program its
+			 * signal: it is delivered all the same. */
+			log_signal(rec, &stop.info);
 			deliver = stop.info.si_signo;
 			handler_expected = signal_is_caught(rec->tracee.pid, deliver);
 			break;

@@ -379,7 +379,7 @@ static int main_loop(struct recording *rec)
 			budget = next_poll - now;
 		enum emu_exit e = emu_run(rec->cpu, budget);
 		if (rec->tm.failed)
-			return recording_fail(rec, RECORD_ERR_TRACE_FILE, "cannot write the trace: %s",
+			return recording_fail(rec, RECORD_ERR_TRACE_WRITE, "cannot write the trace: %s",
 					      idna_writer_error(rec->writer));
 		int r = 0;
 		switch (e) {
@@ -499,7 +499,7 @@ static void finish(struct recording *rec)
 	if (rec->writer) {
 		char msg[256];
 		if (idna_writer_close(rec->writer, msg, sizeof(msg)) != 0)
-			recording_fail(rec, RECORD_ERR_TRACE_FILE, "%s", msg);
+			recording_fail(rec, RECORD_ERR_TRACE_WRITE, "cannot write the trace: %s", msg);
 	}
 	struct stat st;
 	if (stat(rec->opt->trace_path, &st) == 0)
@@ -530,6 +530,8 @@ enum record_error record_program(const struct record_options *opt,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (start(&rec) == 0)
 		main_loop(&rec);
+	if (rec.error == RECORD_ERR_TRACE_WRITE)
+		recording_hand_back(&rec);
 	finish(&rec);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -24,7 +24,10 @@ enum record_error {
 	RECORD_OK,
 	RECORD_ERR_PROGRAM_NOT_FOUND,
 	RECORD_ERR_NOT_EXECUTABLE,
-	RECORD_ERR_TRACE_FILE,      /* cannot create or write the trace */
+	RECORD_ERR_TRACE_FILE,      /* cannot create the trace */
+	RECORD_ERR_TRACE_WRITE,     /* a write to the trace failed (disk full, file size
+				     * limit): the program ran on untraced to its end,
+				     * *res says how it ended */
 	RECORD_ERR_PTRACE,          /* the supervisor lost control of the program */
 	RECORD_ERR_UNSUPPORTED,     /* the program did something not supported yet */
 };
@@ -38,6 +41,7 @@ struct record_result {
 	bool exited;           /* exited normally: exit_status */
 	int exit_status;
 	int term_signal;       /* killed by this signal */
+	bool ran_untraced;     /* RECORD_ERR_TRACE_WRITE: the program's end ran untraced */
 	uint64_t instructions, syscalls, signals, checkpoints;
 	uint64_t reads, misses, code_pages;
 	uint64_t trace_bytes;
@@ -47,7 +51,10 @@ struct record_result {
 };
 
 /* Records one execution. Returns RECORD_OK with *res filled, or an error
- * with a one-line message in err. */
+ * with a one-line message in err. When the trace cannot be written, the
+ * program is not harmed: recording stops, the program runs on natively and
+ * untraced, and RECORD_ERR_TRACE_WRITE comes back with *res filled; the
+ * trace is readable up to its last complete chunk. */
 enum record_error record_program(const struct record_options *opt,
 				 struct record_result *res, char *err, size_t errlen);
 

@@ -76,6 +76,14 @@ enum native_outcome {
  * emulator's registers are not reloaded: the caller does that. */
 enum native_outcome native_step(struct recording *rec);
 
+/* --- hand_back.c ------------------------------------------------------ */
+
+/* The program leaves the recording alive: the emulator's state (dirty
+ * mirror bytes, registers) goes into the real process, which then runs on
+ * untraced to its end; res says how it ended. For a trace that cannot be
+ * written: the program must not pay for it. */
+void recording_hand_back(struct recording *rec);
+
 /* --- trace_events.c --------------------------------------------------- */
 
 int log_key_frame(struct recording *rec, uint32_t reason);

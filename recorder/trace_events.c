@@ -14,7 +14,7 @@
 static int append(struct recording *rec, uint32_t stream, const struct idna_record *r)
 {
 	if (idna_writer_append(rec->writer, stream, r) != 0)
-		return recording_fail(rec, RECORD_ERR_TRACE_FILE, "cannot write the trace: %s",
+		return recording_fail(rec, RECORD_ERR_TRACE_WRITE, "cannot write the trace: %s",
 				      idna_writer_error(rec->writer));
 	return 0;
 }

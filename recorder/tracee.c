@@ -25,12 +25,35 @@ const char *tracee_start_strerror(enum tracee_start_error err)
 	return "?";
 }
 
+/* Dispositions the supervisor changed for itself, restored in the child. */
+static struct {
+	int signo;
+	struct sigaction before;
+} supervisor_only[4];
+static size_t n_supervisor_only;
+
+int tracee_ignore_in_supervisor(int signo)
+{
+	if (n_supervisor_only == sizeof(supervisor_only) / sizeof(supervisor_only[0])) {
+		errno = ENOSPC;
+		return -1;
+	}
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	sigemptyset(&ignore.sa_mask);
+	if (sigaction(signo, &ignore, &supervisor_only[n_supervisor_only].before) != 0)
+		return -1;
+	supervisor_only[n_supervisor_only++].signo = signo;
+	return 0;
+}
+
 /* Runs in the child after fork: never returns. The exec errno goes back to
  * the parent through the close-on-exec pipe, which a successful exec closes
  * with nothing written. */
 static void __attribute__((noreturn)) child_exec(int report_fd, char *const argv[])
 {
 	int e;
+	for (size_t i = 0; i < n_supervisor_only; i++)
+		sigaction(supervisor_only[i].signo, &supervisor_only[i].before, NULL);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
 		e = -errno; /* negative: the failure was ptrace, not exec */
 	} else {
@@ -229,6 +252,37 @@ int tracee_get_fs_gs_base(const struct tracee *t, uint64_t *fs_base, uint64_t *g
 	*fs_base = (uint64_t)fs;
 	*gs_base = (uint64_t)gs;
 	return 0;
+}
+
+int tracee_detach_and_wait(struct tracee *t, int signo, struct tracee_stop *stop)
+{
+	if (!t->alive) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (ptrace(PTRACE_DETACH, t->pid, NULL, (void *)(long)signo) != 0)
+		return -1;
+	/* Untraced, the process reports nothing but its end (stops of job
+	 * control are its shell's business, and waitpid without WUNTRACED
+	 * does not see them). */
+	for (;;) {
+		int status;
+		pid_t r = waitpid(t->pid, &status, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		memset(stop, 0, sizeof(*stop));
+		t->alive = false;
+		if (WIFEXITED(status)) {
+			stop->kind = TRACEE_STOP_EXITED;
+			stop->exit_status = WEXITSTATUS(status);
+		} else {
+			stop->kind = TRACEE_STOP_KILLED;
+			stop->info.si_signo = WTERMSIG(status);
+		}
+		return 0;
+	}
 }
 
 void tracee_kill(struct tracee *t)

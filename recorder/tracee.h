@@ -77,6 +77,18 @@ int tracee_set_xstate(const struct tracee *t, const void *buf);
 /* fs and gs base registers (also in user_regs_struct; these are shortcuts). */
 int tracee_get_fs_gs_base(const struct tracee *t, uint64_t *fs_base, uint64_t *gs_base);
 
+/* Lets the process run on untraced from the stop it is in (signo: a signal
+ * to deliver as it resumes, 0 for none) and waits until it ends: *stop is
+ * then EXITED or KILLED. The process must be one tracee_start started (our
+ * child), at a step or signal stop. */
+int tracee_detach_and_wait(struct tracee *t, int signo, struct tracee_stop *stop);
+
+/* Ignores signo in the supervisor only: a program started afterwards gets
+ * back, before its exec, the disposition the supervisor had on entry.
+ * (SIGXFSZ: a full trace file must be an error, not the supervisor's
+ * death.) 0, or -1 with errno. */
+int tracee_ignore_in_supervisor(int signo);
+
 /* Kills the process (if alive) and reaps it. Safe to call twice. */
 void tracee_kill(struct tracee *t);
 

@@ -1,7 +1,8 @@
 /*
  * ttrec_main.c — the `ttrec` command: options, the trace file's name, the
  * summary, and the exit status (the program's own, or 128+N when it was
- * killed by signal N).
+ * killed by signal N). `ttrec run --verify` runs the lockstep verifier
+ * (lockstep.h) instead of recording.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,14 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "recorder/lockstep.h"
 #include "recorder/recording.h"
+#include "recorder/tracee.h"
 
 /* ttrec's own failures; the program's statuses pass through otherwise. */
 enum {
 	EXIT_USAGE = 64,        /* bad command line */
 	EXIT_NOT_FOUND = 66,    /* the program does not exist */
 	EXIT_SOFTWARE = 70,     /* unsupported program behaviour, internal error */
-	EXIT_TRACE_FILE = 73,   /* the trace cannot be created or written */
+	EXIT_TRACE_FILE = 73,   /* the trace cannot be created */
+	EXIT_TRACE_WRITE = 74,  /* the trace could not be written to the end (disk full) */
 	EXIT_NOT_PERMITTED = 77,/* not executable, or ptrace not permitted */
 };
 
@@ -35,7 +39,11 @@ static void usage(FILE *f)
 		"  --cpuid=default|native     CPUID the program sees (default: what the emulator implements)\n"
 		"  --checkpoint-interval N    instructions between checkpoint frames\n"
 		"  --ring SIZE                keep only the last SIZE bytes of trace (K, M, G suffixes)\n"
-		"  --env NAME=VALUE           set a variable in the program's environment\n");
+		"  --env NAME=VALUE           set a variable in the program's environment\n"
+		"  --verify                   no trace: check the emulator against the CPU, one\n"
+		"                             single-step per instruction, up to the first difference\n"
+		"  --verify-max N             with --verify: verify N instructions, then let the\n"
+		"                             program run on natively\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -105,70 +113,86 @@ static int exit_code_for(enum record_error e)
 	case RECORD_ERR_PROGRAM_NOT_FOUND: return EXIT_NOT_FOUND;
 	case RECORD_ERR_NOT_EXECUTABLE: return EXIT_NOT_PERMITTED;
 	case RECORD_ERR_TRACE_FILE: return EXIT_TRACE_FILE;
+	case RECORD_ERR_TRACE_WRITE: return EXIT_TRACE_WRITE;
 	case RECORD_ERR_PTRACE: return EXIT_NOT_PERMITTED;
 	default: return EXIT_SOFTWARE;
 	}
 }
 
-static int run_command(int argc, char **argv)
+/* The program's end as ttrec's exit status. */
+static int program_status(bool exited, int exit_status, int term_signal)
 {
-	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV };
-	static const struct option longopts[] = {
-		{ "cpuid", required_argument, NULL, OPT_CPUID },
-		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
-		{ "ring", required_argument, NULL, OPT_RING },
-		{ "env", required_argument, NULL, OPT_ENV },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct record_options opt = { 0 };
-	const char *output = NULL;
-	bool quiet = false;
-	int c;
-	/* '+': options end at the program's name. */
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 'q': quiet = true; break;
-		case OPT_CPUID: opt.cpuid_policy = optarg; break;
-		case OPT_CHECKPOINT:
-			if (parse_size(optarg, &opt.checkpoint_interval) != 0 || !opt.checkpoint_interval) {
-				fprintf(stderr, "ttrec: bad --checkpoint-interval '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_RING:
-			if (parse_size(optarg, &opt.ring_bytes) != 0 || !opt.ring_bytes) {
-				fprintf(stderr, "ttrec: bad --ring size '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_ENV:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				fprintf(stderr, "ttrec: --env wants NAME=VALUE, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			putenv(optarg);
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (exited)
+		return exit_status;
+	fprintf(stderr, "ttrec: the program was killed by signal %d (%s)\n", term_signal,
+		strsignal(term_signal));
+	return 128 + term_signal;
+}
+
+/* Statuses: the program's own; 1 at a difference; 66, 70, 77 as for a
+ * recording. */
+static int verify_program(char *const argv[], const char *cpuid, uint64_t max_insns, bool quiet)
+{
+	struct lockstep_options opt = { max_insns, cpuid_policy_by_name(cpuid ? cpuid : "default") };
+	if (!opt.policy) {
+		fprintf(stderr, "ttrec: unknown CPUID policy '%s' (default or native)\n", cpuid);
 		return EXIT_USAGE;
 	}
-	opt.argv = argv + optind;
+	struct lockstep_stats st;
+	enum lockstep_result r = lockstep_run(argv, &opt, &st);
+	if (r == LOCKSTEP_DIVERGED) {
+		lockstep_print_summary(stderr, &st, &opt, quiet);
+		fprintf(stderr, "ttrec: verify: FAILED: the emulator differs from the CPU at instruction %llu\n",
+			(unsigned long long)(st.emulated + st.native + 1));
+	} else if (r == LOCKSTEP_OK && !quiet) {
+		lockstep_print_summary(stderr, &st, &opt, false);
+	}
+	fallback_counts_free(&st.natives);
+	switch (r) {
+	case LOCKSTEP_OK:
+		return program_status(!st.killed_by, st.exit_status, st.killed_by);
+	case LOCKSTEP_DIVERGED:
+		return 1;
+	default:
+		return st.start_error == TRACEE_START_NOT_FOUND ? EXIT_NOT_FOUND
+		       : st.start_error == TRACEE_START_OK  ? EXIT_SOFTWARE
+							   : EXIT_NOT_PERMITTED;
+	}
+}
+
+/* The one line for a trace that could not be written to the end. */
+static void report_trace_write_error(const char *trace, const char *err,
+				     const struct record_result *r)
+{
+	fprintf(stderr, "ttrec: %s; %s is readable up to its last complete chunk; ", err, trace);
+	if (r->ran_untraced)
+		fprintf(stderr, "recording stopped after %" PRIu64
+				" instructions and the program ran on untraced: it ", r->instructions);
+	else
+		fprintf(stderr, "the program ");
+	if (r->exited)
+		fprintf(stderr, "exited with status %d\n", r->exit_status);
+	else
+		fprintf(stderr, "was killed by signal %d (%s)\n", r->term_signal,
+			strsignal(r->term_signal));
+}
+
+static int record(struct record_options *opt, const char *output, bool quiet)
+{
 	char name[PATH_MAX];
 	if (!output) {
-		default_trace_name(opt.argv[0], name, sizeof(name));
+		default_trace_name(opt->argv[0], name, sizeof(name));
 		output = name;
 	}
-	opt.trace_path = output;
+	opt->trace_path = output;
 
 	struct record_result res;
 	char err[512] = "";
-	enum record_error e = record_program(&opt, &res, err, sizeof(err));
+	enum record_error e = record_program(opt, &res, err, sizeof(err));
+	if (e == RECORD_ERR_TRACE_WRITE) {
+		report_trace_write_error(output, err, &res);
+		return EXIT_TRACE_WRITE;
+	}
 	if (e != RECORD_OK) {
 		fprintf(stderr, "ttrec: %s\n", err);
 		if (e != RECORD_ERR_PROGRAM_NOT_FOUND && e != RECORD_ERR_NOT_EXECUTABLE &&
@@ -183,11 +207,91 @@ static int run_command(int argc, char **argv)
 		update_latest_link(output);
 	if (!quiet)
 		print_summary(output, &res);
-	if (res.exited)
-		return res.exit_status;
-	fprintf(stderr, "ttrec: the program was killed by signal %d (%s)\n", res.term_signal,
-		strsignal(res.term_signal));
-	return 128 + res.term_signal;
+	return program_status(res.exited, res.exit_status, res.term_signal);
+}
+
+static int run_command(int argc, char **argv)
+{
+	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX };
+	static const struct option longopts[] = {
+		{ "cpuid", required_argument, NULL, OPT_CPUID },
+		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
+		{ "ring", required_argument, NULL, OPT_RING },
+		{ "env", required_argument, NULL, OPT_ENV },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "verify-max", required_argument, NULL, OPT_VERIFY_MAX },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_options opt = { 0 };
+	const char *output = NULL;
+	bool quiet = false, verify = false;
+	uint64_t verify_max = 0;
+	/* Options about the trace, refused with --verify (which writes none). */
+	const char *trace_option = NULL;
+	int c;
+	/* '+': options end at the program's name. */
+	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; trace_option = "-o"; break;
+		case 'q': quiet = true; break;
+		case OPT_CPUID: opt.cpuid_policy = optarg; break;
+		case OPT_CHECKPOINT:
+			if (parse_size(optarg, &opt.checkpoint_interval) != 0 || !opt.checkpoint_interval) {
+				fprintf(stderr, "ttrec: bad --checkpoint-interval '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			trace_option = "--checkpoint-interval";
+			break;
+		case OPT_RING:
+			if (parse_size(optarg, &opt.ring_bytes) != 0 || !opt.ring_bytes) {
+				fprintf(stderr, "ttrec: bad --ring size '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			trace_option = "--ring";
+			break;
+		case OPT_ENV:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "ttrec: --env wants NAME=VALUE, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			putenv(optarg);
+			break;
+		case OPT_VERIFY: verify = true; break;
+		case OPT_VERIFY_MAX:
+			if (parse_size(optarg, &verify_max) != 0 || !verify_max) {
+				fprintf(stderr, "ttrec: bad --verify-max '%s' (a positive count)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (verify && trace_option) {
+		fprintf(stderr, "ttrec: %s makes no sense with --verify, which writes no trace\n",
+			trace_option);
+		return EXIT_USAGE;
+	}
+	if (verify_max && !verify) {
+		fprintf(stderr, "ttrec: --verify-max needs --verify\n");
+		return EXIT_USAGE;
+	}
+	/* A trace that outgrows RLIMIT_FSIZE must fail its write (EFBIG), not
+	 * kill ttrec; the program keeps its own disposition. */
+	if (tracee_ignore_in_supervisor(SIGXFSZ) != 0) {
+		fprintf(stderr, "ttrec: cannot ignore SIGXFSZ: %s\n", strerror(errno));
+		return EXIT_SOFTWARE;
+	}
+	opt.argv = argv + optind;
+	if (verify)
+		return verify_program(opt.argv, opt.cpuid_policy, verify_max ? verify_max : UINT64_MAX,
+				      quiet);
+	return record(&opt, output, quiet);
 }
 
 int main(int argc, char **argv)

@@ -1,84 +1,136 @@
 #!/bin/bash
-# lockstep.sh — runs real programs on the emulator and the CPU in lockstep
-# (build/tests/bin/lockstep) and fails on the first difference. Also checks
-# that the default CPUID policy keeps glibc off the vector extensions the
-# emulator lacks, and that a missing program is a clear error.
+# lockstep.sh — `ttrec run --verify`: real programs run on the emulator and
+# the CPU in lockstep, bounded by --verify-max, must show no difference, and
+# keep their output and exit status. Also: the default CPUID policy keeps
+# glibc off the vector extensions the emulator lacks; a value changed behind
+# the program's back is reported as a divergence (status 1, the differing
+# register marked, a one-line verdict); options about the trace are refused;
+# a missing program is a clear error.
 set -u
 BUILD=${BUILD:-build}
-LOCKSTEP=$BUILD/tests/bin/lockstep
-MAX=200000
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+PROGRAMS=$BUILD/tests/programs
+MAX=100000
+LIMIT=120
 failed=0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'lockstep test input\n%.0s' $(seq 50) >"$tmp/small.txt"
 
-# run NAME ARGS...: one lockstep run; its report goes to $tmp/NAME.log.
-run() {
-	local name=$1
-	shift
-	local start=$SECONDS
-	"$LOCKSTEP" --max "$MAX" "$@" >/dev/null 2>"$tmp/$name.log" </dev/null
-	local rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "FAIL: lockstep $* (exit $rc)"
-		cat "$tmp/$name.log"
-		failed=1
-		return 1
-	fi
-	echo "ok: lockstep $* ($((SECONDS - start)) s)"
-	sed -n 's/^lockstep: \([0-9]* instructions:.*\)/  \1/p' "$tmp/$name.log"
-	# The fallback summary, shortened to the most frequent instructions.
-	grep -E '^ +[0-9]+  ' "$tmp/$name.log" | head -15
+fail() {
+	echo "FAIL: $*"
+	failed=1
 }
 
-run true -- /bin/true
-run ls -- /bin/ls -l /
-run gzip -- gzip -c "$tmp/small.txt"
-run python -- python3 -c 'print(sum(range(10**5)))'
+# verify NAME [TTREC OPTIONS] -- PROGRAM ARGS...: one verified run (at most
+# $MAX instructions in lockstep, the rest native); its output and status
+# must be the native run's. The report goes to $tmp/NAME.log.
+verify() {
+	local name=$1
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	local start=$SECONDS
+	"$@" </dev/null >"$tmp/$name.native" 2>/dev/null
+	local native_rc=$?
+	timeout "$LIMIT" "$TTREC" run --verify --verify-max "$MAX" "${opts[@]}" -- "$@" \
+		</dev/null >"$tmp/$name.out" 2>"$tmp/$name.log"
+	local rc=$?
+	if [ $rc -ne $native_rc ] || ! cmp -s "$tmp/$name.native" "$tmp/$name.out"; then
+		fail "ttrec run --verify $* (exit $rc, natively $native_rc; output $(cmp -s "$tmp/$name.native" "$tmp/$name.out" && echo same || echo differs))"
+		cat "$tmp/$name.log"
+		return 1
+	fi
+	echo "ok: ttrec run --verify $* ($((SECONDS - start)) s)"
+	sed -n 's/^ttrec: verify: \([0-9]* instructions verified:.*\)/  \1/p' "$tmp/$name.log"
+	# The fallback summary, shortened to the most frequent instructions.
+	grep -E '^ +[0-9]+  ' "$tmp/$name.log" | head -8
+}
+
+# /bin/true whole, to its own end (about 110,000 instructions).
+MAX=200000 verify true -- /bin/true
+if ! grep -q 'the program exited with status 0' "$tmp/true.log" ||
+	grep -q 'stopped verifying' "$tmp/true.log"; then
+	fail "/bin/true was not verified to its end"
+fi
+verify ls -- /bin/ls -l /usr
+verify gzip -- gzip -c "$tmp/small.txt"
+verify python -- python3 -c 'print(sum(range(10**5)))'
+MAX=50000 verify exit-status -- /bin/sh -c 'echo to stdout; exit 3'
 # A signal handler and an exec: CPUID faulting must be re-armed in the new image.
-run signal-exec --max 400000 -- /bin/sh -c 'trap "echo handled" USR1; kill -USR1 $$; exec /bin/true'
+MAX=400000 verify signal-exec -- /bin/sh -c 'trap "echo handled" USR1; kill -USR1 $$; exec /bin/true'
 if [ -f "$tmp/signal-exec.log" ] && ! grep -q 'signal SIGUSR1 delivered' "$tmp/signal-exec.log"; then
-	echo "FAIL: signal-exec: SIGUSR1 was not seen"
-	failed=1
+	fail "signal-exec: SIGUSR1 was not seen"
 fi
 
 # Under the default policy glibc must not pick VEX/EVEX or XSAVE code paths.
 for name in true signal-exec; do
 	[ -f "$tmp/$name.log" ] || continue
 	if grep -qE '^ +[0-9]+  (v[a-z0-9]+|xsave[a-z0-9]*|xrstor[a-z0-9]*|xgetbv)$' "$tmp/$name.log"; then
-		echo "FAIL: default CPUID policy: $name stepped AVX or XSAVE instructions"
-		failed=1
+		fail "default CPUID policy: $name stepped AVX or XSAVE instructions"
 	else
 		echo "ok: default CPUID policy keeps $name off AVX and XSAVE"
 	fi
 done
 # And the native policy must let them through, on a CPU that has them.
 if grep -qw avx2 /proc/cpuinfo; then
-	if run true-native --policy native -- /bin/true &&
+	if MAX=200000 verify true-native --cpuid=native -- /bin/true &&
 		! grep -qE '^ +[0-9]+  v[a-z0-9]+$' "$tmp/true-native.log"; then
-		echo "FAIL: native CPUID policy: /bin/true stepped no AVX instruction on an AVX2 CPU"
-		failed=1
+		fail "native CPUID policy: /bin/true stepped no AVX instruction on an AVX2 CPU"
 	fi
 fi
 
-# A program that does not exist is a clear error, not a crash.
-"$LOCKSTEP" -- "$tmp/no-such-program" >/dev/null 2>"$tmp/missing.log"
+# A deliberate divergence: an untraced child changes a shared counter
+# between the emulator's read and the CPU's.
+timeout "$LIMIT" "$TTREC" run --verify "$PROGRAMS/shared_counter_race" \
+	</dev/null >/dev/null 2>"$tmp/race.log"
 rc=$?
-if [ $rc -eq 2 ] && grep -q 'program not found' "$tmp/missing.log"; then
+if [ $rc -eq 1 ] && grep -q '^ttrec: verify: DIVERGENCE at instruction [0-9]*, 0x[0-9a-f]*: ' "$tmp/race.log" &&
+	grep -q '<-- differs' "$tmp/race.log" &&
+	[ "$(tail -1 "$tmp/race.log" | grep -c '^ttrec: verify: FAILED: the emulator differs from the CPU at instruction [0-9]*$')" = 1 ]; then
+	echo "ok: divergence reported (exit 1): $(tail -1 "$tmp/race.log")"
+else
+	fail "shared_counter_race: exit $rc (want 1), report:"
+	cat "$tmp/race.log"
+fi
+
+# expect_usage_error PATTERN -- ARGS...: ttrec refuses the command line (64).
+expect_usage_error() {
+	local pattern=$1
+	shift 2
+	"$TTREC" "$@" </dev/null >/dev/null 2>"$tmp/usage.log"
+	local rc=$?
+	if [ $rc -eq 64 ] && [ "$(wc -l <"$tmp/usage.log")" -eq 1 ] && grep -q -- "$pattern" "$tmp/usage.log"; then
+		echo "ok: refused: ttrec $* ($(cat "$tmp/usage.log"))"
+	else
+		fail "ttrec $*: exit $rc (want 64), message: $(cat "$tmp/usage.log")"
+	fi
+}
+expect_usage_error '-o makes no sense with --verify' -- run --verify -o "$tmp/x.idna" /bin/true
+expect_usage_error '--ring makes no sense with --verify' -- run --ring 1M --verify /bin/true
+expect_usage_error '--checkpoint-interval makes no sense' -- run --verify --checkpoint-interval 1000 /bin/true
+expect_usage_error '--verify-max needs --verify' -- run --verify-max 10 /bin/true
+expect_usage_error 'bad --verify-max' -- run --verify --verify-max ten /bin/true
+[ -e "$tmp/x.idna" ] && fail "a refused --verify wrote a trace"
+
+# A program that does not exist, or cannot run, is a clear error.
+"$TTREC" run --verify -- "$tmp/no-such-program" >/dev/null 2>"$tmp/missing.log"
+rc=$?
+if [ $rc -eq 66 ] && grep -q 'program not found' "$tmp/missing.log"; then
 	echo "ok: missing program reported"
 else
-	echo "FAIL: missing program: exit $rc: $(cat "$tmp/missing.log")"
-	failed=1
+	fail "missing program: exit $rc: $(cat "$tmp/missing.log")"
 fi
 chmod -x "$tmp/small.txt"
-"$LOCKSTEP" -- "$tmp/small.txt" >/dev/null 2>"$tmp/noexec.log"
+"$TTREC" run --verify -- "$tmp/small.txt" >/dev/null 2>"$tmp/noexec.log"
 rc=$?
-if [ $rc -eq 2 ] && grep -q 'not executable' "$tmp/noexec.log"; then
+if [ $rc -eq 77 ] && grep -q 'not executable' "$tmp/noexec.log"; then
 	echo "ok: non-executable program reported"
 else
-	echo "FAIL: non-executable program: exit $rc: $(cat "$tmp/noexec.log")"
-	failed=1
+	fail "non-executable program: exit $rc: $(cat "$tmp/noexec.log")"
 fi
 
 exit $failed

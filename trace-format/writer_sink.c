@@ -335,6 +335,12 @@ static int put_one(struct writer_sink *s, const struct chunk_buf *c, int *baseli
 	if (write_all(s->fd, s->header, hsize, at, err, errlen) < 0 ||
 	    write_all(s->fd, s->cbuf, csize, at + hsize, err, errlen) < 0 || !remember_chunk(s, &pc)) {
 		state_list_clear(&pc.events);
+		/* Disk full mid-chunk: the file ends with its last whole chunk
+		 * again, so readers find no partial one. */
+		if (at >= s->high_water) {
+			int unused = ftruncate(s->fd, (off_t)at); /* else a reader skips it */
+			(void)unused;
+		}
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		return -1;

@@ -31,7 +31,9 @@ int main(void)
 	printf("monotonic sane: %s\n", seconds(&m1) - seconds(&m0) < 60 ? "yes" : "no");
 	printf("realtime after 2020: %s\n", r0.tv_sec > 1577836800 ? "yes" : "no");
 	printf("gettimeofday agrees: %s\n", tod - real >= 0 && tod - real < 60 ? "yes" : "no");
-	printf("time agrees: %s\n", t >= r0.tv_sec && t - r0.tv_sec < 60 ? "yes" : "no");
+	/* time() reads the coarse clock, up to a tick behind CLOCK_REALTIME:
+	 * just after a second begins it still says the previous one. */
+	printf("time agrees: %s\n", t >= r0.tv_sec - 1 && t - r0.tv_sec < 60 ? "yes" : "no");
 	printf("cpu time sane: %s\n", seconds(&cpu) >= 0 && seconds(&cpu) < 60 ? "yes" : "no");
 	return 0;
 }

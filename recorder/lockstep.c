@@ -1,5 +1,5 @@
 /*
- * verifier.c — the lockstep loop. For each instruction the emulator runs
+ * lockstep.c — the lockstep loop behind `ttrec run --verify`. For each instruction the emulator runs
  * first, against the live process's memory with its writes held back; the
  * process then single-steps the same instruction, and registers and written
  * bytes must agree. What the emulator does not run itself (special and
@@ -8,15 +8,16 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recorder/regs_convert.h"
 #include "recorder/remote_memory.h"
 #include "recorder/tracee.h"
-#include "tests/lockstep/state_diff.h"
-#include "tests/lockstep/verifier.h"
-#include "tests/lockstep/write_overlay.h"
+#include "recorder/state_diff.h"
+#include "recorder/lockstep.h"
+#include "recorder/write_overlay.h"
 
 struct lockstep {
 	struct tracee t;
@@ -30,13 +31,14 @@ struct lockstep {
 };
 
 #define RFLAGS_RF (1u << 16)
+#define MSG "ttrec: verify: "
 
 /* What a step of the loop leads to. */
 enum step_outcome { STEP_CONTINUE, STEP_ENDED, STEP_DIVERGED, STEP_ERROR };
 
 static enum step_outcome fail(const char *what)
 {
-	fprintf(stderr, "lockstep: %s: %s\n", what, strerror(errno));
+	fprintf(stderr, MSG "%s: %s\n", what, strerror(errno));
 	return STEP_ERROR;
 }
 
@@ -80,7 +82,7 @@ static void enable_cpuid_faulting(struct lockstep *ls)
 		return;
 	}
 	if (ls->st->cpuid_faulting || errno != ENODEV)
-		fprintf(stderr, "lockstep: warning: no CPUID faulting (%s): cpuid answers are the CPU's own\n",
+		fprintf(stderr, MSG "warning: no CPUID faulting (%s): cpuid answers are the CPU's own\n",
 			strerror(errno));
 	ls->st->cpuid_faulting = false;
 }
@@ -158,7 +160,7 @@ static void report_header(struct lockstep *ls, const struct emu_regs *before, co
 {
 	char text[128];
 	insn_text(ls, before->rip, text, sizeof(text));
-	fprintf(stderr, "lockstep: DIVERGENCE at instruction %llu, %#llx: %s\n  %s\n",
+	fprintf(stderr, MSG "DIVERGENCE at instruction %llu, %#llx: %s\n  %s\n",
 		(unsigned long long)(ls->st->emulated + ls->st->native + 1),
 		(unsigned long long)before->rip, text, why);
 }
@@ -345,12 +347,24 @@ static enum step_outcome step_native(struct lockstep *ls, enum emu_exit e,
 	return o == STEP_CONTINUE ? resync(ls) : o;
 }
 
+/* Past the limit: the program goes on natively, untraced, and its end is
+ * its own. CPUID faulting would kill it: it goes first. */
+static enum step_outcome run_untraced(struct lockstep *ls)
+{
+	if (ls->st->cpuid_faulting && cpuid_policy_disable_faulting(&ls->t, &ls->rm) != 0)
+		return fail("turning CPUID faulting off");
+	struct tracee_stop stop;
+	if (tracee_detach_and_wait(&ls->t, 0, &stop) != 0)
+		return fail("waiting for the program");
+	return ended(ls, &stop);
+}
+
 static enum step_outcome run_loop(struct lockstep *ls)
 {
 	for (;;) {
 		if (ls->st->emulated + ls->st->native >= ls->opt->max_insns) {
 			ls->st->limit_reached = true;
-			return STEP_CONTINUE;
+			return STEP_ENDED;
 		}
 		struct emu_regs before = *emu_regs(ls->cpu);
 		write_overlay_clear(&ls->overlay);
@@ -367,7 +381,7 @@ enum lockstep_result lockstep_run(char *const argv[], const struct lockstep_opti
 {
 	struct lockstep *ls = calloc(1, sizeof(*ls));
 	if (!ls) {
-		fprintf(stderr, "lockstep: out of memory\n");
+		fprintf(stderr, MSG "out of memory\n");
 		return LOCKSTEP_ERROR;
 	}
 	memset(stats, 0, sizeof(*stats));
@@ -376,7 +390,8 @@ enum lockstep_result lockstep_run(char *const argv[], const struct lockstep_opti
 	enum tracee_start_error err;
 	int err_errno;
 	if (tracee_start(&ls->t, argv, &err, &err_errno) != 0) {
-		fprintf(stderr, "lockstep: %s: %s (%s)\n", argv[0],
+		stats->start_error = err;
+		fprintf(stderr, MSG "%s: %s (%s)\n", argv[0],
 			tracee_start_strerror(err), strerror(err_errno));
 		free(ls);
 		return LOCKSTEP_ERROR;
@@ -386,13 +401,19 @@ enum lockstep_result lockstep_run(char *const argv[], const struct lockstep_opti
 	enum step_outcome o = STEP_ERROR;
 	ls->cpu = emu_new(&write_overlay_ops, &ls->overlay);
 	if (!ls->cpu) {
-		fprintf(stderr, "lockstep: out of memory\n");
+		fprintf(stderr, MSG "out of memory\n");
 		goto out;
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	enable_cpuid_faulting(ls);
 	o = resync(ls);
 	if (o == STEP_CONTINUE)
 		o = run_loop(ls);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stats->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (o == STEP_ENDED && stats->limit_reached)
+		o = run_untraced(ls);
 out:
 	tracee_kill(&ls->t);
 	remote_memory_reset(&ls->rm);
@@ -400,7 +421,6 @@ out:
 	emu_free(ls->cpu);
 	free(ls);
 	switch (o) {
-	case STEP_CONTINUE:
 	case STEP_ENDED:
 		return LOCKSTEP_OK;
 	case STEP_DIVERGED:
@@ -408,4 +428,30 @@ out:
 	default:
 		return LOCKSTEP_ERROR;
 	}
+}
+
+void lockstep_print_summary(FILE *f, struct lockstep_stats *st,
+			    const struct lockstep_options *opt, bool brief)
+{
+	uint64_t total = st->emulated + st->native;
+	if (!st->exited)
+		fprintf(f, MSG "stopped at the divergence: the program was killed\n");
+	else if (st->limit_reached)
+		fprintf(f, MSG "stopped verifying after %llu instructions; the program ran on natively\n",
+			(unsigned long long)opt->max_insns);
+	if (st->exited && st->killed_by)
+		fprintf(f, MSG "the program was killed by %s\n", strsignal(st->killed_by));
+	else if (st->exited)
+		fprintf(f, MSG "the program exited with status %d\n", st->exit_status);
+	double rate = st->seconds > 0 ? (double)total / st->seconds : 0.0;
+	fprintf(f, MSG "%llu instructions verified: %llu emulated and compared, %llu stepped natively "
+		       "(%.1f%%), %llu signals, %.2f s (%.0f instructions/s), cpuid policy %s%s\n",
+		(unsigned long long)total, (unsigned long long)st->emulated,
+		(unsigned long long)st->native, total ? 100.0 * (double)st->native / (double)total : 0.0,
+		(unsigned long long)st->signals, st->seconds, rate, opt->policy->name,
+		st->cpuid_faulting ? "" : " (no CPUID faulting)");
+	if (brief || !st->natives.n)
+		return;
+	fprintf(f, MSG "native steps by instruction:\n");
+	fallback_counts_print(f, &st->natives);
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/lockstep/write_overlay.h"
+#include "recorder/write_overlay.h"
 
 #define PAGE 4096u
 

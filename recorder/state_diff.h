@@ -2,8 +2,8 @@
  * state_diff.h — comparing the emulator's register state with the CPU's and
  * printing the two side by side.
  */
-#ifndef LOCKSTEP_STATE_DIFF_H
-#define LOCKSTEP_STATE_DIFF_H
+#ifndef TTREC_STATE_DIFF_H
+#define TTREC_STATE_DIFF_H
 
 #include <stdbool.h>
 #include <stdio.h>

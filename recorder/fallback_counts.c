@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/lockstep/fallback_counts.h"
+#include "recorder/fallback_counts.h"
 
 void fallback_counts_add(struct fallback_counts *c, const char *name)
 {

@@ -2,8 +2,8 @@
  * fallback_counts.h — how many times each kind of instruction had to be
  * stepped on the real CPU, for the verifier's summary.
  */
-#ifndef LOCKSTEP_FALLBACK_COUNTS_H
-#define LOCKSTEP_FALLBACK_COUNTS_H
+#ifndef TTREC_FALLBACK_COUNTS_H
+#define TTREC_FALLBACK_COUNTS_H
 
 #include <stdint.h>
 #include <stdio.h>

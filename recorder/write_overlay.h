@@ -4,8 +4,8 @@
  * reads of the same instruction) so that the real CPU can perform them and
  * the two results can be compared.
  */
-#ifndef LOCKSTEP_WRITE_OVERLAY_H
-#define LOCKSTEP_WRITE_OVERLAY_H
+#ifndef TTREC_WRITE_OVERLAY_H
+#define TTREC_WRITE_OVERLAY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "recorder/regs_convert.h"
-#include "tests/lockstep/state_diff.h"
+#include "recorder/state_diff.h"
 
 enum field_kind { FIELD_INT, FIELD_TAGS, FIELD_X87, FIELD_VEC };
 
