@@ -305,15 +305,26 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	return 0;
 }
 
-/* Whether segment k can hold a hit: with only write watchpoints set, the
- * first pass's summary of the pages the segment wrote decides. */
+/* Whether segment k can hold a hit, from the first pass's summaries of
+ * the pages each segment executed and wrote (read watchpoints have no
+ * summary: such segments are always searched). */
 static bool segment_may_hit(const struct gdb_target *t, size_t k)
 {
 	for (size_t i = 0; i < t->n_points; i++) {
 		const struct point *p = &t->points[i];
-		if (p->kind != GDBSTUB_WATCH_WRITE ||
-		    replay_session_segment_may_write(t->s, k, p->addr, p->len))
+		switch (p->kind) {
+		case GDBSTUB_BREAK_SOFTWARE:
+		case GDBSTUB_BREAK_HARDWARE:
+			if (replay_session_segment_may_execute(t->s, k, p->addr))
+				return true;
+			break;
+		case GDBSTUB_WATCH_WRITE:
+			if (replay_session_segment_may_write(t->s, k, p->addr, p->len))
+				return true;
+			break;
+		default:
 			return true;
+		}
 	}
 	return false;
 }

@@ -145,6 +145,8 @@ static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
 	size_t done = 0;
+	if (m->on_fetch)
+		m->on_fetch(m->fetch_ctx, addr, size);
 	while (done < size) {
 		uint64_t a = addr + done;
 		if (!have_code_page(m, a / PAGE_SIZE))

@@ -35,6 +35,9 @@ struct replay_memory {
 	uint64_t transition_icount;
 	replay_access_fn *on_access;
 	void *access_ctx;
+	/* Instruction fetches (decoding), for the first pass's summaries. */
+	void (*on_fetch)(void *ctx, uint64_t addr, size_t len);
+	void *fetch_ctx;
 };
 
 int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct memory_image *image);

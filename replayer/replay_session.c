@@ -24,10 +24,14 @@ static int take_snapshot(struct replay_session *s)
 	}
 	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
 	snap->written_pages = code_page_set_new();
-	if (!snap->written_pages || resim_save(&s->sim, &snap->state) != 0) {
+	snap->code_pages = code_page_set_new();
+	if (!snap->written_pages || !snap->code_pages || resim_save(&s->sim, &snap->state) != 0) {
 		code_page_set_free(snap->written_pages);
+		code_page_set_free(snap->code_pages);
 		return -1;
 	}
+	/* Every instruction of the coming segment is decoded in it. */
+	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
 	snap->icount = snap->state.icount;
 	s->n_snapshots++;
 	return 0;
@@ -43,6 +47,25 @@ static void note_write(void *ctx, uint64_t addr, size_t len, bool write)
 	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
 		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
 			s->summary_incomplete = true;
+}
+
+/* First pass: notes the pages each segment decodes code from. */
+static void note_fetch(void *ctx, uint64_t addr, size_t len)
+{
+	struct replay_session *s = ctx;
+	if (s->n_snapshots == 0 || len == 0)
+		return;
+	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+			s->summary_incomplete = true;
+}
+
+bool replay_session_segment_may_execute(const struct replay_session *s, size_t k, uint64_t addr)
+{
+	if (s->summary_incomplete || k >= s->n_snapshots || !s->snapshots[k].code_pages)
+		return true;
+	return code_page_set_contains(s->snapshots[k].code_pages, addr >> 12);
 }
 
 bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
@@ -140,8 +163,11 @@ int replay_session_open(struct replay_session *s, const char *path)
 	s->sim.mem.future = s->future;
 	s->sim.mem.on_access = note_write;
 	s->sim.mem.access_ctx = s;
+	s->sim.mem.on_fetch = note_fetch;
+	s->sim.mem.fetch_ctx = s;
 	enum resim_status st = first_pass(s);
 	s->sim.mem.on_access = NULL;
+	s->sim.mem.on_fetch = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct replay_summary *m = &s->summary;
 	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -176,6 +202,7 @@ void replay_session_close(struct replay_session *s)
 	for (size_t i = 0; i < s->n_snapshots; i++) {
 		resim_state_free(&s->snapshots[i].state);
 		code_page_set_free(s->snapshots[i].written_pages);
+		code_page_set_free(s->snapshots[i].code_pages);
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;

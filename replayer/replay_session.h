@@ -24,10 +24,13 @@
 struct replay_snapshot {
 	uint64_t icount;
 	struct resim_state state;
-	/* Pages the program wrote between this snapshot and the next: a
-	 * backward search for writes skips segments that wrote none of the
-	 * watched pages. */
+	/* Pages the program wrote, and pages it decoded code from, between
+	 * this snapshot and the next: backward searches skip segments that
+	 * wrote none of the watched pages or executed no breakpoint's page.
+	 * (The first pass empties the decode cache at each snapshot, so every
+	 * instruction a segment executes is decoded, and fetched, in it.) */
 	struct code_page_set *written_pages;
+	struct code_page_set *code_pages;
 };
 
 struct replay_summary {
@@ -77,9 +80,10 @@ size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void 
 				  size_t len);
 
 /* Whether the segment starting at snapshot k wrote any byte of the pages
- * of [addr, addr+len) (true when unknown). */
+ * of [addr, addr+len), or executed code at addr (true when unknown). */
 bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
 				      uint64_t len);
+bool replay_session_segment_may_execute(const struct replay_session *s, size_t k, uint64_t addr);
 
 /* The snapshot index to start from for time t. */
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);

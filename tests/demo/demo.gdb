@@ -6,7 +6,7 @@ continue
 echo \n=== bt: the crash is in total(), on a corrupted pointer\n
 bt
 print a->history
-echo \n=== who wrote it? (an indexed query, without moving)\n
+echo \n=== who wrote it? (a query that does not move the current time)\n
 eval "monitor last-write %lu 8", &a->history
 echo \n=== watch the corrupted field, and run BACKWARDS to the write that corrupted it\n
 watch -l a->history
