@@ -88,7 +88,7 @@ write_time=$(sed -n 's/^last-write of .*: time \([0-9]*\), .*/\1/p' late.out)
 if [ -n "$write_time" ] && [ "$write_time" -lt 1000000 ]; then ok
 else bad "last-write far back: $(grep -m1 'last-write\|no write' late.out)"; fi
 gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
-	-ex 'break 9' -ex reverse-continue > late-break.out 2>&1
+	-ex 'break late.c:9' -ex reverse-continue > late-break.out 2>&1
 expect late-break.out 'Breakpoint 1, main \(\) at .*late.c:9' "reverse-continue to a breakpoint far back"
 
 # Signals the program received stop a continue, as under a live gdb.
