@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replayer/replay_session.h"
 
@@ -81,13 +82,37 @@ bool replay_session_segment_may_write(const struct replay_session *s, size_t k, 
 }
 
 /* The first pass: replays the whole history, taking snapshots. */
+/* On a terminal, a progress line for long first passes: the share of the
+ * stream's chunks read so far. */
+static void show_progress(struct replay_session *s, bool done)
+{
+	if (!isatty(STDERR_FILENO) || s->n_snapshots < 8)
+		return;
+	if (done) {
+		fprintf(stderr, "\r%60s\r", "");
+		return;
+	}
+	if (s->n_snapshots % 8)
+		return;
+	size_t chunks = idna_reader_chunk_count(s->reader);
+	uint32_t chunk = 0, offset, size;
+	if (s->sim.events.it)
+		idna_iter_position(s->sim.events.it, &chunk, &offset, &size);
+	fprintf(stderr, "\rttreplay: first pass %3u%% (%llu M instructions)",
+		chunks ? (unsigned)(100.0 * chunk / chunks) : 0,
+		(unsigned long long)(resim_now(&s->sim) / 1000000));
+}
+
 static enum resim_status first_pass(struct replay_session *s)
 {
 	uint64_t next = 0;
 	for (;;) {
 		enum resim_status st = resim_run(&s->sim, next);
-		if (st != RESIM_AT_TARGET)
+		if (st != RESIM_AT_TARGET) {
+			show_progress(s, true);
 			return st;
+		}
+		show_progress(s, false);
 		if (take_snapshot(s) != 0) {
 			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
 			return RESIM_ERROR;
