@@ -66,12 +66,16 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 	}
 	self[n] = 0;
 	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
-	char **argv = calloc((size_t)n_gdb_args + 6, sizeof(char *));
+	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
 	if (!argv)
 		return 1;
 	int k = 0;
 	argv[k++] = "gdb";
 	argv[k++] = "-q";
+	/* ttreplay answers only after its first pass over the trace, which
+	 * can take longer than gdb's default 2 s timeout. */
+	argv[k++] = "-ex";
+	argv[k++] = "set remotetimeout 600";
 	argv[k++] = "-ex";
 	argv[k++] = target;
 	for (int i = 0; i < n_gdb_args; i++)

@@ -16,6 +16,9 @@ expect() { # expect FILE PATTERN DESCRIPTION
 }
 
 cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
+# ttreplay answers gdb only after its first pass over the trace, which
+# takes seconds under the sanitizers: more than gdb's default 2 s.
+slow_link='set remotetimeout 600'
 
 # --verify on recordings of real programs.
 printf '%s\n' 3 1 2 > numbers
@@ -61,7 +64,7 @@ done
 
 # gdb in batch mode.
 "$build/ttrec" run -q -o c.idna ./counter 5 > /dev/null
-gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -x "$here/replay.gdb" > gdb.out 2>&1
+gdb -batch -nx -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" -x "$here/replay.gdb" > gdb.out 2>&1
 expect gdb.out 'Breakpoint 1, factorial \(n=3\)' "third hit of the breakpoint"
 expect gdb.out '#2 .* factorial \(n=5\)' "backtrace through the recursion"
 expect gdb.out '\$1 = 4' "reverse-continue to the previous hit (n=4)"
@@ -82,29 +85,29 @@ if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb los
 # snapshot segments before the end.
 cc -g -O0 -o late "$here/programs/late.c" || exit 1
 "$build/ttrec" run -q -o late.idna ./late > /dev/null
-gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
+gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
 	-ex 'eval "monitor last-write %lu 8", &marker' > late.out 2>&1
 write_time=$(sed -n 's/^last-write of .*: time \([0-9]*\), .*/\1/p' late.out)
 if [ -n "$write_time" ] && [ "$write_time" -lt 1000000 ]; then ok
 else bad "last-write far back: $(grep -m1 'last-write\|no write' late.out)"; fi
-gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
+gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
 	-ex 'break late.c:9' -ex reverse-continue > late-break.out 2>&1
 expect late-break.out 'Breakpoint 1, main \(\) at .*late.c:9' "reverse-continue to a breakpoint far back"
 
 # Signals the program received stop a continue, as under a live gdb.
 cc -D_GNU_SOURCE -g -O0 -o sigusr1 "$here/../programs/sigusr1_siginfo.c" || exit 1
 "$build/ttrec" run -q -o sig.idna ./sigusr1 > /dev/null
-gdb -batch -nx ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" -ex continue -ex continue \
+gdb -batch -nx -ex "$slow_link" ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" -ex continue -ex continue \
 	> sig.out 2>&1
 expect sig.out 'Program received signal SIGUSR1' "a received signal stops continue"
-gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -ex 'catch syscall write' \
+gdb -batch -nx -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" -ex 'catch syscall write' \
 	-ex continue -ex 'print $rax' -ex continue -ex 'print $rax' > catch.out 2>&1
 expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
 expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
 expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
 
 # GDB/MI, as IDEs drive it.
-gdb --interpreter=mi2 -nx -q ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
+gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"
 expect mi.out '\*stopped,reason="breakpoint-hit".*func="bump"' "MI continue to a breakpoint"
 expect mi.out '\*stopped,reason="end-stepping-range"|\*stopped,reason="function-finished"' "MI reverse finish/step"
