@@ -173,6 +173,12 @@ struct emu_regs *emu_regs(struct emu_cpu *cpu);
 
 void emu_set_observer(struct emu_cpu *cpu, const struct emu_observer *obs);
 
+/* Replaces the context the memory interface is called with. One CPU runs
+ * the threads of a process in turn: the decoded code (and its
+ * invalidation by writes) is the process's, the memory context (a
+ * thread's prediction cache and stream) the running thread's. */
+void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx);
+
 /*
  * Runs at most max_insns instructions. Returns why it stopped; details in
  * emu_exit_info(). On SPECIAL, FAULT and UNIMPLEMENTED, rip is the address of

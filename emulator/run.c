@@ -27,6 +27,11 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 	return cpu;
 }
 
+void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
+{
+	cpu->mem_ctx = mem_ctx;
+}
+
 void emu_free(struct emu_cpu *cpu)
 {
 	if (!cpu)
