@@ -150,12 +150,19 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 		struct tracee_stop stop;
 		int r;
 		if (background && polls < QUICK_POLLS) {
-			r = tracee_poll(&t->tracee, &stop);
-			if (r == 0) {
+			/* Any thread's stops: an execve changes the thread's id. */
+			if (threads_collect_stops(rec) != 0)
+				return NATIVE_ERROR;
+			if (t->state == THREAD_GONE)
+				return NATIVE_THREAD_EXITED;
+			if (t->state != THREAD_EVENT) {
 				polls++;
 				sched_yield();
 				continue;
 			}
+			stop = t->stop;
+			t->state = THREAD_RUNNABLE;
+			r = 1;
 		} else if (background) {
 			t->state = THREAD_IN_KERNEL;
 			return NATIVE_PENDING;

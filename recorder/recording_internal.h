@@ -149,6 +149,8 @@ void threads_free(struct recording *rec);
 int threads_switch_to(struct recording *rec, struct rec_thread *t);
 /* Waits for t's next stop, filing the stops of other threads on the way. */
 int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_stop *stop);
+/* Files the stops already reported, without waiting. 0, or -1. */
+int threads_collect_stops(struct recording *rec);
 /* A clone event on the current thread: adopts the new thread. */
 int threads_on_clone(struct recording *rec);
 /* The thread is gone: logged, state GONE. */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "recorder/recording_internal.h"
@@ -121,10 +122,33 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
 	return log_thread_exit(rec, t, status);
 }
 
+/* The thread in an execve that another thread's id now reports: when a
+ * thread other than the leader execs, the kernel ends every other thread
+ * and gives it the leader's id (its own is never reported again). */
+static struct rec_thread *thread_taking_over(struct recording *rec)
+{
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		if (t->state != THREAD_GONE && t->tracee.pid != rec->tracee.pid && t->native.syscall &&
+		    (t->native.nr == SYS_execve || t->native.nr == SYS_execveat))
+			return t;
+	}
+	return NULL;
+}
+
 /* Files a stop reported for tid with its thread. Exits are dealt with at
  * once; anything else waits for the thread's turn. */
 static int file_stop(struct recording *rec, pid_t tid, int status)
 {
+	if (tid == rec->tracee.pid && status >> 16 == PTRACE_EVENT_EXEC) {
+		struct rec_thread *execer = thread_taking_over(rec);
+		if (execer) {
+			struct rec_thread *leader = threads_find(rec, tid);
+			if (leader)
+				threads_note_exit(rec, leader, 0);
+			execer->tracee.pid = tid;
+		}
+	}
 	struct rec_thread *t = threads_find(rec, tid);
 	if (!t)
 		return 0; /* a thread already accounted for */
@@ -176,8 +200,7 @@ int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_
 	}
 }
 
-/* Stops already reported, without waiting. */
-static int collect_stops(struct recording *rec)
+int threads_collect_stops(struct recording *rec)
 {
 	for (;;) {
 		int status;
@@ -243,7 +266,7 @@ static struct rec_thread *next_ready(struct recording *rec)
 int threads_schedule(struct recording *rec)
 {
 	while (!rec->finished) {
-		if (rec->n_threads > 1 && collect_stops(rec) != 0)
+		if (rec->n_threads > 1 && threads_collect_stops(rec) != 0)
 			return -1;
 		struct rec_thread *t = next_ready(rec);
 		if (!t) {

@@ -121,11 +121,12 @@ record shebang "$n" -- "$tmp/script.sh" one two
 # Our own programs: each covers one behaviour (see its header comment).
 for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modifying \
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
-	pthread_create threads_sync threads_exit threads_signals; do
+	pthread_create threads_sync threads_exit threads_signals threads_exec; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
+record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
