@@ -108,6 +108,7 @@ static int reload_mappings(struct recording *rec)
 static int start_address_space(struct recording *rec)
 {
 	rec->address_space++;
+	rec->program_break = 0;
 	/* execve ended every other thread; the one left has the process's id. */
 	for (size_t i = 0; i < rec->n_threads; i++)
 		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)
@@ -149,6 +150,23 @@ static void invalidate_file_mappings(struct recording *rec, int fd)
 	}
 }
 
+/* brk moved the end of the heap: the pages between the old end and the
+ * new one appeared (zeroed) or went away. The first brk of a program
+ * (brk(0)) only tells where the heap starts. */
+static void invalidate_break_change(struct recording *rec, uint64_t request, uint64_t new_break)
+{
+	uint64_t old = rec->program_break;
+	rec->program_break = new_break;
+	if (!old) {
+		if (request)
+			recording_invalidate_all(rec);
+		return;
+	}
+	uint64_t lo = old < new_break ? old : new_break, hi = old < new_break ? new_break : old;
+	if (hi > lo)
+		recording_invalidate(rec, lo, hi - lo);
+}
+
 /* Memory the kernel may have changed during a syscall, forgotten. */
 static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
 				  int64_t result)
@@ -161,12 +179,18 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
 	switch (e.kind) {
 	case SYSCALL_KIND_PLAIN:
+	case SYSCALL_KIND_THREAD:  /* what the kernel wrote for the new thread */
+	case SYSCALL_KIND_PROCESS: /* the child has its own copy of the memory */
 		for (size_t i = 0; i < e.count; i++)
 			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		break;
 	case SYSCALL_KIND_MAPPINGS:
 		if (reload_mappings(rec) != 0)
 			return;
+		if (nr == SYS_brk) {
+			invalidate_break_change(rec, args[0], (uint64_t)result);
+			break;
+		}
 		if (e.count == 0) {
 			recording_invalidate_all(rec);
 			break;
@@ -176,6 +200,8 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
+	case SYSCALL_KIND_SIGRETURN:
+		break; /* registers from the frame; memory is only read */
 	default:
 		recording_invalidate_all(rec);
 		break;

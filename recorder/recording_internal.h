@@ -75,6 +75,11 @@ struct recording {
 	struct traced_memory *tm;    /* cur->tm */
 	uint8_t *xstate;             /* cur->xstate */
 	uint32_t next_stream;
+	uint64_t program_break;      /* brk's last answer; 0: not asked yet */
+	/* Stops of threads not known yet: a new thread's first stop can come
+	 * before its parent's clone event. */
+	struct { pid_t tid; int status; } early_stops[16];
+	size_t n_early_stops;
 	bool exiting;                /* the whole process is going away */
 	uint64_t global_seq;
 	uint64_t next_checkpoint;

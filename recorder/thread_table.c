@@ -150,8 +150,14 @@ static int file_stop(struct recording *rec, pid_t tid, int status)
 		}
 	}
 	struct rec_thread *t = threads_find(rec, tid);
-	if (!t)
-		return 0; /* a thread already accounted for */
+	if (!t) {
+		/* A thread being born, or one already accounted for. */
+		if (rec->n_early_stops < sizeof(rec->early_stops) / sizeof(rec->early_stops[0])) {
+			rec->early_stops[rec->n_early_stops].tid = tid;
+			rec->early_stops[rec->n_early_stops++].status = status;
+		}
+		return 0;
+	}
 	struct tracee_stop stop;
 	if (tracee_decode_status(&t->tracee, status, &stop) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read a thread's stop: %s",
@@ -221,6 +227,13 @@ int threads_on_clone(struct recording *rec)
 	struct rec_thread *t = threads_add(rec, (pid_t)tid);
 	if (!t)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	for (size_t i = 0; i < rec->n_early_stops; i++)
+		if (rec->early_stops[i].tid == t->tracee.pid) {
+			if (file_stop(rec, t->tracee.pid, rec->early_stops[i].status) != 0)
+				return -1;
+			rec->early_stops[i] = rec->early_stops[--rec->n_early_stops];
+			break;
+		}
 	struct tracee_stop first;
 	if (threads_wait_for(rec, t, &first) != 0 || first.kind == TRACEE_STOP_EXITED ||
 	    first.kind == TRACEE_STOP_KILLED) {
