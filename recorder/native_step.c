@@ -75,6 +75,9 @@ enum native_outcome native_step(struct recording *rec)
 			note_end(rec, &stop);
 			return NATIVE_EXITED;
 		case TRACEE_STOP_EVENT:
+			if (recording_on_event(rec, stop.event))
+				return NATIVE_INTERRUPTED;
+			break;
 		case TRACEE_STOP_GROUP:
 			break; /* resume: job control is not recorded yet */
 		}
