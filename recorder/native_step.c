@@ -25,6 +25,22 @@ static bool signal_is_caught(pid_t pid, int signo)
 	return signal_state_read(pid, &st) == 0 && signal_state_caught(&st, signo);
 }
 
+/*
+ * A step that ends in a system call a signal interrupted stops at the
+ * call's exit with -ERESTART* (512..516) in rax, before the kernel has
+ * looked at the signal: the call has not completed. The next resume takes
+ * the signal (its own stop) and then restarts the call or runs the handler.
+ * (A stop after any other instruction has orig_rax -1.)
+ */
+static bool syscall_awaits_restart(const struct tracee *t)
+{
+	struct user_regs_struct k;
+	if (tracee_get_regs(t, &k) != 0)
+		return false;
+	int64_t ax = (int64_t)k.rax;
+	return (int64_t)k.orig_rax >= 0 && ax >= -516 && ax <= -512 && ax != -515;
+}
+
 static void note_end(struct recording *rec, const struct tracee_stop *stop)
 {
 	if (stop->kind == TRACEE_STOP_EXITED) {
@@ -58,6 +74,8 @@ enum native_outcome native_step(struct recording *rec)
 		deliver = 0;
 		switch (stop.kind) {
 		case TRACEE_STOP_STEP:
+			if (syscall_awaits_restart(&rec->tracee))
+				break;
 			return handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
 		case TRACEE_STOP_SIGNAL:
 			rec->res->signals++;
