@@ -66,31 +66,32 @@ int attach_read_cmdline(pid_t pid, char ***argv_out)
 			errno = ESRCH;
 		return -1;
 	}
-	if (n == 0) {
+	size_t len = (size_t)n;
+	if (len == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 		text[0] = '[';
 		ssize_t c = read_file(path, text + 1, 64);
-		c = c > 0 ? c : 0;
-		while (c > 0 && text[c] == '\n')
-			c--;
-		text[c + 1] = ']';
-		n = c + 2;
+		size_t clen = c > 0 ? (size_t)c : 0;
+		while (clen > 0 && text[clen] == '\n')
+			clen--;
+		text[clen + 1] = ']';
+		len = clen + 2;
 	}
-	text[n++] = 0; /* the last argument's NUL, if it was cut */
+	text[len++] = 0; /* the last argument's NUL, if it was cut */
 	size_t argc = 0;
-	for (ssize_t i = 0; i < n; i++)
+	for (size_t i = 0; i < len; i++)
 		argc += text[i] == 0;
 	/* One block: the pointers, then the strings. */
-	char **argv = malloc((argc + 1) * sizeof(char *) + (size_t)n);
+	char **argv = malloc((argc + 1) * sizeof(char *) + len);
 	if (!argv) {
 		free(text);
 		return -1;
 	}
 	char *strings = (char *)(argv + argc + 1);
-	memcpy(strings, text, (size_t)n);
+	memcpy(strings, text, len);
 	free(text);
 	size_t k = 0;
-	for (ssize_t i = 0; i < n && k < argc; i += (ssize_t)strlen(strings + i) + 1)
+	for (size_t i = 0; i < len && k < argc; i += strlen(strings + i) + 1)
 		argv[k++] = strings + i;
 	argv[k] = NULL;
 	*argv_out = argv;

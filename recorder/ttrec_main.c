@@ -258,7 +258,7 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 		return errno == EACCES || errno == EPERM ? EXIT_NOT_PERMITTED : EXIT_SOFTWARE;
 	}
 	opt->attach_pid = (pid_t)pid;
-	opt->argv = argv; /* lives as long as ttrec */
+	opt->argv = argv; /* one block: the caller frees it */
 	return 0;
 }
 
@@ -367,7 +367,9 @@ static int record_command(int argc, char **argv, bool attach)
 		int rc = parse_attach_target(argv[optind], &opt);
 		if (rc != 0)
 			return rc;
-		return record(&opt, output, quiet);
+		rc = record(&opt, output, quiet);
+		free((void *)opt.argv);
+		return rc;
 	}
 	opt.argv = argv + optind;
 	if (verify)
