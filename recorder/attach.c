@@ -220,13 +220,10 @@ static int resume_stopped(struct recording *rec)
 int attach_seize(struct recording *rec)
 {
 	pid_t pid = rec->opt->attach_pid;
-	int threads = count_threads(pid);
-	if (threads < 0)
+	/* Its other threads are seized by attach_begin, once the recording
+	 * has its thread table. */
+	if (count_threads(pid) < 0)
 		return recording_fail(rec, RECORD_ERR_PROGRAM_NOT_FOUND, "no process %d", (int)pid);
-	if (threads > 1)
-		return recording_fail(rec, RECORD_ERR_UNSUPPORTED,
-				      "process %d has %d threads: multi-threaded processes cannot be recorded yet",
-				      (int)pid, threads);
 	/* No PTRACE_O_EXITKILL: the process must outlive ttrec. */
 	long options = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | follow_fork_options(rec);
 	if (tracee_seize(&rec->tracee, pid, options) != 0) {
@@ -251,15 +248,81 @@ int attach_seize(struct recording *rec)
 	return 0;
 }
 
+/* Seizes one more thread of the process and adds it, stopped, with its
+ * registers settled like the first thread's. 0, or -1 (rec failed); a
+ * thread that ended meanwhile is skipped. */
+static int seize_thread(struct recording *rec, pid_t tid)
+{
+	struct tracee seized;
+	if (tracee_seize(&seized, tid, rec->tracee.options) != 0)
+		return errno == ESRCH ? 0 : recording_fail(rec, RECORD_ERR_PTRACE,
+							   "cannot attach to thread %d: %s",
+							   (int)tid, strerror(errno));
+	struct rec_thread *t = threads_add(rec, tid);
+	if (!t) {
+		tracee_detach(&seized);
+		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	}
+	t->tracee = seized;
+	struct user_regs_struct k;
+	if (tracee_get_regs(&t->tracee, &k) != 0 || tracee_get_xstate(&t->tracee, t->xstate) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the registers of thread %d: %s",
+				      (int)tid, strerror(errno));
+	settle_interrupted_syscall(&k);
+	if (tracee_set_regs(&t->tracee, &k) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the registers of thread %d: %s",
+				      (int)tid, strerror(errno));
+	recording_regs_from_kernel(rec, &k, t->xstate, &t->regs);
+	t->state = THREAD_RUNNABLE;
+	return 0;
+}
+
+/* Every other thread of the process, stopped before the trace starts;
+ * scanned again until no new one appears (a thread may create one while
+ * the others are being seized). */
+static int seize_other_threads(struct recording *rec)
+{
+	pid_t pid = rec->tracee.pid;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (unsigned scan = 0; scan < 64; scan++) {
+		DIR *d = opendir(path);
+		if (!d)
+			return recording_fail(rec, RECORD_ERR_PTRACE, "cannot list the threads of process %d: %s",
+					      (int)pid, strerror(errno));
+		bool found_new = false;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			if (tid <= 0 || threads_find(rec, tid))
+				continue;
+			found_new = true;
+			if (seize_thread(rec, tid) != 0)
+				break;
+		}
+		closedir(d);
+		if (rec->finished || !found_new)
+			return rec->finished ? -1 : 0;
+	}
+	return recording_fail(rec, RECORD_ERR_PTRACE, "process %d keeps creating threads", (int)pid);
+}
+
 int attach_begin(struct recording *rec)
 {
+	if (seize_other_threads(rec) != 0)
+		return -1;
 	if (mapping_table_load(rec->maps, rec->tracee.pid) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the process's mappings: %s",
 				      strerror(errno));
 	char msg[256];
 	if (vdso_patch_apply(&rec->vdso, &rec->rm, rec->maps, msg, sizeof(msg)) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "%s", msg);
-	return recording_start_address_space(rec, false);
+	if (recording_start_address_space(rec, false) != 0)
+		return -1;
+	for (size_t i = 1; i < rec->n_threads; i++)
+		if (log_thread_create(rec, rec->threads[i], rec->tracee.pid) != 0)
+			return -1;
+	return 0;
 }
 
 /* --- letting it go ---------------------------------------------------- */

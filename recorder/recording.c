@@ -111,7 +111,7 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	rec->address_space++;
 	rec->program_break = 0;
 	/* execve ended every other thread; the one left has the process's id. */
-	for (size_t i = 0; i < rec->n_threads; i++)
+	for (size_t i = 0; at_exec && i < rec->n_threads; i++)
 		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)
 			threads_note_exit(rec, rec->threads[i], 0);
 	rec->cur->tracee.pid = rec->tracee.pid;

@@ -100,6 +100,31 @@ elif [ -z "$why" ]; then
 	echo "ok: attach-exit"
 fi
 
+# 2b. A process with two threads (one counting, one waiting in
+# pthread_join): every thread is recorded, and every thread let go.
+count=40
+"$COUNTER" $count threaded >"$tmp/thr.out" &
+prog=$!
+sleep 0.3
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/thr.idna" $prog 2>"$tmp/thr.err" &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rec_rc=$?
+wait $prog
+prog_rc=$?
+why=""
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/thr.err")"
+[ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
+out_why=$(check_counter_output "$tmp/thr.out" $count) || why="$why${why:+; }$out_why"
+grep -q " 2 threads," "$tmp/thr.err" || why="$why${why:+; }not 2 threads: $(head -1 "$tmp/thr.err")"
+grep -q "detached from process $prog, which runs on" "$tmp/thr.err" || why="$why${why:+; }no 'detached' line"
+[ -z "$why" ] || fail "attach-threads: $why"
+if [ -z "$why" ] && verify_trace attach-threads "$tmp/thr.idna"; then
+	echo "ok: attach-threads"
+fi
+
 # 3. Errors: one line on stderr, a status of its own, no trace left.
 expect_error() {
 	local name=$1 want=$2 pattern=$3
@@ -128,13 +153,6 @@ kill -INT $first
 wait $first || fail "already-traced: the first recorder failed"
 wait $prog
 [ $? -eq 23 ] || fail "already-traced: the program did not survive"
-# Threads are refused for now, and the process is left alone.
-python3 -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(3,)); t.start(); t.join()' &
-prog=$!
-sleep 0.5
-expect_error threads 70 'multi-threaded' $prog
-wait $prog || fail "threads: the process did not survive"
-
 # 4. The progress line: never when stderr is not a terminal, once a
 # recording is past a second when it is.
 count=40
