@@ -1,7 +1,9 @@
 /*
  * memory_mirror.c — cached pages of the tracee, each with a byte-granular
- * dirty bitmap, in a chained hash table with a one-entry lookup cache
- * (consecutive accesses mostly hit the same page).
+ * dirty bitmap, in a chained hash table. In front of the table sits a small
+ * direct-mapped translation cache of recently used pages: a program's
+ * accesses alternate between a few pages (stack, heap, data), so an access
+ * to a cached page is a tag compare, a bounds check and a copy.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #define PAGE_SIZE 4096u
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
 #define BUCKETS 4096u
+#define TLB_ENTRIES 256u
 
 struct page {
 	uint64_t addr;
@@ -28,9 +31,16 @@ struct memory_mirror {
 	const struct mapping_table *maps;
 	struct page *buckets[BUCKETS];
 	struct page *dirty_pages;
-	struct page *last;
+	/* Cached pages by page number modulo TLB_ENTRIES; a dropped page is
+	 * removed from here before it is freed. */
+	struct page *tlb[TLB_ENTRIES];
 	struct memory_mirror_stats stats;
 };
+
+static inline struct page **tlb_slot(struct memory_mirror *m, uint64_t page_addr)
+{
+	return &m->tlb[(page_addr >> 12) & (TLB_ENTRIES - 1)];
+}
 
 static unsigned bucket_of(uint64_t page_addr)
 {
@@ -64,8 +74,9 @@ static void drop_page(struct memory_mirror *m, struct page **slot)
 	*slot = p->next;
 	if (p->dirty)
 		unlink_dirty(m, p);
-	if (m->last == p)
-		m->last = NULL;
+	struct page **t = tlb_slot(m, p->addr);
+	if (*t == p)
+		*t = NULL;
 	free(p);
 }
 
@@ -110,7 +121,8 @@ void memory_mirror_free(struct memory_mirror *m)
 static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
 			     unsigned *prot)
 {
-	struct page *p = m->last;
+	struct page **t = tlb_slot(m, page_addr);
+	struct page *p = *t;
 	if (p && p->addr == page_addr) {
 		*prot = p->prot;
 		return p;
@@ -118,7 +130,7 @@ static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	unsigned b = bucket_of(page_addr);
 	for (p = m->buckets[b]; p; p = p->next)
 		if (p->addr == page_addr) {
-			m->last = p;
+			*t = p;
 			*prot = p->prot;
 			return p;
 		}
@@ -141,16 +153,22 @@ static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->next = m->buckets[b];
 	m->buckets[b] = p;
-	m->last = p;
+	*t = p;
 	m->stats.pages_loaded++;
 	return p;
 }
 
-static void mark_dirty(struct memory_mirror *m, struct page *p, unsigned off,
-		       unsigned len)
+/* Marks [off, off+len) dirty a 64-bit word of the bitmap at a time. */
+static inline void mark_dirty(struct memory_mirror *m, struct page *p, unsigned off,
+			      unsigned len)
 {
-	for (unsigned i = off; i < off + len; i++)
-		p->dirty_bits[i / 64] |= 1ull << (i % 64);
+	while (len) {
+		unsigned bit = off % 64, n = 64 - bit < len ? 64 - bit : len;
+		uint64_t run = n == 64 ? ~0ull : (1ull << n) - 1;
+		p->dirty_bits[off / 64] |= run << bit;
+		off += n;
+		len -= n;
+	}
 	if (!p->dirty) {
 		p->dirty = true;
 		p->dirty_next = m->dirty_pages;
@@ -216,14 +234,36 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 	return EMU_MEM_OK;
 }
 
-static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
+/* Copies an access of the emulator's usual sizes with a single move. */
+static inline void copy_small(void *dst, const void *src, size_t len)
 {
-	struct memory_mirror *m = ctx;
-	struct page *p = m->last;
-	/* Fast path: inside the page of the previous access. */
-	if (p && (addr & PAGE_MASK) == p->addr &&
-	    (addr & (PAGE_SIZE - 1)) + len <= PAGE_SIZE && (p->prot & MAPPING_READ)) {
-		memcpy(buf, p->data + (addr & (PAGE_SIZE - 1)), len);
+	switch (len) {
+	case 1: memcpy(dst, src, 1); break;
+	case 2: memcpy(dst, src, 2); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	default: memcpy(dst, src, len); break;
+	}
+}
+
+/* The cached page holding all of [addr, addr+len), if the translation
+ * cache has it; NULL sends the access down the general path. */
+static inline struct page *tlb_hit(struct memory_mirror *m, uint64_t addr, size_t len)
+{
+	uint64_t page_addr = addr & PAGE_MASK;
+	struct page *p = *tlb_slot(m, page_addr);
+	if (p && p->addr == page_addr && (addr & (PAGE_SIZE - 1)) + len <= PAGE_SIZE)
+		return p;
+	return NULL;
+}
+
+int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t len)
+{
+	/* Cached pages are readable: get_page caches no other. */
+	struct page *p = tlb_hit(m, addr, len);
+	if (__builtin_expect(p != NULL, 1)) {
+		copy_small(buf, p->data + (addr & (PAGE_SIZE - 1)), len);
 		return EMU_MEM_OK;
 	}
 	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_READ))
@@ -231,17 +271,22 @@ static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return transfer(m, addr, buf, len, ACCESS_READ);
 }
 
-static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len)
 {
-	struct memory_mirror *m = ctx;
+	struct page *p = tlb_hit(m, addr, len);
+	if (__builtin_expect(p != NULL, 1) && (p->prot & MAPPING_WRITE)) {
+		unsigned off = (unsigned)(addr & (PAGE_SIZE - 1));
+		copy_small(p->data + off, buf, len);
+		mark_dirty(m, p, off, (unsigned)len);
+		return EMU_MEM_OK;
+	}
 	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_WRITE))
 		return EMU_MEM_FAULT;
 	return transfer(m, addr, (void *)buf, len, ACCESS_WRITE);
 }
 
-static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
+size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len)
 {
-	struct memory_mirror *m = ctx;
 	size_t done = 0;
 	/* Byte runs per page: stop at the first page that is not executable. */
 	while (done < len) {
@@ -257,24 +302,50 @@ static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
 	return done;
 }
 
+static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return memory_mirror_read(ctx, addr, buf, len);
+}
+
+static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	return memory_mirror_write(ctx, addr, buf, len);
+}
+
+static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return memory_mirror_fetch(ctx, addr, buf, len);
+}
+
 const struct emu_memory_ops memory_mirror_ops = {
 	.read = mirror_read,
 	.write = mirror_write,
 	.fetch = mirror_fetch,
 };
 
+/* The first byte at or after i whose dirty bit equals `dirty`, or
+ * PAGE_SIZE; whole words of the other kind are skipped at once. */
+static unsigned next_dirty_edge(const struct page *p, unsigned i, bool dirty)
+{
+	while (i < PAGE_SIZE) {
+		uint64_t w = p->dirty_bits[i / 64];
+		if (!dirty)
+			w = ~w;
+		w &= ~0ull << (i % 64);
+		if (w)
+			return (i & ~63u) + (unsigned)__builtin_ctzll(w);
+		i = (i & ~63u) + 64;
+	}
+	return PAGE_SIZE;
+}
+
 /* Writes back the runs of dirty bytes of one page. */
 static int flush_page(struct memory_mirror *m, struct page *p)
 {
 	unsigned i = 0;
-	while (i < PAGE_SIZE) {
-		if (!(p->dirty_bits[i / 64] & (1ull << (i % 64)))) {
-			i++;
-			continue;
-		}
+	while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 		unsigned start = i;
-		while (i < PAGE_SIZE && (p->dirty_bits[i / 64] & (1ull << (i % 64))))
-			i++;
+		i = next_dirty_edge(p, i, false);
 		if (m->backend.write(m->backend.ctx, p->addr + start, p->data + start,
 				     i - start) != 0)
 			return -1;

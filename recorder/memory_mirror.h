@@ -48,6 +48,12 @@ void memory_mirror_free(struct memory_mirror *m);
 /* The emulator's memory interface over a mirror (ctx = the mirror). */
 extern const struct emu_memory_ops memory_mirror_ops;
 
+/* The same operations called directly, for the recorder's hot path (no
+ * indirect call). */
+int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
+int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len);
+size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
+
 /* Writes every dirty byte back to the process. 0, or -1 if a write failed
  * (the bytes stay dirty). */
 int memory_mirror_flush(struct memory_mirror *m);

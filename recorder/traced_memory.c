@@ -67,7 +67,7 @@ static void append(struct traced_memory *tm, const struct idna_record *rec)
 static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct traced_memory *tm = ctx;
-	int r = memory_mirror_ops.read(tm->mirror, addr, buf, size);
+	int r = memory_mirror_read(tm->mirror, addr, buf, size);
 	if (r != EMU_MEM_OK)
 		return r;
 	const uint8_t *bytes = buf;
@@ -92,7 +92,7 @@ static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
 static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 {
 	struct traced_memory *tm = ctx;
-	int r = memory_mirror_ops.write(tm->mirror, addr, buf, size);
+	int r = memory_mirror_write(tm->mirror, addr, buf, size);
 	if (r != EMU_MEM_OK)
 		return r;
 	predict_cache_update(&tm->cache, addr, buf, size);
@@ -109,7 +109,7 @@ static bool log_code_page(struct traced_memory *tm, uint64_t pg)
 	if (code_page_set_contains(tm->code_pages, pg))
 		return true;
 	uint8_t page[PAGE_SIZE];
-	if (memory_mirror_ops.fetch(tm->mirror, pg * PAGE_SIZE, page, PAGE_SIZE) != PAGE_SIZE)
+	if (memory_mirror_fetch(tm->mirror, pg * PAGE_SIZE, page, PAGE_SIZE) != PAGE_SIZE)
 		return false;
 	struct idna_record rec = { .type = IDNA_REC_CODE_PAGE };
 	rec.u.code_page.addr = pg * PAGE_SIZE;
@@ -136,7 +136,7 @@ static size_t traced_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 		size_t n = PAGE_SIZE - (a % PAGE_SIZE);
 		if (n > size - done)
 			n = size - done;
-		if (memory_mirror_ops.fetch(tm->mirror, a, (uint8_t *)buf + done, n) != n)
+		if (memory_mirror_fetch(tm->mirror, a, (uint8_t *)buf + done, n) != n)
 			break;
 		done += n;
 	}
