@@ -175,6 +175,13 @@ START_TEST(test_flush_writes_each_run_once)
 	struct memory_mirror_stats st;
 	memory_mirror_get_stats(mirror, &st);
 	ck_assert_uint_eq(st.bytes_flushed, 1 + 10 + 2 + 64 + 200 + 8);
+	/* A flushed page is clean: the next write dirties it again. */
+	uint8_t x = 0x5a;
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13005, &x, 1), EMU_MEM_OK);
+	ck_assert(memory_mirror_has_dirty(mirror));
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	ck_assert_int_eq(proc.mem[0x3005], 0x5a);
+	ck_assert_int_eq(proc.writes, (int)(sizeof(runs) / sizeof(runs[0])) + 1);
 }
 END_TEST
 
