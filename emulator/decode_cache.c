@@ -23,17 +23,7 @@
 #define BLOCK_BUCKETS (1u << 16)
 #define PAGE_BUCKETS (1u << 12)
 #define JUMP_CACHE_SIZE (1u << 12)
-#define PAGE_FILTER_BITS (1u << 20)
-
-struct emu_block {
-	uint64_t start;
-	uint64_t first_page, last_page;
-	struct emu_block *hash_next;
-	struct emu_block *retired_next;
-	bool retired;
-	uint32_t count;
-	struct emu_insn insns[];
-};
+#define PAGE_FILTER_BITS EMU_CODE_FILTER_BITS
 
 /* Blocks that touch one page. */
 struct code_page {
@@ -86,6 +76,11 @@ static inline void page_filter_set(struct emu_decode_cache *c, uint64_t page)
 struct emu_decode_cache *emu_decode_cache_new(void)
 {
 	return calloc(1, sizeof(struct emu_decode_cache));
+}
+
+const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c)
+{
+	return c->page_filter;
 }
 
 static void free_pages(struct emu_decode_cache *c)
@@ -211,14 +206,13 @@ static void retire_page(struct emu_cpu *cpu, uint64_t page)
 		retire_block(c, p->blocks[p->count - 1]);
 	memset(c->jump, 0, sizeof(c->jump));
 	cpu->code_changed = true;
+	cpu->code_generation++;
 }
 
-void emu_decode_cache_note_write(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
+void emu_decode_cache_write_slow(struct emu_cpu *cpu, uint64_t first, uint64_t last)
 {
-	struct emu_decode_cache *c = cpu->cache;
-	uint64_t first = addr >> PAGE_SHIFT, last = (addr + len - 1) >> PAGE_SHIFT;
 	for (uint64_t pg = first; pg <= last; pg++)
-		if (EMU_UNLIKELY(page_filter_test(c, pg)))
+		if (page_filter_test(cpu->cache, pg))
 			retire_page(cpu, pg);
 }
 
@@ -241,6 +235,7 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 		memset(c->page_filter, 0, sizeof(c->page_filter));
 		memset(c->jump, 0, sizeof(c->jump));
 		cpu->code_changed = true;
+		cpu->code_generation++;
 		return;
 	}
 	if (len == 0)
@@ -299,6 +294,7 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 	memcpy(b->insns, buf, n * sizeof(struct emu_insn));
 	b->start = rip;
 	b->count = n;
+	memset(b->links, 0, sizeof(b->links));
 	b->retired = false;
 	b->retired_next = NULL;
 	b->first_page = rip >> PAGE_SHIFT;
@@ -308,7 +304,7 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 	return b;
 }
 
-const struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
+struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 {
 	struct emu_decode_cache *c = cpu->cache;
 	struct jump_entry *j = &c->jump[jump_slot(rip)];
@@ -337,11 +333,4 @@ const struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t ri
 	j->rip = rip;
 	j->block = b;
 	return b;
-}
-
-void emu_block_insns(const struct emu_block *b, const struct emu_insn **first,
-		     uint32_t *count)
-{
-	*first = b->insns;
-	*count = b->count;
 }

@@ -94,10 +94,31 @@ struct emu_insn {
 	uint16_t ends_block; /* control transfer or special: block ends here */
 };
 
-/* Decode cache block: a straight run of decoded instructions. */
+struct emu_decode_cache;
 struct emu_block;
 
-struct emu_decode_cache;
+/* A remembered successor of a block: the block that starts at rip, valid
+ * while the CPU's code_generation is still `generation` (retiring any
+ * block bumps it, so a link never leads to a retired block). */
+struct emu_block_link {
+	uint64_t rip;
+	uint64_t generation;
+	struct emu_block *block;
+};
+
+/* Decode cache block: a straight run of decoded instructions. The run loop
+ * follows `links` from one block to the next without a cache lookup: one
+ * link for each of the two successors a conditional branch has. */
+struct emu_block {
+	uint64_t start;
+	uint64_t first_page, last_page;
+	struct emu_block *hash_next;
+	struct emu_block *retired_next;
+	bool retired;
+	uint32_t count;
+	struct emu_block_link links[2];
+	struct emu_insn insns[];
+};
 
 struct emu_cpu {
 	struct emu_regs regs;
@@ -111,7 +132,16 @@ struct emu_cpu {
 	/* Set when code the current block holds was invalidated, so the run
 	 * loop leaves the block after the current instruction. */
 	bool code_changed;
+	/* Bumped whenever decoded blocks are retired: invalidates every
+	 * emu_block_link at once. */
+	uint64_t code_generation;
+	/* The decode cache's filter of pages that may hold decoded code, one
+	 * bit per page number modulo EMU_CODE_FILTER_BITS: lets a write to a
+	 * data page (nearly all of them) be told apart without a call. */
+	const uint64_t *code_page_filter;
 };
+
+#define EMU_CODE_FILTER_BITS (1u << 20)
 
 /* Records a fault and returns EMU_STOP, for handlers: return emu_fault(...). */
 static inline int emu_fault(struct emu_cpu *cpu, enum emu_fault_vector v)
@@ -134,11 +164,47 @@ void emu_decode_cache_free(struct emu_decode_cache *c);
 /* Returns the block starting at rip, decoding it if needed; NULL with
  * cpu->exit set (fault on fetch, undecodable) when no instruction starts
  * there. */
-const struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
-void emu_block_insns(const struct emu_block *b, const struct emu_insn **first,
-		     uint32_t *count);
-/* Called for every emulated write; cheap unless the page holds code. */
-void emu_decode_cache_note_write(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
+struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
+const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c);
+/* Retires the blocks on pages [first, last] that hold decoded code. */
+void emu_decode_cache_write_slow(struct emu_cpu *cpu, uint64_t first, uint64_t last);
+
+/* Called for every emulated write: a bit test unless the page holds code. */
+static inline void emu_decode_cache_note_write(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
+{
+	uint64_t first = addr >> 12, last = (addr + len - 1) >> 12;
+	for (uint64_t pg = first; pg <= last; pg++) {
+		unsigned bit = (unsigned)(pg & (EMU_CODE_FILTER_BITS - 1));
+		if (EMU_UNLIKELY(cpu->code_page_filter[bit / 64] & (1ull << (bit % 64)))) {
+			emu_decode_cache_write_slow(cpu, pg, last);
+			return;
+		}
+	}
+}
+
+/* The block starting at rip when the run loop leaves block `from`: its
+ * links first, then the cache. */
+static inline struct emu_block *emu_block_next(struct emu_cpu *cpu, struct emu_block *from,
+					       uint64_t rip)
+{
+	if (EMU_LIKELY(from != NULL)) {
+		for (int i = 0; i < 2; i++) {
+			const struct emu_block_link *l = &from->links[i];
+			if (l->rip == rip && l->generation == cpu->code_generation && l->block)
+				return l->block;
+		}
+	}
+	struct emu_block *b = emu_decode_cache_lookup(cpu, rip);
+	if (from && b) {
+		/* The fall-through successor keeps link 0, any other link 1. */
+		const struct emu_insn *last = &from->insns[from->count - 1];
+		struct emu_block_link *l = &from->links[rip == last->addr + last->len ? 0 : 1];
+		l->rip = rip;
+		l->generation = cpu->code_generation;
+		l->block = b;
+	}
+	return b;
+}
 void emu_decode_cache_release_retired(struct emu_decode_cache *c);
 
 /* Decoder (decode.c): fills *insn from the bytes at addr. Returns true on

@@ -16,6 +16,7 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 		free(cpu);
 		return NULL;
 	}
+	cpu->code_page_filter = emu_decode_cache_page_filter(cpu->cache);
 	cpu->mem = mem;
 	cpu->mem_ctx = mem_ctx;
 	cpu->regs.rflags = 0x202;
@@ -105,17 +106,16 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 	cpu->exit.reason = EMU_EXIT_LIMIT;
 	cpu->code_changed = false;
 
+	struct emu_block *b = NULL;
 	while (cpu->icount < end) {
-		const struct emu_block *b = emu_decode_cache_lookup(cpu, cpu->regs.rip);
+		b = emu_block_next(cpu, b, cpu->regs.rip);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
 			cpu->exit.mnemonic = "(decode cache out of memory)";
 			break;
 		}
-		const struct emu_insn *insn;
-		uint32_t n;
-		emu_block_insns(b, &insn, &n);
-		const struct emu_insn *last = insn + n;
+		const struct emu_insn *insn = b->insns;
+		const struct emu_insn *last = insn + b->count;
 		for (; insn < last; insn++) {
 			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start &&
 			    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {

@@ -1,7 +1,10 @@
 /*
  * memory_mirror.c — cached pages of the tracee, each with a byte-granular
- * dirty bitmap, in a chained hash table with a one-entry lookup cache
- * (consecutive accesses mostly hit the same page).
+ * dirty bitmap, in a chained hash table. In front of the table sits a small
+ * direct-mapped translation cache of recently used pages (memory_mirror.h
+ * has its inline accessors): a program's accesses alternate between a few
+ * pages (stack, heap, data), so an access to a cached page is a tag
+ * compare, a bounds check and a copy.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,10 +16,10 @@
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
 #define BUCKETS 4096u
 
-struct page {
+struct mirror_page {
 	uint64_t addr;
-	struct page *next;        /* hash chain */
-	struct page *dirty_next;  /* list of pages with dirty bytes */
+	struct mirror_page *next;        /* hash chain */
+	struct mirror_page *dirty_next;  /* list of pages with dirty bytes */
 	unsigned prot;            /* MAPPING_* of the mapping holding it */
 	bool dirty;
 	uint64_t dirty_bits[PAGE_SIZE / 64];
@@ -24,13 +27,38 @@ struct page {
 };
 
 struct memory_mirror {
+	/* First member: the inline accessors of memory_mirror.h reach it. */
+	struct memory_mirror_tlb tlb;
 	struct mirror_backend backend;
 	const struct mapping_table *maps;
-	struct page *buckets[BUCKETS];
-	struct page *dirty_pages;
-	struct page *last;
+	struct mirror_page *buckets[BUCKETS];
+	struct mirror_page *dirty_pages;
 	struct memory_mirror_stats stats;
 };
+
+static inline struct mirror_tlb_entry *tlb_slot(struct memory_mirror *m, uint64_t page_addr)
+{
+	return &m->tlb.entries[(page_addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
+}
+
+/* Makes p the page its translation-cache entry serves. Writes take the
+ * inline path only once the page is on the dirty list, so that path need
+ * not link it. */
+static void tlb_fill(struct memory_mirror *m, struct mirror_page *p)
+{
+	struct mirror_tlb_entry *t = tlb_slot(m, p->addr);
+	t->page_addr = p->addr;
+	t->data = p->data;
+	t->dirty_bits = p->dirty && (p->prot & MAPPING_WRITE) ? p->dirty_bits : NULL;
+	t->page = p;
+}
+
+static void tlb_forget(struct memory_mirror *m, const struct mirror_page *p)
+{
+	struct mirror_tlb_entry *t = tlb_slot(m, p->addr);
+	if (t->page == p)
+		*t = (struct mirror_tlb_entry){ .page_addr = MIRROR_TLB_EMPTY };
+}
 
 static unsigned bucket_of(uint64_t page_addr)
 {
@@ -46,26 +74,27 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 		return NULL;
 	m->backend = *backend;
 	m->maps = maps;
+	for (unsigned i = 0; i < MIRROR_TLB_ENTRIES; i++)
+		m->tlb.entries[i].page_addr = MIRROR_TLB_EMPTY;
 	return m;
 }
 
-static void unlink_dirty(struct memory_mirror *m, struct page *p)
+static void unlink_dirty(struct memory_mirror *m, struct mirror_page *p)
 {
-	struct page **pp = &m->dirty_pages;
+	struct mirror_page **pp = &m->dirty_pages;
 	while (*pp && *pp != p)
 		pp = &(*pp)->dirty_next;
 	if (*pp)
 		*pp = p->dirty_next;
 }
 
-static void drop_page(struct memory_mirror *m, struct page **slot)
+static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 {
-	struct page *p = *slot;
+	struct mirror_page *p = *slot;
 	*slot = p->next;
 	if (p->dirty)
 		unlink_dirty(m, p);
-	if (m->last == p)
-		m->last = NULL;
+	tlb_forget(m, p);
 	free(p);
 }
 
@@ -76,7 +105,7 @@ void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t l
 	/* A small range is cheaper by page; a large one by scanning buckets. */
 	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
 		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {
-			struct page **slot = &m->buckets[bucket_of(pa)];
+			struct mirror_page **slot = &m->buckets[bucket_of(pa)];
 			while (*slot && (*slot)->addr != pa)
 				slot = &(*slot)->next;
 			if (*slot)
@@ -85,7 +114,7 @@ void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t l
 		return;
 	}
 	for (unsigned b = 0; b < BUCKETS; b++) {
-		struct page **slot = &m->buckets[b];
+		struct mirror_page **slot = &m->buckets[b];
 		while (*slot) {
 			uint64_t pa = (*slot)->addr;
 			if (all || (pa + PAGE_SIZE > addr && pa < end))
@@ -107,10 +136,10 @@ void memory_mirror_free(struct memory_mirror *m)
 /* The cached page at page_addr, loading it if it is cacheable; NULL if the
  * page is unmapped, shared or unreadable from outside (*prot tells which:
  * 0 for unmapped). */
-static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
+static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 			     unsigned *prot)
 {
-	struct page *p = m->last;
+	struct mirror_page *p = tlb_slot(m, page_addr)->page;
 	if (p && p->addr == page_addr) {
 		*prot = p->prot;
 		return p;
@@ -118,7 +147,7 @@ static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	unsigned b = bucket_of(page_addr);
 	for (p = m->buckets[b]; p; p = p->next)
 		if (p->addr == page_addr) {
-			m->last = p;
+			tlb_fill(m, p);
 			*prot = p->prot;
 			return p;
 		}
@@ -141,20 +170,28 @@ static struct page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->next = m->buckets[b];
 	m->buckets[b] = p;
-	m->last = p;
+	tlb_fill(m, p);
 	m->stats.pages_loaded++;
 	return p;
 }
 
-static void mark_dirty(struct memory_mirror *m, struct page *p, unsigned off,
-		       unsigned len)
+/* Marks [off, off+len) dirty a 64-bit word of the bitmap at a time. */
+static inline void mark_dirty(struct memory_mirror *m, struct mirror_page *p, unsigned off,
+			      unsigned len)
 {
-	for (unsigned i = off; i < off + len; i++)
-		p->dirty_bits[i / 64] |= 1ull << (i % 64);
+	while (len) {
+		unsigned bit = off % 64, n = 64 - bit < len ? 64 - bit : len;
+		uint64_t run = n == 64 ? ~0ull : (1ull << n) - 1;
+		p->dirty_bits[off / 64] |= run << bit;
+		off += n;
+		len -= n;
+	}
 	if (!p->dirty) {
 		p->dirty = true;
 		p->dirty_next = m->dirty_pages;
 		m->dirty_pages = p;
+		if (tlb_slot(m, p->addr)->page == p)
+			tlb_fill(m, p);
 	}
 }
 
@@ -173,7 +210,7 @@ static bool range_allowed(struct memory_mirror *m, uint64_t addr, size_t len,
 	uint64_t end = addr + len;
 	for (uint64_t pa = addr & PAGE_MASK; pa < end; pa += PAGE_SIZE) {
 		unsigned prot;
-		struct page *p = get_page(m, pa, &prot);
+		struct mirror_page *p = get_page(m, pa, &prot);
 		(void)p;
 		if (!(prot & required_prot(a)))
 			return false;
@@ -193,7 +230,7 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 		unsigned off = (unsigned)(addr - pa);
 		unsigned n = PAGE_SIZE - off < len ? PAGE_SIZE - off : (unsigned)len;
 		unsigned prot;
-		struct page *p = get_page(m, pa, &prot);
+		struct mirror_page *p = get_page(m, pa, &prot);
 		if (p) {
 			if (a == ACCESS_WRITE) {
 				memcpy(p->data + off, b, n);
@@ -216,32 +253,26 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 	return EMU_MEM_OK;
 }
 
-static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
+int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t len)
 {
-	struct memory_mirror *m = ctx;
-	struct page *p = m->last;
-	/* Fast path: inside the page of the previous access. */
-	if (p && (addr & PAGE_MASK) == p->addr &&
-	    (addr & (PAGE_SIZE - 1)) + len <= PAGE_SIZE && (p->prot & MAPPING_READ)) {
-		memcpy(buf, p->data + (addr & (PAGE_SIZE - 1)), len);
+	if (memory_mirror_read_cached(m, addr, buf, len))
 		return EMU_MEM_OK;
-	}
 	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_READ))
 		return EMU_MEM_FAULT;
 	return transfer(m, addr, buf, len, ACCESS_READ);
 }
 
-static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len)
 {
-	struct memory_mirror *m = ctx;
+	if (memory_mirror_write_cached(m, addr, buf, len))
+		return EMU_MEM_OK;
 	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_WRITE))
 		return EMU_MEM_FAULT;
 	return transfer(m, addr, (void *)buf, len, ACCESS_WRITE);
 }
 
-static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
+size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len)
 {
-	struct memory_mirror *m = ctx;
 	size_t done = 0;
 	/* Byte runs per page: stop at the first page that is not executable. */
 	while (done < len) {
@@ -257,24 +288,50 @@ static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
 	return done;
 }
 
+static int mirror_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return memory_mirror_read(ctx, addr, buf, len);
+}
+
+static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	return memory_mirror_write(ctx, addr, buf, len);
+}
+
+static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return memory_mirror_fetch(ctx, addr, buf, len);
+}
+
 const struct emu_memory_ops memory_mirror_ops = {
 	.read = mirror_read,
 	.write = mirror_write,
 	.fetch = mirror_fetch,
 };
 
+/* The first byte at or after i whose dirty bit equals `dirty`, or
+ * PAGE_SIZE; whole words of the other kind are skipped at once. */
+static unsigned next_dirty_edge(const struct mirror_page *p, unsigned i, bool dirty)
+{
+	while (i < PAGE_SIZE) {
+		uint64_t w = p->dirty_bits[i / 64];
+		if (!dirty)
+			w = ~w;
+		w &= ~0ull << (i % 64);
+		if (w)
+			return (i & ~63u) + (unsigned)__builtin_ctzll(w);
+		i = (i & ~63u) + 64;
+	}
+	return PAGE_SIZE;
+}
+
 /* Writes back the runs of dirty bytes of one page. */
-static int flush_page(struct memory_mirror *m, struct page *p)
+static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 {
 	unsigned i = 0;
-	while (i < PAGE_SIZE) {
-		if (!(p->dirty_bits[i / 64] & (1ull << (i % 64)))) {
-			i++;
-			continue;
-		}
+	while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 		unsigned start = i;
-		while (i < PAGE_SIZE && (p->dirty_bits[i / 64] & (1ull << (i % 64))))
-			i++;
+		i = next_dirty_edge(p, i, false);
 		if (m->backend.write(m->backend.ctx, p->addr + start, p->data + start,
 				     i - start) != 0)
 			return -1;
@@ -283,13 +340,15 @@ static int flush_page(struct memory_mirror *m, struct page *p)
 	}
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->dirty = false;
+	if (tlb_slot(m, p->addr)->page == p)
+		tlb_fill(m, p);
 	return 0;
 }
 
 int memory_mirror_flush(struct memory_mirror *m)
 {
 	while (m->dirty_pages) {
-		struct page *p = m->dirty_pages;
+		struct mirror_page *p = m->dirty_pages;
 		if (flush_page(m, p) != 0)
 			return -1;
 		m->dirty_pages = p->dirty_next;

@@ -16,8 +16,10 @@
 #ifndef TTREC_MEMORY_MIRROR_H
 #define TTREC_MEMORY_MIRROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emulator/emu.h"
 #include "recorder/mapping_table.h"
@@ -38,6 +40,27 @@ struct memory_mirror_stats {
 };
 
 struct memory_mirror;
+struct mirror_page;
+
+/*
+ * The translation cache: recently used cached pages by page number modulo
+ * MIRROR_TLB_ENTRIES. It is the first member of struct memory_mirror, so
+ * that the inline accessors below serve an access to a cached page with no
+ * call. Only memory_mirror.c changes it.
+ */
+#define MIRROR_TLB_ENTRIES 256u
+#define MIRROR_TLB_EMPTY UINT64_MAX
+
+struct mirror_tlb_entry {
+	uint64_t page_addr;    /* MIRROR_TLB_EMPTY when unused */
+	uint8_t *data;         /* the page's bytes (readable: only such are cached) */
+	uint64_t *dirty_bits;  /* non-NULL when writes may take the inline path */
+	struct mirror_page *page;
+};
+
+struct memory_mirror_tlb {
+	struct mirror_tlb_entry entries[MIRROR_TLB_ENTRIES];
+};
 
 /* The mapping table is borrowed: it must outlive the mirror, and the caller
  * invalidates affected ranges whenever it changes. */
@@ -47,6 +70,62 @@ void memory_mirror_free(struct memory_mirror *m);
 
 /* The emulator's memory interface over a mirror (ctx = the mirror). */
 extern const struct emu_memory_ops memory_mirror_ops;
+
+/* The same operations called directly, for the recorder's hot path (no
+ * indirect call). */
+int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
+int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len);
+size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
+
+/* Inline fast paths for accesses of 1..8 bytes within one cached page:
+ * true when done, false when the access must go through
+ * memory_mirror_read / memory_mirror_write (nothing is changed then). */
+static inline void memory_mirror_copy_small(void *dst, const void *src, size_t len)
+{
+	switch (len) {
+	case 1: memcpy(dst, src, 1); break;
+	case 2: memcpy(dst, src, 2); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	default: memcpy(dst, src, len); break;
+	}
+}
+
+static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup(
+	const struct memory_mirror *m, uint64_t addr, size_t len)
+{
+	const struct mirror_tlb_entry *t =
+		&((const struct memory_mirror_tlb *)(const void *)m)
+			 ->entries[(addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
+	if (t->page_addr != (addr & ~(uint64_t)4095) || len > 8 || (addr & 4095) + len > 4096)
+		return NULL;
+	return t;
+}
+
+static inline bool memory_mirror_read_cached(const struct memory_mirror *m, uint64_t addr,
+					     void *buf, size_t len)
+{
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
+	if (!t)
+		return false;
+	memory_mirror_copy_small(buf, t->data + (addr & 4095), len);
+	return true;
+}
+
+static inline bool memory_mirror_write_cached(struct memory_mirror *m, uint64_t addr,
+					      const void *buf, size_t len)
+{
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
+	if (!t || !t->dirty_bits)
+		return false;
+	unsigned off = (unsigned)(addr & 4095), bit = off % 64;
+	memory_mirror_copy_small(t->data + off, buf, len);
+	uint64_t run = (1ull << len) - 1; /* len <= 8 */
+	t->dirty_bits[off / 64] |= run << bit;
+	if (bit + len > 64)
+		t->dirty_bits[off / 64 + 1] |= run >> (64 - bit);
+	return true;
+}
 
 /* Writes every dirty byte back to the process. 0, or -1 if a write failed
  * (the bytes stay dirty). */

@@ -66,37 +66,57 @@ static void append(struct traced_memory *tm, const struct idna_record *rec)
 		tm->failed = 1;
 }
 
-static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
+/* One read of at most IDNA_MAX_READ bytes against the prediction cache;
+ * a miss is logged. */
+static inline void check_read(struct traced_memory *tm, uint64_t addr, const uint8_t *bytes,
+			      unsigned n)
 {
-	struct traced_memory *tm = ctx;
-	int r = memory_mirror_ops.read(tm->mirror, addr, buf, size);
+	uint64_t hits_before;
+	tm->reads++;
+	if (!predict_cache_record_read(&tm->cache, addr, bytes, n, &hits_before)) {
+		struct idna_record rec = { .type = IDNA_REC_MISS };
+		rec.u.miss.hits_before = hits_before;
+		rec.u.miss.value = bytes;
+		rec.u.miss.len = n;
+		append(tm, &rec);
+		tm->misses++;
+	}
+}
+
+/* Any read: pieces of at most IDNA_MAX_READ bytes, as man/idna.5 says. */
+static int traced_read_any(struct traced_memory *tm, uint64_t addr, void *buf, size_t size)
+{
+	int r = memory_mirror_read(tm->mirror, addr, buf, size);
 	if (r != EMU_MEM_OK)
 		return r;
 	const uint8_t *bytes = buf;
 	for (size_t done = 0; done < size;) {
 		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
-		uint64_t hits_before;
-		tm->reads++;
-		if (!predict_cache_record_read(&tm->cache, addr + done, bytes + done, n,
-					       &hits_before)) {
-			struct idna_record rec = { .type = IDNA_REC_MISS };
-			rec.u.miss.hits_before = hits_before;
-			rec.u.miss.value = bytes + done;
-			rec.u.miss.len = n;
-			append(tm, &rec);
-			tm->misses++;
-		}
+		check_read(tm, addr + done, bytes + done, n);
 		done += n;
 	}
+	return EMU_MEM_OK;
+}
+
+/* The common read, 1..8 bytes in a page the mirror has at hand: every
+ * step inline, one call in all (the emulator's). */
+static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct traced_memory *tm = ctx;
+	if (!memory_mirror_read_cached(tm->mirror, addr, buf, size))
+		return traced_read_any(tm, addr, buf, size);
+	check_read(tm, addr, buf, (unsigned)size); /* size <= 8 <= IDNA_MAX_READ */
 	return EMU_MEM_OK;
 }
 
 static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 {
 	struct traced_memory *tm = ctx;
-	int r = memory_mirror_ops.write(tm->mirror, addr, buf, size);
-	if (r != EMU_MEM_OK)
-		return r;
+	if (!memory_mirror_write_cached(tm->mirror, addr, buf, size)) {
+		int r = memory_mirror_write(tm->mirror, addr, buf, size);
+		if (r != EMU_MEM_OK)
+			return r;
+	}
 	predict_cache_update(&tm->cache, addr, buf, size);
 	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
 		if (code_page_set_contains(tm->code_pages, pg))
@@ -111,7 +131,7 @@ static bool log_code_page(struct traced_memory *tm, uint64_t pg)
 	if (code_page_set_contains(tm->code_pages, pg))
 		return true;
 	uint8_t page[PAGE_SIZE];
-	if (memory_mirror_ops.fetch(tm->mirror, pg * PAGE_SIZE, page, PAGE_SIZE) != PAGE_SIZE)
+	if (memory_mirror_fetch(tm->mirror, pg * PAGE_SIZE, page, PAGE_SIZE) != PAGE_SIZE)
 		return false;
 	struct idna_record rec = { .type = IDNA_REC_CODE_PAGE };
 	rec.u.code_page.addr = pg * PAGE_SIZE;
@@ -138,7 +158,7 @@ static size_t traced_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 		size_t n = PAGE_SIZE - (a % PAGE_SIZE);
 		if (n > size - done)
 			n = size - done;
-		if (memory_mirror_ops.fetch(tm->mirror, a, (uint8_t *)buf + done, n) != n)
+		if (memory_mirror_fetch(tm->mirror, a, (uint8_t *)buf + done, n) != n)
 			break;
 		done += n;
 	}

@@ -4,17 +4,14 @@
  * (64 - log2_entries): the multiplicative hash spreads addresses that are
  * equal modulo a power of two (stack and heap pages) over different
  * entries. An access crossing an 8-byte boundary touches two or more
- * entries, each handled the same way.
+ * entries, each handled the same way. This file has the general forms;
+ * predict_cache.h the inline fast paths for accesses within one entry,
+ * which must agree with them byte for byte.
  */
 #include "trace-format/predict_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static inline size_t entry_offset(const struct predict_cache *pc, uint64_t line)
-{
-	return (size_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - pc->log2_entries)) * PREDICT_CACHE_LINE;
-}
 
 bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 {
@@ -46,7 +43,7 @@ void predict_cache_flush(struct predict_cache *pc)
 static inline size_t piece_at(const struct predict_cache *pc, uint64_t a, size_t left, uint8_t **slot)
 {
 	size_t len = PREDICT_CACHE_LINE - (a & 7);
-	*slot = pc->bytes + entry_offset(pc, a >> 3) + (a & 7);
+	*slot = pc->bytes + predict_cache_entry_offset(pc, a >> 3) + (a & 7);
 	return len < left ? len : left;
 }
 
@@ -59,7 +56,7 @@ void predict_cache_predict(const struct predict_cache *pc, uint64_t addr, uint8_
 	}
 }
 
-void predict_cache_update(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n)
+void predict_cache_update_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n)
 {
 	uint8_t *slot;
 	for (size_t done = 0, len; done < n; done += len) {
@@ -73,21 +70,29 @@ static bool matches(const struct predict_cache *pc, uint64_t addr, const uint8_t
 	uint8_t *slot;
 	for (size_t done = 0, len; done < n; done += len) {
 		len = piece_at(pc, addr + done, n - done, &slot);
-		if (memcmp(slot, bytes + done, len) != 0)
+		if (len == PREDICT_CACHE_LINE) {
+			/* Whole entries (vector reads): one compare, no call. */
+			uint64_t have, want;
+			memcpy(&have, slot, 8);
+			memcpy(&want, bytes + done, 8);
+			if (have != want)
+				return false;
+		} else if (memcmp(slot, bytes + done, len) != 0) {
 			return false;
+		}
 	}
 	return true;
 }
 
-bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
-			       unsigned n, uint64_t *hits_before)
+bool predict_cache_record_read_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
+				   unsigned n, uint64_t *hits_before)
 {
 	if (matches(pc, addr, bytes, n)) {
 		pc->hits++;
 		pc->hits_since_miss++;
 		return true;
 	}
-	predict_cache_update(pc, addr, bytes, n);
+	predict_cache_update_any(pc, addr, bytes, n);
 	*hits_before = pc->hits_since_miss;
 	pc->hits_since_miss = 0;
 	pc->misses++;

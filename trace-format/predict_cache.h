@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PREDICT_CACHE_LINE 8         /* bytes per entry */
 #define PREDICT_CACHE_MIN_LOG2 4
@@ -35,13 +36,21 @@ void predict_cache_flush(struct predict_cache *pc);
 void predict_cache_predict(const struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n);
 
 /* A write (or a miss's value): the cache takes n bytes at addr, any n. */
-void predict_cache_update(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n);
+static inline void predict_cache_update(struct predict_cache *pc, uint64_t addr,
+					const uint8_t *bytes, size_t n);
 
 /* Record side: the program read n (1..64) bytes at addr. Returns true on
  * a hit. On a miss the cache takes the bytes and *hits_before receives
  * what the miss record must carry. */
-bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
-			       unsigned n, uint64_t *hits_before);
+static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr,
+					     const uint8_t *bytes, unsigned n,
+					     uint64_t *hits_before);
+
+/* The general forms of the two above, for accesses the inline fast paths
+ * do not take (crossing an entry, or of an odd size). */
+void predict_cache_update_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n);
+bool predict_cache_record_read_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
+				   unsigned n, uint64_t *hits_before);
 
 /* Replay side: the next miss the log holds for this stream. */
 struct predict_miss {
@@ -59,5 +68,80 @@ struct predict_miss {
  */
 int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n,
 			      struct predict_miss *next);
+
+/*
+ * Fast paths. Nearly every access the emulator makes is 1, 2, 4 or 8 bytes
+ * inside one 8-byte entry: such an access is one load of the entry, a
+ * shift and a mask, with no call. The host is little-endian (x86-64), so
+ * lane k of an entry is bits 8k..8k+7 of the entry read as a uint64_t.
+ */
+
+/* Offset in pc->bytes of the entry holding the 8-byte line `line`. */
+static inline size_t predict_cache_entry_offset(const struct predict_cache *pc, uint64_t line)
+{
+	return (size_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - pc->log2_entries)) *
+	       PREDICT_CACHE_LINE;
+}
+
+/* Whether an access of n bytes at addr lies in one entry and has a size
+ * the fast paths load in one instruction; *value receives those bytes. */
+static inline bool predict_cache_small(uint64_t addr, const uint8_t *bytes, size_t n,
+				       uint64_t *value)
+{
+	if ((addr & 7) + n > PREDICT_CACHE_LINE)
+		return false;
+	switch (n) {
+	case 1: *value = bytes[0]; return true;
+	case 2: { uint16_t v; memcpy(&v, bytes, 2); *value = v; return true; }
+	case 4: { uint32_t v; memcpy(&v, bytes, 4); *value = v; return true; }
+	case 8: memcpy(value, bytes, 8); return true;
+	default: return false;
+	}
+}
+
+static inline uint64_t predict_cache_lane_mask(size_t n)
+{
+	return n >= 8 ? ~0ull : (1ull << (n * 8)) - 1;
+}
+
+static inline void predict_cache_update(struct predict_cache *pc, uint64_t addr,
+					const uint8_t *bytes, size_t n)
+{
+	uint64_t value;
+	if (!predict_cache_small(addr, bytes, n, &value)) {
+		predict_cache_update_any(pc, addr, bytes, n);
+		return;
+	}
+	uint8_t *slot = pc->bytes + predict_cache_entry_offset(pc, addr >> 3);
+	unsigned shift = (unsigned)(addr & 7) * 8;
+	uint64_t mask = predict_cache_lane_mask(n) << shift, entry;
+	memcpy(&entry, slot, 8);
+	entry = (entry & ~mask) | (value << shift);
+	memcpy(slot, &entry, 8);
+}
+
+static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr,
+					     const uint8_t *bytes, unsigned n,
+					     uint64_t *hits_before)
+{
+	uint64_t value;
+	if (!predict_cache_small(addr, bytes, n, &value))
+		return predict_cache_record_read_any(pc, addr, bytes, n, hits_before);
+	uint8_t *slot = pc->bytes + predict_cache_entry_offset(pc, addr >> 3);
+	unsigned shift = (unsigned)(addr & 7) * 8;
+	uint64_t lanes = predict_cache_lane_mask(n), entry;
+	memcpy(&entry, slot, 8);
+	if (((entry >> shift) & lanes) == value) {
+		pc->hits++;
+		pc->hits_since_miss++;
+		return true;
+	}
+	entry = (entry & ~(lanes << shift)) | (value << shift);
+	memcpy(slot, &entry, 8);
+	*hits_before = pc->hits_since_miss;
+	pc->hits_since_miss = 0;
+	pc->misses++;
+	return false;
+}
 
 #endif

@@ -144,6 +144,63 @@ START_TEST(test_shared_is_never_cached)
 }
 END_TEST
 
+/* Runs of dirty bytes across 64-byte bitmap words, and writes of many
+ * sizes: a flush writes each maximal run once and nothing else. */
+START_TEST(test_flush_writes_each_run_once)
+{
+	static const struct { unsigned off, len; } runs[] = {
+		{ 0, 1 }, { 60, 10 }, { 127, 2 }, { 192, 64 }, { 300, 200 }, { 4088, 8 },
+	};
+	uint8_t expect[4096];
+	memcpy(expect, proc.mem + 0x3000, sizeof(expect));
+	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		/* Each run is written as pieces of 1, 2, 4, 8 and 16 bytes. */
+		for (unsigned done = 0, k = 0; done < runs[r].len; k++) {
+			static const unsigned sizes[] = { 1, 2, 4, 8, 16 };
+			unsigned n = sizes[k % 5];
+			if (n > runs[r].len - done)
+				n = runs[r].len - done;
+			uint8_t v[16];
+			for (unsigned i = 0; i < n; i++)
+				v[i] = expect[runs[r].off + done + i] = (uint8_t)(0xa0 + r + done + i);
+			ck_assert_int_eq(memory_mirror_write(mirror, 0x13000 + runs[r].off + done, v, n),
+					 EMU_MEM_OK);
+			done += n;
+		}
+	}
+	ck_assert_int_eq(proc.writes, 0);
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	ck_assert_int_eq(proc.writes, (int)(sizeof(runs) / sizeof(runs[0])));
+	ck_assert_mem_eq(proc.mem + 0x3000, expect, sizeof(expect));
+	struct memory_mirror_stats st;
+	memory_mirror_get_stats(mirror, &st);
+	ck_assert_uint_eq(st.bytes_flushed, 1 + 10 + 2 + 64 + 200 + 8);
+	/* A flushed page is clean: the next write dirties it again. */
+	uint8_t x = 0x5a;
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13005, &x, 1), EMU_MEM_OK);
+	ck_assert(memory_mirror_has_dirty(mirror));
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	ck_assert_int_eq(proc.mem[0x3005], 0x5a);
+	ck_assert_int_eq(proc.writes, (int)(sizeof(runs) / sizeof(runs[0])) + 1);
+}
+END_TEST
+
+/* A page cached by a read stays read-only: the write fast path checks the
+ * protection, and an invalidated page is read again. */
+START_TEST(test_cached_read_only_page_refuses_writes)
+{
+	uint8_t b[8];
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x11008, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x11008, b, 8), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x11008, b, 1), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x12008, b, 8), EMU_MEM_OK);
+	proc.mem[0x2008] = 0x42;
+	memory_mirror_invalidate(mirror, 0, UINT64_MAX);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x12008, b, 1), EMU_MEM_OK);
+	ck_assert_int_eq(b[0], 0x42);
+}
+END_TEST
+
 static Suite *mirror_suite(void)
 {
 	Suite *s = suite_create("recorder_mirror");
@@ -154,6 +211,8 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_write_flushes_only_dirty_bytes);
 	tcase_add_test(tc, test_protections_fault);
 	tcase_add_test(tc, test_shared_is_never_cached);
+	tcase_add_test(tc, test_flush_writes_each_run_once);
+	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
  * test_trace_predict.c — the prediction cache: hits and misses as
  * specified, every size 1..64 at every alignment, accesses crossing
  * entries, and the replay side reproducing the record side's values from
- * the miss log alone on a long random access sequence.
+ * the miss log alone on a long random access sequence, and the inline
+ * fast paths agreeing with the general forms.
  */
 #include "check_main.h"
 #include "trace-format/predict_cache.h"
@@ -102,6 +103,49 @@ struct access {
 
 /* The recorder's view: memory changes behind the cache's back now and
  * then; replay sees only the miss log and must produce the same values. */
+/* The inline fast paths (one entry, sizes 1/2/4/8) and the general forms
+ * must leave the cache in the same state and give the same answers: the
+ * replayer reads through the general form where the recorder took a fast
+ * path. Random reads and writes over a few lines, so values recur. */
+START_TEST(fast_paths_agree_with_general_forms)
+{
+	struct predict_cache fast, any;
+	ck_assert(predict_cache_init(&fast, 6) && predict_cache_init(&any, 6));
+	uint64_t seed = 0x243f6a8885a308d3ull;
+	static const unsigned sizes[] = { 1, 2, 4, 8, 3, 16 };
+	unsigned fast_taken = 0;
+	for (int i = 0; i < 200000; i++) {
+		seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+		unsigned n = sizes[(seed >> 8) % 6];
+		uint64_t addr = 0x7000 + (seed >> 16) % 256;
+		uint8_t v[16];
+		for (unsigned k = 0; k < n; k++)
+			v[k] = (uint8_t)((seed >> (24 + k % 4)) & 3);
+		if ((addr & 7) + n <= 8 && (n & (n - 1)) == 0)
+			fast_taken++;
+		if (seed & 1) {
+			predict_cache_update(&fast, addr, v, n);
+			predict_cache_update_any(&any, addr, v, n);
+		} else {
+			uint64_t hb_fast = 1, hb_any = 2;
+			bool hit_fast = predict_cache_record_read(&fast, addr, v, n, &hb_fast);
+			bool hit_any = predict_cache_record_read_any(&any, addr, v, n, &hb_any);
+			ck_assert_int_eq(hit_fast, hit_any);
+			if (!hit_fast)
+				ck_assert_uint_eq(hb_fast, hb_any);
+		}
+		ck_assert_mem_eq(fast.bytes, any.bytes, 64 * PREDICT_CACHE_LINE);
+	}
+	ck_assert_uint_eq(fast.hits, any.hits);
+	ck_assert_uint_eq(fast.misses, any.misses);
+	ck_assert_uint_gt(fast.hits, 1000);
+	ck_assert_uint_gt(fast.misses, 1000);
+	ck_assert_uint_gt(fast_taken, 50000);
+	predict_cache_fini(&fast);
+	predict_cache_fini(&any);
+}
+END_TEST
+
 START_TEST(replay_agrees_with_record)
 {
 	enum { N = 200000 };
@@ -209,6 +253,7 @@ static Suite *trace_predict_suite(void)
 	tcase_add_test(tc, starts_zero_hits_and_misses);
 	tcase_add_test(tc, every_size_and_alignment);
 	tcase_add_test(tc, conflicts_are_misses);
+	tcase_add_test(tc, fast_paths_agree_with_general_forms);
 	tcase_add_test(tc, replay_agrees_with_record);
 	tcase_add_test(tc, replay_detects_a_size_mismatch);
 	suite_add_tcase(s, tc);
