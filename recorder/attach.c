@@ -133,7 +133,7 @@ void recording_poll_point(struct recording *rec)
 	if (progress_due(&rec->progress)) {
 		struct idna_writer_stats st;
 		idna_writer_get_stats(rec->writer, &st);
-		progress_show(&rec->progress, emu_icount(rec->cpu), rec->res->syscalls,
+		progress_show(&rec->progress, threads_instructions(rec), rec->res->syscalls,
 			      st.compressed_bytes);
 	}
 }

@@ -590,9 +590,9 @@ static void finish(struct recording *rec)
 	struct record_result *res = rec->res;
 	if (rec->tracee.alive)
 		threads_kill_all(rec);
+	res->instructions = threads_instructions(rec);
 	for (size_t i = 0; i < rec->n_threads; i++) {
 		const struct rec_thread *t = rec->threads[i];
-		res->instructions += t == rec->cur && rec->cpu ? emu_icount(rec->cpu) : t->icount;
 		res->reads += t->tm.reads;
 		res->misses += t->tm.misses;
 		res->code_pages += t->tm.code_pages_logged;

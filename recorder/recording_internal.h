@@ -86,7 +86,6 @@ struct recording {
 	size_t n_early_stops;
 	bool exiting;                /* the whole process is going away */
 	uint64_t global_seq;
-	uint64_t next_checkpoint;
 	uint32_t address_space;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
@@ -194,6 +193,8 @@ int recording_finish_native(struct recording *rec, enum native_outcome out);
 struct rec_thread *threads_add(struct recording *rec, pid_t tid);
 struct rec_thread *threads_find(struct recording *rec, pid_t tid);
 void threads_free(struct recording *rec);
+/* Instructions all threads have retired so far. */
+uint64_t threads_instructions(const struct recording *rec);
 /* Makes t the thread the emulator holds (saving the current one's state);
  * logs the start of a slice when another thread ran since t last did. */
 int threads_switch_to(struct recording *rec, struct rec_thread *t);

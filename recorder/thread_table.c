@@ -65,6 +65,16 @@ struct rec_thread *threads_add(struct recording *rec, pid_t tid)
 	return t;
 }
 
+uint64_t threads_instructions(const struct recording *rec)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		const struct rec_thread *t = rec->threads[i];
+		n += t == rec->cur && rec->cpu ? emu_icount(rec->cpu) : t->icount;
+	}
+	return n;
+}
+
 void threads_free(struct recording *rec)
 {
 	/* The first thread owns the shared code-page set: last. */
