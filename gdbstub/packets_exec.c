@@ -37,6 +37,10 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop)
 	else if (stop->reason == GDBSTUB_STOP_INTERRUPTED)
 		sig = GDB_SIGINT;
 	stub->last_stop = *stop;
+	/* GDB takes the stopped thread as the one registers are read from
+	 * (it sends no Hg for it), as a live target makes it. */
+	if (stop->tid > 0)
+		stub->reg_thread = stop->tid;
 	rsp_buf_clear(&stub->reply);
 	reply_printf(stub, "T%02xthread:%llx;", sig, (unsigned long long)stop->tid);
 

@@ -5,6 +5,11 @@
  * breakpoint, or after one that touched a watched range. Backward: replay
  * the segments between snapshots from the latest down, noting the last
  * breakpoint or watched access before the starting time; go there.
+ *
+ * Time is the process's global clock; every stop names the thread running
+ * then. A step moves time until the thread stepped has retired one
+ * instruction, whatever the others did in between (as they did when
+ * recording).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +21,6 @@
 #include "gdbstub/regs_from_emu.h"
 #include "replayer/gdb_target.h"
 
-#define THREAD_ID 1
 #define MAX_POINTS 64
 #define INTERRUPT_CHECK_INTERVAL (1u << 20)
 
@@ -59,25 +63,43 @@ struct gdb_target {
 
 /* --- what the debugger reads ------------------------------------------ */
 
+static int64_t current_tid(const struct gdb_target *t)
+{
+	return t->s->sim.threads[t->s->sim.current].tid;
+}
+
 static size_t gt_threads(void *ctx, int64_t *tids, size_t max)
 {
-	(void)ctx;
-	if (max)
-		tids[0] = THREAD_ID;
-	return 1;
+	struct gdb_target *t = ctx;
+	const struct resim *sim = &t->s->sim;
+	size_t n = 0;
+	for (size_t i = 0; i < sim->n_threads; i++)
+		if (resim_thread_alive(sim, i) || i == sim->current) {
+			if (n < max)
+				tids[n] = sim->threads[i].tid;
+			n++;
+		}
+	return n;
 }
 
 static int64_t gt_current_thread(void *ctx)
 {
-	(void)ctx;
-	return THREAD_ID;
+	return current_tid(ctx);
+}
+
+/* The thread a packet names: tid, or the running one for "any" (<= 0). */
+static long thread_index(struct gdb_target *t, int64_t tid)
+{
+	return tid <= 0 ? (long)t->s->sim.current : resim_thread_index(&t->s->sim, tid);
 }
 
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
 {
 	struct gdb_target *t = ctx;
-	(void)tid;
-	gdbstub_regs_from_emu(emu_regs(t->s->sim.cpu), UINT64_MAX, out);
+	long k = thread_index(t, tid);
+	if (k < 0)
+		return -1;
+	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, (size_t)k), UINT64_MAX, out);
 	return 0;
 }
 
@@ -105,7 +127,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
 	w->started++;
-	uint64_t icount = emu_icount(t->s->sim.cpu);
+	uint64_t icount = replay_session_now(t->s);
 	if (w->watch_pending && !w->record_only) {
 		w->watch_pending = false;
 		w->hit = w->pending;
@@ -126,12 +148,13 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 			w->have_hit = true;
 			w->hit_icount = icount;
 			w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT,
-							.tid = THREAD_ID, .addr = rip, .kind = bp->kind };
+							.tid = current_tid(t), .addr = rip,
+							.kind = bp->kind };
 		}
 		return false;
 	}
 	w->have_hit = true;
-	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = THREAD_ID,
+	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = current_tid(t),
 					.addr = rip, .kind = bp->kind };
 	return true;
 }
@@ -156,9 +179,9 @@ static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 		const struct point *p = &t->points[i];
 		if (!watch_matches(p, write) || addr >= p->addr + p->len || addr + len <= p->addr)
 			continue;
-		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = THREAD_ID,
+		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = current_tid(t),
 					     .addr = p->addr, .kind = p->kind };
-		uint64_t icount = emu_icount(t->s->sim.cpu);
+		uint64_t icount = replay_session_now(t->s);
 		if (w->record_only) {
 			if (icount < w->limit) {
 				w->have_hit = true;
@@ -188,15 +211,17 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start };
 	t->watch = w;
 	emu_set_observer(s->sim.cpu, &obs);
-	s->sim.mem.on_access = any_watchpoints(t) ? on_access : NULL;
-	s->sim.mem.access_ctx = t;
+	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;
+	s->sim.proc.access_ctx = t;
 	enum resim_status st;
 	for (;;) {
 		st = replay_session_run(s, target);
 		/* A run stopped by the observer leaves rip before the
 		 * instruction; a watch noticed on the very last instruction
-		 * before the target still counts. */
-		if (st != RESIM_AT_TARGET || !w->watch_pending || w->record_only)
+		 * before the target (or before another thread took over)
+		 * still counts. */
+		if ((st != RESIM_AT_TARGET && st != RESIM_SWITCHED) || !w->watch_pending ||
+		    w->record_only)
 			break;
 		w->hit = w->pending;
 		w->have_hit = true;
@@ -205,7 +230,7 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 		break;
 	}
 	emu_set_observer(s->sim.cpu, NULL);
-	s->sim.mem.on_access = NULL;
+	s->sim.proc.on_access = NULL;
 	t->watch = NULL;
 	return st;
 }
@@ -217,11 +242,12 @@ static uint64_t history_begin(const struct gdb_target *t)
 	return t->s->snapshots[0].icount;
 }
 
-static void edge_stop(struct gdbstub_stop *stop, enum gdbstub_stop_reason why)
+static void edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop,
+		      enum gdbstub_stop_reason why)
 {
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = why;
-	stop->tid = THREAD_ID;
+	stop->tid = current_tid(t);
 }
 
 /* The fatal signal the program died of, reported once at the end. */
@@ -251,7 +277,7 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	struct replay_session *s = t->s;
 	uint64_t now = replay_session_now(s);
 	if (now >= s->summary.instructions) {
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+		edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
@@ -268,13 +294,13 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 			break;
 	}
 	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
-		edge_stop(stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
+		edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
 							  : GDBSTUB_STOP_SYSCALL_RETURN);
 		stop->syscall_nr = s->sim.syscall_nr;
 		return 0;
 	}
 	if (st == RESIM_SIGNAL) {
-		edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+		edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
 		stop->signo = s->sim.last_signal;
 		t->signal_reported_at = replay_session_now(s);
 		return 0;
@@ -288,20 +314,20 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		return 0;
 	}
 	if (w.was_interrupted) {
-		edge_stop(stop, GDBSTUB_STOP_INTERRUPTED);
+		edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
 	if (replay_session_now(s) >= s->summary.instructions || st == RESIM_END) {
 		int signo;
 		if (ended_by_signal(t, &signo) && t->signal_reported_at != replay_session_now(s)) {
-			edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+			edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
 			stop->signo = signo;
 		} else {
-			edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+			edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		}
 		return 0;
 	}
-	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
 }
 
@@ -338,7 +364,7 @@ static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 	if (before <= history_begin(t)) {
 		if (replay_session_goto(s, history_begin(t)) != 0)
 			return -1;
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
 	if (any_point_counts && t->n_points) {
@@ -370,27 +396,90 @@ static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 		}
 		if (replay_session_goto(s, history_begin(t)) != 0)
 			return -1;
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
 	if (replay_session_goto(s, before - 1) != 0)
 		return -1;
-	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
+}
+
+/* One instruction of thread k forward: time runs on until k has retired
+ * one, other threads running meanwhile as they did when recording. */
+static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t before = resim_thread_icount(&s->sim, k);
+	for (;;) {
+		bool running = s->sim.current == k;
+		/* Another thread's slice runs whole (to the next switch). */
+		s->sim.stop_at_switch = !running;
+		int r = forward(t, running ? replay_session_now(s) + 1 : s->summary.instructions,
+				NULL, NULL, stop);
+		s->sim.stop_at_switch = false;
+		if (r != 0)
+			return r;
+		if (stop->reason == GDBSTUB_STOP_BREAKPOINT)
+			edge_stop(t, stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
+		if (stop->reason != GDBSTUB_STOP_STEPPED)
+			return 0;
+		if (resim_thread_icount(&s->sim, k) != before)
+			break;
+	}
+	stop->tid = s->sim.threads[k].tid;
+	return 0;
+}
+
+/*
+ * One instruction of thread k backward: to the time just before k retired
+ * its last instruction. Slices run without interruption, so within k's
+ * latest slice that time follows from where the slice began; when the
+ * slice has retired nothing yet, the slice before it is looked up from
+ * just before this one began.
+ */
+static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t start = replay_session_now(s);
+	for (;;) {
+		const struct resim_thread *th = &s->sim.threads[k];
+		uint64_t own = resim_thread_icount(&s->sim, k);
+		if (th->started && own > th->slice_icount) {
+			uint64_t at = th->slice_time + (own - 1 - th->slice_icount);
+			if (replay_session_goto(s, at) != 0)
+				return -1;
+			/* A syscall's return is applied with its instruction:
+			 * the time before it is the one before the syscall. */
+			if (replay_session_now(s) >= start && at > history_begin(t) &&
+			    replay_session_goto(s, at - 1) != 0)
+				return -1;
+			edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+			stop->tid = th->tid;
+			return 0;
+		}
+		if (!th->started || th->slice_time <= history_begin(t)) {
+			if (replay_session_goto(s, history_begin(t)) != 0)
+				return -1;
+			edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
+			return 0;
+		}
+		if (replay_session_goto(s, th->slice_time - 1) != 0)
+			return -1;
+	}
 }
 
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
-	(void)tid;
-	uint64_t now = replay_session_now(t->s);
-	if (dir == GDBSTUB_FORWARD) {
-		int r = forward(t, now + 1, NULL, NULL, stop);
-		if (r == 0 && stop->reason == GDBSTUB_STOP_BREAKPOINT)
-			edge_stop(stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
-		return r;
-	}
-	return backward(t, now, false, stop);
+	long k = thread_index(t, tid);
+	if (k < 0)
+		return -1;
+	if (dir == GDBSTUB_FORWARD)
+		return step_forward(t, (size_t)k, stop);
+	if (replay_session_now(t->s) <= history_begin(t))
+		return backward(t, replay_session_now(t->s), false, stop);
+	return step_backward(t, (size_t)k, stop);
 }
 
 static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn interrupted,
@@ -652,7 +741,7 @@ static void find_auxv(struct gdb_target *t)
 	uint64_t rsp = emu_regs(s->sim.cpu)->gpr[EMU_RSP];
 	if (replay_session_goto(s, s->summary.instructions) != 0)
 		return;
-	const struct memory_image *img = s->sim.mem.image;
+	const struct memory_image *img = s->sim.proc.image;
 	uint64_t argc, word, addr = rsp;
 	if (memory_image_load(img, addr, &argc, 8) != 8 || argc > 4096)
 		return;

@@ -2,7 +2,8 @@
  * replay_session.h — an opened trace ready for time travel: the first
  * forward pass (history length, statistics, a snapshot of the replay every
  * REPLAY_SNAPSHOT_INTERVAL instructions), then positioning anywhere in the history of the recorded
- * thread and running forward from there with an observer.
+ * process (time: the global clock of resim.h) and running forward from
+ * there with an observer.
  */
 #ifndef TTREC_REPLAY_SESSION_H
 #define TTREC_REPLAY_SESSION_H
@@ -34,7 +35,7 @@ struct replay_snapshot {
 };
 
 struct replay_summary {
-	uint64_t instructions;   /* length of the history */
+	uint64_t instructions;   /* length of the history: all threads' instructions */
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	bool have_exit;
 	int64_t exit_status;     /* as waitpid reports it */
@@ -45,7 +46,6 @@ struct replay_summary {
 
 struct replay_session {
 	struct idna_reader *reader;
-	uint32_t stream;
 	unsigned cache_log2;
 	struct memory_image *future;  /* first reads of the whole history */
 	struct module_files *modules; /* files mapped, for bytes never touched */
@@ -63,7 +63,7 @@ struct replay_session {
 int replay_session_open(struct replay_session *s, const char *path);
 void replay_session_close(struct replay_session *s);
 
-/* Moves to instruction count t (clamped to the history). 0, or -1. */
+/* Moves to time t (clamped to the history). 0, or -1. */
 int replay_session_goto(struct replay_session *s, uint64_t t);
 
 /* Runs forward to t or until the observer stops it; the resim status. */
