@@ -165,6 +165,30 @@ static bool exit_is_consistent(struct replay_session *s)
 	return false;
 }
 
+/* Each thread's share of the history, as the first pass left them. */
+static int summarise_threads(struct replay_session *s)
+{
+	struct replay_summary *m = &s->summary;
+	m->threads = calloc(s->sim.n_threads, sizeof(*m->threads));
+	if (!m->threads)
+		return -1;
+	m->n_threads = s->sim.n_threads;
+	for (size_t i = 0; i < s->sim.n_threads; i++) {
+		struct replay_thread_summary *t = &m->threads[i];
+		t->tid = s->sim.threads[i].tid;
+		t->stream = s->sim.threads[i].stream;
+		t->instructions = resim_thread_icount(&s->sim, i);
+		for (size_t k = 0; k < idna_reader_thread_count(s->reader); k++) {
+			const struct idna_thread_info *info = idna_reader_thread(s->reader, k);
+			if (info->stream == t->stream && info->exited) {
+				t->exited = true;
+				t->exit_status = info->exit_status;
+			}
+		}
+	}
+	return 0;
+}
+
 int replay_session_open(struct replay_session *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
@@ -206,6 +230,11 @@ int replay_session_open(struct replay_session *s, const char *path)
 		return -1;
 	}
 	m->exit_consistent = exit_is_consistent(s);
+	if (summarise_threads(s) != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: out of memory", path);
+		replay_session_close(s);
+		return -1;
+	}
 	s->modules = module_files_load(s->reader);
 	s->sim.proc.future = NULL;
 	if (s->n_snapshots == 0) {
@@ -228,6 +257,9 @@ void replay_session_close(struct replay_session *s)
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;
+	free(s->summary.threads);
+	s->summary.threads = NULL;
+	s->summary.n_threads = 0;
 	memory_image_free(s->future);
 	s->future = NULL;
 	module_files_free(s->modules);

@@ -34,6 +34,15 @@ struct replay_snapshot {
 	struct code_page_set *code_pages;
 };
 
+/* One thread of the history, for --info. */
+struct replay_thread_summary {
+	int64_t tid;             /* RESIM_INITIAL_TID for the initial thread */
+	uint32_t stream;
+	uint64_t instructions;   /* its own, to the end of history */
+	bool exited;             /* its THREAD_EXIT was recorded */
+	int64_t exit_status;
+};
+
 struct replay_summary {
 	uint64_t instructions;   /* length of the history: all threads' instructions */
 	uint64_t syscalls, signals, checkpoints, native_steps;
@@ -41,6 +50,8 @@ struct replay_summary {
 	int64_t exit_status;     /* as waitpid reports it */
 	int last_signal;
 	bool exit_consistent;    /* the replay ends at the exit the trace records */
+	struct replay_thread_summary *threads;
+	size_t n_threads;
 	double seconds;          /* of the first pass */
 };
 

@@ -335,6 +335,12 @@ START_TEST(replays_two_threads_at_every_time)
 	ck_assert_int_eq(s.sim.threads[0].tid, RESIM_INITIAL_TID);
 	ck_assert_int_eq(s.sim.threads[1].tid, B_TID);
 	ck_assert_uint_eq(resim_thread_icount(&s.sim, 1), r->threads[1].icount);
+	/* The global clock is every thread's instructions together. */
+	ck_assert_uint_eq(s.summary.n_threads, 2);
+	ck_assert_uint_eq(s.summary.threads[0].instructions + s.summary.threads[1].instructions,
+			  s.summary.instructions);
+	ck_assert(!s.summary.threads[0].exited);
+	ck_assert(s.summary.threads[1].exited);
 	uint64_t final = 0;
 	ck_assert_uint_eq(replay_session_read_memory(&s, DATA, &final, 8), 8);
 	uint64_t recorded;
