@@ -95,8 +95,10 @@ static bool link_interrupted(void *ctx)
 static void do_step(struct gdbstub *stub, int64_t tid, enum gdbstub_direction dir)
 {
 	struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_STEPPED, .tid = tid };
+	/* "Any thread" (Hc0, as GDB sends before bs): the thread GDB has
+	 * selected, whose registers it reads. */
 	if (tid <= 0)
-		stop.tid = tid = stub_exec_thread(stub);
+		stop.tid = tid = stub->exec_thread > 0 ? stub->exec_thread : stub_reg_thread(stub);
 	if (stub->target.ops->step(stub->target.ctx, tid, dir, &stop) < 0) {
 		reply_error(stub, GDBSTUB_EIO);
 		return;

@@ -442,7 +442,9 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 {
 	struct replay_session *s = t->s;
 	uint64_t start = replay_session_now(s);
+	int64_t tid = s->sim.threads[k].tid;
 	for (;;) {
+		/* (Going to a time may rebuild the thread table.) */
 		const struct resim_thread *th = &s->sim.threads[k];
 		uint64_t own = resim_thread_icount(&s->sim, k);
 		if (th->started && own > th->slice_icount) {
@@ -455,7 +457,7 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			    replay_session_goto(s, at - 1) != 0)
 				return -1;
 			edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
-			stop->tid = th->tid;
+			stop->tid = tid;
 			return 0;
 		}
 		if (!th->started || th->slice_time <= history_begin(t)) {

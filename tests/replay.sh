@@ -106,6 +106,42 @@ expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
 expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
 expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
 
+# Threads: a two-thread trace written by tests/threads-trace, which follows
+# the recorder's thread contract (man/idna.5, THREADS), debugged without
+# symbols. Thread 2 (tid 4242) starts at 0x10100; both add to the counter
+# at 0x20000.
+"$build/tests/bin/threads-trace" threads.idna > /dev/null || bad "threads-trace"
+if "$build/ttreplay" --verify threads.idna > threads.verify 2>&1 &&
+   grep -q "consistent with the recording" threads.verify; then ok
+else bad "ttreplay --verify of two threads: $(tail -1 threads.verify)"; fi
+"$build/ttreplay" --info threads.idna > threads.info 2>&1
+expect threads.info '^threads: 2$' "--info counts two threads"
+expect threads.info '^thread: tid 4242, stream 2, [1-9][0-9]* instructions, exit status 0$' "--info lists the second thread"
+gdb -batch -nx -ex "$slow_link" -ex 'set architecture i386:x86-64' \
+	-ex "target remote | $build/ttreplay threads.idna" -ex 'info threads' \
+	-ex 'break *0x10100' -ex continue -ex 'info threads' -ex 'print $rcx' \
+	-ex continue -ex 'print $rcx' -ex reverse-continue -ex 'print $rcx' -ex delete \
+	-ex stepi -ex 'print/x $pc' -ex 'thread 1' -ex 'print/x $pc' -ex stepi -ex 'print/x $pc' \
+	-ex reverse-stepi -ex 'print/x $pc' \
+	-ex 'watch *(long *)0x20000' -ex reverse-continue -ex 'print/x $pc' \
+	> threads.out 2>&1
+expect threads.out '^\* 1 +Thread 1 +0x0*10000 in' "one thread at the start"
+expect threads.out 'Thread 2 hit Breakpoint 1, 0x0*10100' "a breakpoint stops the thread that hit it"
+expect threads.out '^\* 2 +Thread 4242 +0x0*10100' "info threads: the second thread current"
+expect threads.out '^  1 +Thread 1 +0x0*10014 in' "info threads: the first thread where it stopped"
+expect threads.out '^\$1 = 0$' "the first hit"
+expect threads.out '^\$2 = 1$' "continue to the second hit"
+expect threads.out '^\$3 = 0$' "reverse-continue to the earlier hit"
+expect threads.out '^\$4 = 0x10108$' "stepi of the running thread"
+expect threads.out '^\$5 = 0x10014$' "registers of a thread not running"
+expect threads.out '^\$6 = 0x10017$' "stepi of a thread not running: one of its instructions"
+expect threads.out '^\$7 = 0x10014$' "reverse-stepi of that thread"
+expect threads.out 'Thread 2 hit Hardware watchpoint 2' "watch backward: the last write was the other thread's"
+expect threads.out '^\$8 = 0x1010c$' "stopped at the other thread's store"
+if grep -q 'Remote connection closed\|internal-error\|Switching to Remote target\|New Remote target' threads.out; then
+	bad "gdb lost the stub or a thread: $(grep -m1 'Remote' threads.out)"
+else ok; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"
