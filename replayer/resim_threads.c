@@ -28,16 +28,14 @@ static int compare_streams(const void *a, const void *b)
 static int64_t tid_of_stream(struct idna_reader *r, uint32_t stream, bool initial, bool *exited)
 {
 	*exited = false;
-	if (initial)
-		return RESIM_INITIAL_TID;
 	for (size_t i = 0; i < idna_reader_thread_count(r); i++) {
 		const struct idna_thread_info *t = idna_reader_thread(r, i);
 		if (t->stream == stream) {
 			*exited = t->exited;
-			return (int64_t)t->tid;
+			return initial ? RESIM_INITIAL_TID : (int64_t)t->tid;
 		}
 	}
-	return stream;
+	return initial ? RESIM_INITIAL_TID : stream;
 }
 
 int resim_threads_open(struct resim *s, unsigned cache_log2)
