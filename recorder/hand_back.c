@@ -12,7 +12,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
@@ -26,6 +30,39 @@ static void cannot_hand_back(struct recording *rec, const char *what)
 	rec->error = RECORD_ERR_PTRACE;
 }
 
+/* Puts the registers the emulator holds for t into the real thread. */
+static int give_back_registers(struct recording *rec, struct rec_thread *t)
+{
+	const struct emu_regs *regs = t == rec->cur ? emu_regs(rec->cpu) : &t->regs;
+	struct user_regs_struct k;
+	if (tracee_get_regs(&t->tracee, &k) != 0)
+		return -1;
+	regs_to_kernel(regs, &k, t->xstate, t->tracee.xstate_size);
+	return tracee_set_regs(&t->tracee, &k) != 0 || tracee_set_xstate(&t->tracee, t->xstate) != 0
+		       ? -1 : 0;
+}
+
+/* A thread in the middle of a native step: stopped with a SIGSTOP of ours
+ * (a syscall it waits in restarts after the detach, as after any stop; the
+ * SIGCONT that follows the detach discards the SIGSTOP if the thread
+ * stopped for something else first). Returns the signal to deliver as it
+ * is let go. */
+static int stop_in_kernel(struct recording *rec, struct rec_thread *t)
+{
+	struct tracee_stop stop;
+	if (t->state == THREAD_IN_KERNEL) {
+		syscall(SYS_tgkill, rec->tracee.pid, t->tracee.pid, SIGSTOP);
+		if (threads_wait_for(rec, t, &stop) != 0)
+			return -1;
+	} else {
+		stop = t->stop;
+	}
+	t->state = THREAD_RUNNABLE;
+	if (stop.kind == TRACEE_STOP_SIGNAL && stop.info.si_signo != SIGSTOP)
+		return stop.info.si_signo;
+	return 0;
+}
+
 void recording_hand_back(struct recording *rec)
 {
 	if (!rec->tracee.alive || !rec->cpu)
@@ -34,21 +71,33 @@ void recording_hand_back(struct recording *rec)
 		cannot_hand_back(rec, "cannot write the program's memory");
 		return;
 	}
-	/* recording_store_regs would replace the first error's message. */
-	struct user_regs_struct k;
-	if (tracee_get_regs(&rec->tracee, &k) != 0) {
-		cannot_hand_back(rec, "cannot read the program's registers");
-		return;
+	bool stopped_any = false;
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		if (t->state == THREAD_GONE)
+			continue;
+		stopped_any |= t->state == THREAD_IN_KERNEL;
+		int deliver = 0;
+		if (t->state == THREAD_RUNNABLE) {
+			if (give_back_registers(rec, t) != 0) {
+				cannot_hand_back(rec, "cannot set the program's registers");
+				return;
+			}
+		} else {
+			deliver = stop_in_kernel(rec, t);
+		}
+		/* recording_store_regs would replace the first error's message. */
+		if (deliver < 0 || ptrace(PTRACE_DETACH, t->tracee.pid, NULL, (void *)(long)deliver) != 0) {
+			cannot_hand_back(rec, "cannot let the program run on");
+			return;
+		}
+		t->tracee.alive = false;
 	}
-	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate, rec->tracee.xstate_size);
-	if (tracee_set_regs(&rec->tracee, &k) != 0 ||
-	    tracee_set_xstate(&rec->tracee, rec->xstate) != 0) {
-		cannot_hand_back(rec, "cannot set the program's registers");
-		return;
-	}
+	if (stopped_any)
+		kill(rec->tracee.pid, SIGCONT);
 	struct tracee_stop stop;
-	if (tracee_detach_and_wait(&rec->tracee, 0, &stop) != 0) {
-		cannot_hand_back(rec, "cannot let the program run on");
+	if (tracee_wait_untraced_end(&rec->tracee, &stop) != 0) {
+		cannot_hand_back(rec, "cannot wait for the program");
 		return;
 	}
 	rec->res->ran_untraced = true;

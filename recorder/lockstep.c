@@ -7,10 +7,12 @@
  * emulator is reloaded from it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 
 #include "recorder/regs_convert.h"
 #include "recorder/remote_memory.h"
@@ -97,6 +99,23 @@ static enum step_outcome ended(struct lockstep *ls, const struct tracee_stop *st
 	return STEP_ENDED;
 }
 
+/* Lockstep compares one thread with the CPU: a second thread would change
+ * memory behind both. The new thread (stopped, traced by us) goes first,
+ * so that the process can be killed and reaped. */
+static enum step_outcome refuse_thread(struct lockstep *ls)
+{
+	unsigned long tid;
+	if (tracee_event_message(&ls->t, &tid) == 0) {
+		struct tracee thread;
+		kill((pid_t)tid, SIGKILL);
+		if (tracee_adopt_thread(&thread, &ls->t, (pid_t)tid) == 0)
+			tracee_wait(&thread, &(struct tracee_stop){ 0 });
+	}
+	fprintf(stderr, MSG "the program creates a thread: --verify checks single-threaded "
+		"programs only (ttrec run records threaded ones)\n");
+	return STEP_ERROR;
+}
+
 /*
  * Brings the process from any stop to one where it sits between two
  * instructions: answers faulting cpuid, delivers signals (stepping into the
@@ -136,8 +155,11 @@ static enum step_outcome settle(struct lockstep *ls, struct tracee_stop *stop)
 			if (stop->kind == TRACEE_STOP_STEP)
 				enable_cpuid_faulting(ls);
 			continue;
-		case TRACEE_STOP_GROUP:
 		case TRACEE_STOP_EVENT:
+			if (stop->event == PTRACE_EVENT_CLONE)
+				return refuse_thread(ls);
+			break;
+		case TRACEE_STOP_GROUP:
 			break;
 		}
 		if (tracee_step(&ls->t, deliver, stop) != 0)

@@ -1,31 +1,44 @@
 /*
  * native_step.c — the only way the real process runs: one instruction at a
  * time (a syscall, an instruction the emulator lacks, a faulting one), with
- * the emulator's state loaded into it first.
+ * the emulator's state loaded into its thread first.
  *
  * A signal may arrive instead of the step's trap. It is logged and
  * delivered by stepping again with it: if the program catches it, the
  * kernel builds the frame and the step stops at the handler's first
  * instruction (the original instruction did not run); if it is ignored,
  * the instruction runs; if it is fatal, the process dies.
+ *
+ * A syscall that may wait for another thread (a futex wait, a read from a
+ * pipe) must not hold the emulator: when other threads live and the step
+ * does not end within a few microseconds, it goes on in the background
+ * (THREAD_IN_KERNEL) and the scheduler runs the others; the thread's stop
+ * comes back through native_step_resume.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 
+/* Looks at a fresh background step this many times (yielding the CPU in
+ * between) before leaving it to the scheduler: most syscalls return that
+ * quickly, and then the thread's slice simply goes on. */
+#define QUICK_POLLS 8
+
 /* Whether the process has a handler for signo (if its status cannot be
  * read, the process is dying: no handler will run). */
-static bool signal_is_caught(pid_t pid, int signo)
+static bool signal_is_caught(pid_t tid, int signo)
 {
 	struct signal_state st;
-	return signal_state_read(pid, &st) == 0 && signal_state_caught(&st, signo);
+	return signal_state_read(tid, &st) == 0 && signal_state_caught(&st, signo);
 }
 
-static void note_end(struct recording *rec, const struct tracee_stop *stop)
+void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
 {
 	if (stop->kind == TRACEE_STOP_EXITED) {
 		rec->res->exited = true;
@@ -35,48 +48,134 @@ static void note_end(struct recording *rec, const struct tracee_stop *stop)
 		rec->res->term_signal = stop->info.si_signo;
 		log_process_exit(rec, stop->info.si_signo);
 	}
+	rec->tracee.alive = false;
 	rec->finished = true;
 }
 
-enum native_outcome native_step(struct recording *rec)
+/* The current thread ended. The leader's end is reported only once every
+ * other thread is gone: it is the process's. */
+static enum native_outcome thread_ended(struct recording *rec, const struct tracee_stop *stop)
+{
+	struct rec_thread *t = rec->cur;
+	if (t->tracee.pid == rec->tracee.pid) {
+		recording_end_process(rec, stop);
+		return NATIVE_EXITED;
+	}
+	int64_t status = stop->kind == TRACEE_STOP_EXITED ? (int64_t)stop->exit_status << 8
+							   : stop->info.si_signo;
+	if (stop->kind == TRACEE_STOP_KILLED)
+		rec->exiting = true;
+	threads_note_exit(rec, t, status);
+	return NATIVE_THREAD_EXITED;
+}
+
+static enum native_outcome failed(struct recording *rec, const char *what)
+{
+	recording_fail(rec, RECORD_ERR_PTRACE, "%s: %s", what, strerror(errno));
+	return NATIVE_ERROR;
+}
+
+/* One stop of the current thread's step: done, or resumed again. */
+static enum native_outcome on_stop(struct recording *rec, const struct tracee_stop *stop,
+				   bool *resumed)
+{
+	struct native_progress *p = &rec->cur->native;
+	*resumed = false;
+	switch (stop->kind) {
+	case TRACEE_STOP_STEP:
+		return p->handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
+	case TRACEE_STOP_SIGNAL:
+		rec->res->signals++;
+		/* A trace that cannot be written ends the recording
+		 * (rec->error) but must not cost the program its signal: it is
+		 * delivered all the same. */
+		log_signal(rec, &stop->info);
+		p->deliver = stop->info.si_signo;
+		p->handler_expected = signal_is_caught(rec->cur->tracee.pid, p->deliver);
+		break;
+	case TRACEE_STOP_EXEC:
+		return NATIVE_EXEC;
+	case TRACEE_STOP_EXITED:
+	case TRACEE_STOP_KILLED:
+		return rec->cur->state == THREAD_GONE ? NATIVE_THREAD_EXITED : thread_ended(rec, stop);
+	case TRACEE_STOP_EVENT:
+		if (stop->event == PTRACE_EVENT_CLONE && threads_on_clone(rec) != 0)
+			return NATIVE_ERROR;
+		break;
+	case TRACEE_STOP_GROUP:
+		break; /* resume: job control is not recorded yet */
+	}
+	if (tracee_resume_step(&rec->cur->tracee, p->deliver) != 0)
+		return failed(rec, "cannot step the program");
+	p->deliver = 0;
+	*resumed = true;
+	return NATIVE_PENDING;
+}
+
+enum native_outcome native_step_resume(struct recording *rec, const struct tracee_stop *stop)
+{
+	bool resumed;
+	enum native_outcome out = on_stop(rec, stop, &resumed);
+	if (!resumed)
+		return out;
+	rec->cur->state = THREAD_IN_KERNEL;
+	return NATIVE_PENDING;
+}
+
+enum native_outcome native_step(struct recording *rec, bool may_block)
 {
 	if (memory_mirror_flush(rec->mirror) != 0) {
 		recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 		return NATIVE_ERROR;
 	}
-	if (recording_store_regs(rec) != 0)
-		return NATIVE_ERROR;
-	int deliver = 0;
-	bool handler_expected = false;
-	for (;;) {
+	struct rec_thread *t = rec->cur;
+	t->native.deliver = 0;
+	t->native.handler_expected = false;
+	int stored = recording_store_regs(rec);
+	if (stored == RECORDING_THREAD_VANISHED) {
+		/* Killed while stopped (another thread's exit_group or fatal
+		 * signal): its end is on its way. */
 		struct tracee_stop stop;
-		if (tracee_step(&rec->tracee, deliver, &stop) != 0) {
-			recording_fail(rec, RECORD_ERR_PTRACE, "cannot step the program: %s",
-				       strerror(errno));
-			return NATIVE_ERROR;
+		if (threads_wait_for(rec, t, &stop) != 0)
+			return failed(rec, "cannot wait for the program");
+		bool resumed;
+		return on_stop(rec, &stop, &resumed);
+	}
+	if (stored != 0)
+		return NATIVE_ERROR;
+	bool background = may_block && rec->live_threads > 1;
+	if (tracee_resume_step(&t->tracee, 0) != 0)
+		return failed(rec, "cannot step the program");
+	for (unsigned polls = 0;;) {
+		struct tracee_stop stop;
+		int r;
+		if (background && polls < QUICK_POLLS) {
+			/* Any thread's stops: an execve changes the thread's id. */
+			if (threads_collect_stops(rec) != 0)
+				return NATIVE_ERROR;
+			if (t->state == THREAD_GONE)
+				return NATIVE_THREAD_EXITED;
+			if (t->state != THREAD_EVENT) {
+				polls++;
+				sched_yield();
+				continue;
+			}
+			stop = t->stop;
+			t->state = THREAD_RUNNABLE;
+			r = 1;
+		} else if (background) {
+			t->state = THREAD_IN_KERNEL;
+			return NATIVE_PENDING;
+		} else {
+			r = (rec->n_threads > 1 ? threads_wait_for(rec, t, &stop)
+						: tracee_wait(&t->tracee, &stop)) == 0 ? 1 : -1;
 		}
-		deliver = 0;
-		switch (stop.kind) {
-		case TRACEE_STOP_STEP:
-			return handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
-		case TRACEE_STOP_SIGNAL:
-			rec->res->signals++;
-			/* A trace that cannot be written ends the recording
-			 * (rec->error) but must not cost the program its
-			 * signal: it is delivered all the same. */
-			log_signal(rec, &stop.info);
-			deliver = stop.info.si_signo;
-			handler_expected = signal_is_caught(rec->tracee.pid, deliver);
-			break;
-		case TRACEE_STOP_EXEC:
-			return NATIVE_EXEC;
-		case TRACEE_STOP_EXITED:
-		case TRACEE_STOP_KILLED:
-			note_end(rec, &stop);
-			return NATIVE_EXITED;
-		case TRACEE_STOP_EVENT:
-		case TRACEE_STOP_GROUP:
-			break; /* resume: job control is not recorded yet */
-		}
+		if (r < 0)
+			return failed(rec, "cannot step the program");
+		bool resumed;
+		enum native_outcome out = on_stop(rec, &stop, &resumed);
+		if (!resumed)
+			return out;
+		polls = 0;
 	}
 }

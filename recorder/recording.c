@@ -18,14 +18,18 @@
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
 #include "recorder/signal_state.h"
+#include "recorder/syscall_blocking.h"
 #include "recorder/syscall_effects.h"
 
 #define DEFAULT_CHECKPOINT_INTERVAL 100000000ull /* see BENCHMARKS.md: checkpoint interval */
 /* Instructions emulated between two looks at the thread's pending signals:
  * a few milliseconds of emulation (DESIGN.md, Recording step 7). */
 #define SIGNAL_POLL_INTERVAL (1ull << 22)
-#define CLONE_THREAD_FLAG 0x10000ull
+/* Instructions a thread runs before the others get their turn: about ten
+ * milliseconds of emulation, a kernel's time slice. */
+#define THREAD_SLICE (1ull << 20)
 #define RFLAGS_RF (1ull << 16)
+#define SYS_EXIT_GROUP_NR 231
 
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
 {
@@ -40,30 +44,39 @@ int recording_fail(struct recording *rec, enum record_error e, const char *fmt, 
 	return -1;
 }
 
-int recording_load_regs(struct recording *rec)
+void recording_regs_from_kernel(struct recording *rec, const struct user_regs_struct *k,
+				const uint8_t *xstate, struct emu_regs *out)
 {
-	struct user_regs_struct k;
-	if (tracee_get_regs(&rec->tracee, &k) != 0 ||
-	    tracee_get_xstate(&rec->tracee, rec->xstate) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-				      strerror(errno));
-	regs_from_kernel(&k, rec->xstate, rec->tracee.xstate_size, emu_regs(rec->cpu));
+	regs_from_kernel(k, xstate, rec->tracee.xstate_size, out);
 	/* RF (the kernel sets it when resuming after a fault) only masks
 	 * instruction breakpoints until the next instruction completes: not
 	 * state the program can observe or the emulator must carry. */
-	emu_regs(rec->cpu)->rflags &= ~RFLAGS_RF;
+	out->rflags &= ~RFLAGS_RF;
+}
+
+int recording_load_regs(struct recording *rec)
+{
+	struct user_regs_struct k;
+	if (tracee_get_regs(&rec->cur->tracee, &k) != 0 ||
+	    tracee_get_xstate(&rec->cur->tracee, rec->xstate) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
+				      strerror(errno));
+	recording_regs_from_kernel(rec, &k, rec->xstate, emu_regs(rec->cpu));
 	return 0;
 }
 
 int recording_store_regs(struct recording *rec)
 {
 	struct user_regs_struct k;
-	if (tracee_get_regs(&rec->tracee, &k) != 0)
+	if (tracee_get_regs(&rec->cur->tracee, &k) != 0) {
+		if (errno == ESRCH && rec->n_threads > 1)
+			return RECORDING_THREAD_VANISHED;
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
 				      strerror(errno));
+	}
 	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate, rec->tracee.xstate_size);
-	if (tracee_set_regs(&rec->tracee, &k) != 0 ||
-	    tracee_set_xstate(&rec->tracee, rec->xstate) != 0)
+	if (tracee_set_regs(&rec->cur->tracee, &k) != 0 ||
+	    tracee_set_xstate(&rec->cur->tracee, rec->xstate) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
 				      strerror(errno));
 	return 0;
@@ -73,7 +86,7 @@ int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len)
 {
 	memory_mirror_invalidate(rec->mirror, addr, len);
 	emu_invalidate_code(rec->cpu, addr, len);
-	if (traced_memory_forget_code(&rec->tm, addr, len))
+	if (traced_memory_forget_code(rec->tm, addr, len))
 		return log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, addr, len);
 	return 0;
 }
@@ -85,7 +98,7 @@ int recording_invalidate_all(struct recording *rec)
 
 static int reload_mappings(struct recording *rec)
 {
-	if (mapping_table_load(rec->maps, rec->tracee.pid) != 0)
+	if (mapping_table_load(rec->maps, rec->cur->tracee.pid) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
 				      strerror(errno));
 	return 0;
@@ -95,7 +108,14 @@ static int reload_mappings(struct recording *rec)
 static int start_address_space(struct recording *rec)
 {
 	rec->address_space++;
+	rec->program_break = 0;
+	/* execve ended every other thread; the one left has the process's id. */
+	for (size_t i = 0; i < rec->n_threads; i++)
+		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)
+			threads_note_exit(rec, rec->threads[i], 0);
+	rec->cur->tracee.pid = rec->tracee.pid;
 	remote_memory_reset(&rec->rm);
+	rec->rm.pid = rec->tracee.pid;
 	if (recording_load_regs(rec) != 0)
 		return -1;
 	if (auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
@@ -104,7 +124,7 @@ static int start_address_space(struct recording *rec)
 		return -1;
 	recording_invalidate_all(rec);
 	char exe[4096], link[64];
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)rec->tracee.pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)rec->cur->tracee.pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
 	if (log_exec(rec, exe) != 0 || log_modules(rec, 0, UINT64_MAX) != 0)
@@ -118,7 +138,7 @@ static int start_address_space(struct recording *rec)
 static void invalidate_file_mappings(struct recording *rec, int fd)
 {
 	char link[64], file[4096];
-	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)rec->tracee.pid, fd);
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)rec->cur->tracee.pid, fd);
 	ssize_t n = readlink(link, file, sizeof(file) - 1);
 	if (n <= 0 || file[0] != '/')
 		return; /* pipes, sockets, ttys: never mapped */
@@ -128,6 +148,23 @@ static void invalidate_file_mappings(struct recording *rec, int fd)
 		if (m->path && strcmp(m->path, file) == 0)
 			recording_invalidate(rec, m->start, m->end - m->start);
 	}
+}
+
+/* brk moved the end of the heap: the pages between the old end and the
+ * new one appeared (zeroed) or went away. The first brk of a program
+ * (brk(0)) only tells where the heap starts. */
+static void invalidate_break_change(struct recording *rec, uint64_t request, uint64_t new_break)
+{
+	uint64_t old = rec->program_break;
+	rec->program_break = new_break;
+	if (!old) {
+		if (request)
+			recording_invalidate_all(rec);
+		return;
+	}
+	uint64_t lo = old < new_break ? old : new_break, hi = old < new_break ? new_break : old;
+	if (hi > lo)
+		recording_invalidate(rec, lo, hi - lo);
 }
 
 /* Memory the kernel may have changed during a syscall, forgotten. */
@@ -142,12 +179,18 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
 	switch (e.kind) {
 	case SYSCALL_KIND_PLAIN:
+	case SYSCALL_KIND_THREAD:  /* what the kernel wrote for the new thread */
+	case SYSCALL_KIND_PROCESS: /* the child has its own copy of the memory */
 		for (size_t i = 0; i < e.count; i++)
 			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		break;
 	case SYSCALL_KIND_MAPPINGS:
 		if (reload_mappings(rec) != 0)
 			return;
+		if (nr == SYS_brk) {
+			invalidate_break_change(rec, args[0], (uint64_t)result);
+			break;
+		}
 		if (e.count == 0) {
 			recording_invalidate_all(rec);
 			break;
@@ -157,29 +200,24 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
+	case SYSCALL_KIND_SIGRETURN:
+		break; /* registers from the frame; memory is only read */
 	default:
 		recording_invalidate_all(rec);
 		break;
 	}
 }
 
-static bool creates_thread(struct recording *rec, long nr, const uint64_t args[6])
-{
-	uint64_t flags = 0;
-	if (nr == SYS_clone)
-		flags = args[0];
-	else if (nr == SYS_clone3 && args[1] >= 8)
-		/* Unreadable clone_args: the kernel refuses the call anyway. */
-		remote_memory_read(&rec->rm, args[0], &flags, sizeof(flags));
-	return flags & CLONE_THREAD_FLAG;
-}
-
-/* After the real process ran one instruction (or took a signal instead).
- * For a syscall, tf_before says whether the program itself had TF set. */
+/* After the real process ran one instruction (or took a signal instead):
+ * a syscall (rec->cur->native says which) or the instruction insn. */
 static int finish_native(struct recording *rec, enum native_outcome out,
-			 bool retired_is_syscall, long nr, const uint64_t args[6],
-			 const uint8_t *insn, unsigned insn_len, bool tf_before)
+			 const uint8_t *insn, unsigned insn_len)
 {
+	const struct native_progress *p = &rec->cur->native;
+	bool retired_is_syscall = p->syscall;
+	long nr = p->nr;
+	const uint64_t *args = p->args;
+	bool tf_before = p->tf_before;
 	rec->native_ran = true;
 	switch (out) {
 	case NATIVE_EXECUTED:
@@ -215,6 +253,8 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 			return -1;
 		return start_address_space(rec);
 	case NATIVE_EXITED:
+	case NATIVE_THREAD_EXITED:
+	case NATIVE_PENDING:
 		return 0;
 	case NATIVE_ERROR:
 	default:
@@ -222,23 +262,28 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	}
 }
 
+int recording_finish_native(struct recording *rec, enum native_outcome out)
+{
+	return finish_native(rec, out, NULL, 0);
+}
+
 static int handle_syscall(struct recording *rec)
 {
 	const struct emu_regs *r = emu_regs(rec->cpu);
-	long nr = (long)r->gpr[EMU_RAX];
+	struct native_progress *p = &rec->cur->native;
+	p->syscall = true;
+	p->nr = (long)r->gpr[EMU_RAX];
 	uint64_t args[6] = { r->gpr[EMU_RDI], r->gpr[EMU_RSI], r->gpr[EMU_RDX],
 			     r->gpr[EMU_R10], r->gpr[EMU_R8], r->gpr[EMU_R9] };
-	/* clone3's arguments may still sit in the mirror's dirty bytes. */
-	if (memory_mirror_flush(rec->mirror) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
-	if (creates_thread(rec, nr, args))
-		return recording_fail(rec, RECORD_ERR_UNSUPPORTED,
-				      "the program creates a thread: multi-threaded programs cannot be recorded yet");
+	memcpy(p->args, args, sizeof(args));
+	p->tf_before = r->rflags & EMU_TF;
 	if (log_key_frame(rec, IDNA_KEY_EXIT) != 0)
 		return -1;
-	bool tf_before = r->rflags & EMU_TF;
-	enum native_outcome out = native_step(rec);
-	return finish_native(rec, out, true, nr, args, NULL, 0, tf_before);
+	/* The other threads are being killed: none may run again. */
+	if (p->nr == SYS_EXIT_GROUP_NR && rec->n_threads > 1)
+		rec->exiting = true;
+	enum native_outcome out = native_step(rec, syscall_may_block(p->nr, args));
+	return finish_native(rec, out, NULL, 0);
 }
 
 static void count_fallback(struct recording *rec, const char *mnemonic)
@@ -271,8 +316,9 @@ static int handle_native_instruction(struct recording *rec, const char *fallback
 		count_fallback(rec, fallback_name);
 	if (log_key_frame(rec, IDNA_KEY_EXIT) != 0)
 		return -1;
-	enum native_outcome out = native_step(rec);
-	return finish_native(rec, out, false, 0, NULL, insn, (unsigned)got, false);
+	rec->cur->native.syscall = false;
+	enum native_outcome out = native_step(rec, false);
+	return finish_native(rec, out, insn, (unsigned)got);
 }
 
 /*
@@ -290,9 +336,10 @@ static int deliver_pending_signals(struct recording *rec, bool full_poll)
 	 * taken one per round as the kernel does. */
 	for (unsigned round = 0; round < 64 && !rec->finished; round++) {
 		struct signal_state st;
-		if (!full_poll && !signal_state_any_queued(rec->tracee.pid))
+		pid_t tid = rec->cur->tracee.pid;
+		if (!full_poll && !signal_state_any_queued(tid))
 			return 0;
-		if (signal_state_read(rec->tracee.pid, &st) != 0 || !signal_state_deliverable(&st))
+		if (signal_state_read(tid, &st) != 0 || !signal_state_deliverable(&st))
 			return 0;
 		/* Should the kernel ignore the signal after all, the instruction
 		 * at rip runs natively: log it as a native step. */
@@ -303,9 +350,12 @@ static int deliver_pending_signals(struct recording *rec, bool full_poll)
 		size_t len = got ? emu_disassemble(rip, insn, got, text, sizeof(text)) : 0;
 		if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
 			return -1;
-		enum native_outcome out = native_step(rec);
-		if (finish_native(rec, out, false, 0, NULL, insn, (unsigned)len, false) != 0)
+		rec->cur->native.syscall = false;
+		enum native_outcome out = native_step(rec, false);
+		if (finish_native(rec, out, insn, (unsigned)len) != 0)
 			return -1;
+		if (rec->cur->state != THREAD_RUNNABLE)
+			return 0;
 	}
 	return 0;
 }
@@ -351,14 +401,44 @@ static int handle_special(struct recording *rec)
 	}
 }
 
+/* Runs the scheduler when the current thread cannot go on, or its slice
+ * is over while another thread could run. */
+static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_end)
+{
+	struct rec_thread *before = rec->cur;
+	if (threads_schedule(rec) != 0)
+		return -1;
+	if (rec->finished)
+		return 0;
+	uint64_t now = emu_icount(rec->cpu);
+	*slice_end = now + THREAD_SLICE;
+	if (!rec->cur->next_checkpoint)
+		rec->cur->next_checkpoint = now + interval;
+	/* Signals may have been queued for it while it waited. */
+	if (rec->cur != before)
+		rec->native_ran = true;
+	return 0;
+}
+
 static int main_loop(struct recording *rec)
 {
 	uint64_t interval = rec->opt->checkpoint_interval ? rec->opt->checkpoint_interval
 							  : DEFAULT_CHECKPOINT_INTERVAL;
-	rec->next_checkpoint = emu_icount(rec->cpu) + interval;
+	rec->cur->next_checkpoint = emu_icount(rec->cpu) + interval;
 	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
+	uint64_t slice_end = emu_icount(rec->cpu) + THREAD_SLICE;
 	while (!rec->finished) {
 		uint64_t now = emu_icount(rec->cpu);
+		bool others = rec->live_threads > 1;
+		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || (others && now >= slice_end)) {
+			if (take_turns(rec, interval, &slice_end) != 0)
+				return -1;
+			if (rec->finished)
+				break;
+			now = emu_icount(rec->cpu);
+			if (next_poll > now + SIGNAL_POLL_INTERVAL)
+				next_poll = now + SIGNAL_POLL_INTERVAL;
+		}
 		if (rec->native_ran || now >= next_poll) {
 			bool full_poll = now >= next_poll;
 			rec->native_ran = false;
@@ -367,18 +447,22 @@ static int main_loop(struct recording *rec)
 				return -1;
 			if (rec->finished)
 				break;
+			if (rec->cur->state != THREAD_RUNNABLE)
+				continue;
 			now = emu_icount(rec->cpu);
 		}
-		if (now >= rec->next_checkpoint) {
+		if (now >= rec->cur->next_checkpoint) {
 			if (log_checkpoint(rec) != 0)
 				return -1;
-			rec->next_checkpoint = now + interval;
+			rec->cur->next_checkpoint = now + interval;
 		}
-		uint64_t budget = rec->next_checkpoint - now;
+		uint64_t budget = rec->cur->next_checkpoint - now;
 		if (next_poll > now && next_poll - now < budget)
 			budget = next_poll - now;
+		if (rec->live_threads > 1 && slice_end > now && slice_end - now < budget)
+			budget = slice_end - now;
 		enum emu_exit e = emu_run(rec->cpu, budget);
-		if (rec->tm.failed)
+		if (rec->tm->failed)
 			return recording_fail(rec, RECORD_ERR_TRACE_WRITE, "cannot write the trace: %s",
 					      idna_writer_error(rec->writer));
 		int r = 0;
@@ -398,7 +482,7 @@ static int main_loop(struct recording *rec)
 			 * signal before the instruction. A checkpoint puts the
 			 * prediction cache back in step. */
 			r = handle_native_instruction(rec, NULL);
-			if (r == 0 && !rec->finished)
+			if (r == 0 && !rec->finished && rec->cur->state == THREAD_RUNNABLE)
 				r = log_checkpoint(rec);
 			break;
 		}
@@ -476,13 +560,16 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
 	if (open_trace(rec) != 0)
 		return -1;
-	unsigned log2 = rec->opt->cache_log2_entries ? rec->opt->cache_log2_entries
-						     : PREDICT_CACHE_DEFAULT_LOG2;
-	if (traced_memory_init(&rec->tm, rec->mirror, rec->writer, THREAD_STREAM, log2) != 0)
+	rec->next_stream = FIRST_THREAD_STREAM;
+	struct rec_thread *first = threads_add(rec, rec->tracee.pid);
+	if (!first)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
-	rec->cpu = emu_new(&traced_memory_ops, &rec->tm);
+	first->started = true; /* its first slice opens the trace */
+	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
 	if (!rec->cpu)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	if (threads_switch_to(rec, first) != 0)
+		return -1;
 	return start_address_space(rec);
 }
 
@@ -490,12 +577,15 @@ static void finish(struct recording *rec)
 {
 	struct record_result *res = rec->res;
 	if (rec->tracee.alive)
-		tracee_kill(&rec->tracee);
-	if (rec->cpu)
-		res->instructions = emu_icount(rec->cpu);
-	res->reads = rec->tm.reads;
-	res->misses = rec->tm.misses;
-	res->code_pages = rec->tm.code_pages_logged;
+		threads_kill_all(rec);
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		const struct rec_thread *t = rec->threads[i];
+		res->instructions += t == rec->cur && rec->cpu ? emu_icount(rec->cpu) : t->icount;
+		res->reads += t->tm.reads;
+		res->misses += t->tm.misses;
+		res->code_pages += t->tm.code_pages_logged;
+	}
+	res->threads = rec->n_threads;
 	if (rec->writer) {
 		char msg[256];
 		if (idna_writer_close(rec->writer, msg, sizeof(msg)) != 0)
@@ -505,7 +595,7 @@ static void finish(struct recording *rec)
 	if (stat(rec->opt->trace_path, &st) == 0)
 		res->trace_bytes = (uint64_t)st.st_size;
 	emu_free(rec->cpu);
-	traced_memory_fini(&rec->tm);
+	threads_free(rec);
 	memory_mirror_free(rec->mirror);
 	mapping_table_free(rec->maps);
 	remote_memory_reset(&rec->rm);

@@ -43,6 +43,7 @@ struct record_result {
 	int term_signal;       /* killed by this signal */
 	bool ran_untraced;     /* RECORD_ERR_TRACE_WRITE: the program's end ran untraced */
 	uint64_t instructions, syscalls, signals, checkpoints;
+	uint64_t threads;      /* the program's threads, the first included */
 	uint64_t reads, misses, code_pages;
 	uint64_t trace_bytes;
 	double seconds;

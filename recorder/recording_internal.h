@@ -20,22 +20,67 @@
 #include "recorder/traced_memory.h"
 #include "trace-format/idna.h"
 
-/* Streams of a single-threaded recording: process-wide events, then the
- * thread. */
-enum { GLOBAL_STREAM = 0, THREAD_STREAM = 1 };
+/* Streams: process-wide events, then one per thread (the first thread's
+ * is 1, each new thread gets the next). */
+enum { GLOBAL_STREAM = 0, FIRST_THREAD_STREAM = 1 };
+
+enum thread_state {
+	THREAD_RUNNABLE,  /* stopped by us; the emulator can run it */
+	THREAD_IN_KERNEL, /* running natively: a syscall that may block */
+	THREAD_EVENT,     /* ... that has stopped again: `stop` says how */
+	THREAD_GONE,      /* exited */
+};
+
+/* A native step in progress (native_step.c): what to finish it with. */
+struct native_progress {
+	int deliver;           /* signal to deliver at the next resume */
+	bool handler_expected; /* a delivered signal has a handler */
+	bool syscall;          /* the instruction is a syscall: */
+	long nr;
+	uint64_t args[6];
+	bool tf_before;        /* the program itself had TF set */
+};
+
+/* One thread of the recorded process. The emulator runs one at a time:
+ * while a thread is not current, its registers and instruction count wait
+ * here. */
+struct rec_thread {
+	struct tracee tracee;  /* pid: the thread's tid */
+	uint32_t stream;
+	enum thread_state state;
+	struct traced_memory tm; /* its prediction cache; the code pages are shared */
+	struct emu_regs regs;
+	uint64_t icount;
+	bool started;          /* its first slice has been logged */
+	uint64_t next_checkpoint; /* its instruction count at the next checkpoint */
+	struct native_progress native;
+	struct tracee_stop stop; /* THREAD_EVENT */
+	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
+};
 
 struct recording {
 	const struct record_options *opt;
 	struct record_result *res;
-	struct tracee tracee;
+	struct tracee tracee;  /* the process (pid: its thread group id) */
 	struct remote_memory rm;
 	struct mapping_table *maps;
 	struct memory_mirror *mirror;
 	struct idna_writer *writer;
-	struct traced_memory tm;
 	struct emu_cpu *cpu;
 	const struct cpuid_policy *policy;
-	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
+	struct rec_thread **threads;
+	size_t n_threads, cap_threads, live_threads;
+	struct rec_thread *cur;      /* the thread the emulator holds */
+	struct rec_thread *last_run; /* the last thread whose slice was logged */
+	struct traced_memory *tm;    /* cur->tm */
+	uint8_t *xstate;             /* cur->xstate */
+	uint32_t next_stream;
+	uint64_t program_break;      /* brk's last answer; 0: not asked yet */
+	/* Stops of threads not known yet: a new thread's first stop can come
+	 * before its parent's clone event. */
+	struct { pid_t tid; int status; } early_stops[16];
+	size_t n_early_stops;
+	bool exiting;                /* the whole process is going away */
 	uint64_t global_seq;
 	uint64_t next_checkpoint;
 	uint32_t address_space;
@@ -50,9 +95,17 @@ struct recording {
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Registers between the emulator and the real thread. */
+/* Registers between the emulator and the real (current) thread. Storing
+ * returns RECORDING_THREAD_VANISHED, without failing the recording, when
+ * the thread was killed under us while other threads live. */
+#define RECORDING_THREAD_VANISHED (-2)
 int recording_load_regs(struct recording *rec);
 int recording_store_regs(struct recording *rec);
+/* A thread's registers as the kernel gave them, as the emulator holds them. */
+void recording_regs_from_kernel(struct recording *rec, const struct user_regs_struct *k,
+				const uint8_t *xstate, struct emu_regs *out);
+/* The process ended as stop says: logged, res filled, recording over. */
+void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
 
 /* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
  * logged code pages: len UINT64_MAX for everything) after memory changed
@@ -67,14 +120,52 @@ enum native_outcome {
 	NATIVE_HANDLER,    /* a signal was delivered instead: rip is its handler */
 	NATIVE_EXEC,       /* the instruction was an execve that succeeded */
 	NATIVE_EXITED,     /* the process is gone (res has how it ended) */
+	NATIVE_THREAD_EXITED, /* the thread is gone, the process lives on */
+	NATIVE_PENDING,    /* still running (a syscall that blocks): the
+			    * thread is THREAD_IN_KERNEL */
 	NATIVE_ERROR,      /* the supervisor failed (rec->err set) */
 };
 
 /* Lets the real process execute the instruction at the emulator's rip:
  * flushes the mirror, loads the emulator's registers into the thread,
  * single-steps it, delivering any signal that arrives on the way. The
- * emulator's registers are not reloaded: the caller does that. */
-enum native_outcome native_step(struct recording *rec);
+ * emulator's registers are not reloaded: the caller does that.
+ * may_block: the instruction is a syscall that may wait for another
+ * thread; if other threads live and it does not end at once, the step
+ * goes on in the background and NATIVE_PENDING comes back. */
+enum native_outcome native_step(struct recording *rec, bool may_block);
+/* Goes on with the current thread's step from the stop it reported
+ * (THREAD_EVENT): the same outcomes. */
+enum native_outcome native_step_resume(struct recording *rec, const struct tracee_stop *stop);
+
+/* After the current thread's native step ended (out is not PENDING):
+ * registers back into the emulator, the syscall's effects, the records. */
+int recording_finish_native(struct recording *rec, enum native_outcome out);
+
+/* --- thread_table.c --------------------------------------------------- */
+
+/* Adds a thread (stopped, regs are its first state) with the next stream.
+ * NULL when memory is short (the recording fails). */
+struct rec_thread *threads_add(struct recording *rec, pid_t tid);
+struct rec_thread *threads_find(struct recording *rec, pid_t tid);
+void threads_free(struct recording *rec);
+/* Makes t the thread the emulator holds (saving the current one's state);
+ * logs the start of a slice when another thread ran since t last did. */
+int threads_switch_to(struct recording *rec, struct rec_thread *t);
+/* Waits for t's next stop, filing the stops of other threads on the way. */
+int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_stop *stop);
+/* Files the stops already reported, without waiting. 0, or -1. */
+int threads_collect_stops(struct recording *rec);
+/* A clone event on the current thread: adopts the new thread. */
+int threads_on_clone(struct recording *rec);
+/* The thread is gone: logged, state GONE. */
+int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);
+/* Picks the thread to run next and switches to it, waiting for a stop of
+ * a thread in the kernel when none can run; finishes the step of one that
+ * stopped. Returns 0 (rec->cur runnable, or rec->finished), or -1. */
+int threads_schedule(struct recording *rec);
+/* Ends the process and reaps every thread. */
+void threads_kill_all(struct recording *rec);
 
 /* --- hand_back.c ------------------------------------------------------ */
 
@@ -87,6 +178,8 @@ void recording_hand_back(struct recording *rec);
 /* --- trace_events.c --------------------------------------------------- */
 
 int log_key_frame(struct recording *rec, uint32_t reason);
+int log_thread_create(struct recording *rec, const struct rec_thread *t, pid_t parent);
+int log_thread_exit(struct recording *rec, const struct rec_thread *t, int64_t status);
 int log_checkpoint(struct recording *rec);
 int log_kernel(struct recording *rec, uint32_t kind, uint64_t nr, uint64_t result);
 int log_nondet(struct recording *rec, uint32_t kind, unsigned n_in, const uint64_t *in,

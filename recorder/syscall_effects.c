@@ -127,13 +127,24 @@ static void describe_futex(const uint64_t a[6], int64_t result,
 #define CLONE_THREAD_FLAG 0x10000u
 #define CLONE_PARENT_SETTID_FLAG 0x100000u
 
-static void describe_clone_flags(uint64_t flags, uint64_t parent_tid,
+#define CLONE_CHILD_SETTID_FLAG 0x1000000u
+
+/* A new thread shares the memory: the kernel's writes for it (its tid,
+ * CLONE_CHILD_SETTID) land in ours. A new process that shares it (vfork,
+ * CLONE_VM) runs in it before we go on: anything may have changed. */
+static void describe_clone_flags(uint64_t flags, uint64_t parent_tid, uint64_t child_tid,
 				 struct syscall_effect *out)
 {
 	bool thread = (flags & CLONE_VM_FLAG) && (flags & CLONE_THREAD_FLAG);
+	if (!thread && (flags & CLONE_VM_FLAG)) {
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		return;
+	}
 	out->kind = thread ? SYSCALL_KIND_THREAD : SYSCALL_KIND_PROCESS;
 	if (flags & CLONE_PARENT_SETTID_FLAG)
 		add_range(out, parent_tid, 4);
+	if (thread && (flags & CLONE_CHILD_SETTID_FLAG))
+		add_range(out, child_tid, 4);
 }
 
 static void describe_clone(const uint64_t a[6], int64_t result,
@@ -141,7 +152,7 @@ static void describe_clone(const uint64_t a[6], int64_t result,
 			   struct syscall_effect *out)
 {
 	(void)result; (void)read; (void)ctx;
-	describe_clone_flags(a[0], a[2], out);
+	describe_clone_flags(a[0], a[2], a[3], out);
 }
 
 static void describe_clone3(const uint64_t a[6], int64_t result,
@@ -154,7 +165,7 @@ static void describe_clone3(const uint64_t a[6], int64_t result,
 		out->kind = SYSCALL_KIND_UNKNOWN;
 		return;
 	}
-	describe_clone_flags(args[0], args[3], out);
+	describe_clone_flags(args[0], args[3], args[2], out);
 	if (args[0] & 0x1000u) /* CLONE_PIDFD */
 		add_range(out, args[1], 4);
 }
@@ -299,7 +310,7 @@ static const struct syscall_info table[] = {
 	KIND(execve, SYSCALL_KIND_EXEC),
 	KIND(execveat, SYSCALL_KIND_EXEC),
 	KIND(fork, SYSCALL_KIND_PROCESS),
-	KIND(vfork, SYSCALL_KIND_PROCESS),
+	KIND(vfork, SYSCALL_KIND_UNKNOWN), /* the child runs in our memory */
 	KIND(exit, SYSCALL_KIND_EXIT),
 	KIND(exit_group, SYSCALL_KIND_EXIT),
 	KIND(rt_sigreturn, SYSCALL_KIND_SIGRETURN),

@@ -25,7 +25,27 @@ int log_key_frame(struct recording *rec, uint32_t reason)
 	r.u.key.global_seq = ++rec->global_seq;
 	r.u.key.icount = emu_icount(rec->cpu);
 	r.u.key.reason = reason;
-	return append(rec, THREAD_STREAM, &r);
+	return append(rec, rec->cur->stream, &r);
+}
+
+int log_thread_create(struct recording *rec, const struct rec_thread *t, pid_t parent)
+{
+	struct idna_regs regs;
+	trace_regs_from_emu(&t->regs, &regs);
+	struct idna_record r = { .type = IDNA_REC_THREAD_CREATE };
+	r.u.thread_create.tid = (uint64_t)t->tracee.pid;
+	r.u.thread_create.parent_tid = (uint64_t)parent;
+	r.u.thread_create.stream = t->stream;
+	r.u.thread_create.regs = &regs;
+	return append(rec, GLOBAL_STREAM, &r);
+}
+
+int log_thread_exit(struct recording *rec, const struct rec_thread *t, int64_t status)
+{
+	struct idna_record r = { .type = IDNA_REC_THREAD_EXIT };
+	r.u.thread_exit.tid = (uint64_t)t->tracee.pid;
+	r.u.thread_exit.status = status;
+	return append(rec, GLOBAL_STREAM, &r);
 }
 
 int log_checkpoint(struct recording *rec)
@@ -36,11 +56,11 @@ int log_checkpoint(struct recording *rec)
 	r.u.checkpoint.global_seq = ++rec->global_seq;
 	r.u.checkpoint.icount = emu_icount(rec->cpu);
 	r.u.checkpoint.regs = &regs;
-	if (append(rec, THREAD_STREAM, &r) != 0)
+	if (append(rec, rec->cur->stream, &r) != 0)
 		return -1;
 	/* What a checkpoint means for replay: an empty prediction cache, no
 	 * code page logged, nothing decoded. */
-	traced_memory_checkpoint(&rec->tm);
+	traced_memory_checkpoint(rec->tm);
 	emu_invalidate_code(rec->cpu, 0, UINT64_MAX);
 	rec->res->checkpoints++;
 	return 0;
@@ -55,7 +75,7 @@ int log_kernel(struct recording *rec, uint32_t kind, uint64_t nr, uint64_t resul
 	r.u.kernel.nr = nr;
 	r.u.kernel.result = result;
 	r.u.kernel.regs = &regs;
-	return append(rec, THREAD_STREAM, &r);
+	return append(rec, rec->cur->stream, &r);
 }
 
 int log_nondet(struct recording *rec, uint32_t kind, unsigned n_in, const uint64_t *in,
@@ -70,7 +90,7 @@ int log_nondet(struct recording *rec, uint32_t kind, unsigned n_in, const uint64
 		memcpy(r.u.nondet.in, in, n_in * sizeof(uint64_t));
 	if (n_out)
 		memcpy(r.u.nondet.out, out, n_out * sizeof(uint64_t));
-	return append(rec, THREAD_STREAM, &r);
+	return append(rec, rec->cur->stream, &r);
 }
 
 int log_native(struct recording *rec, const uint8_t *insn, unsigned len)
@@ -82,17 +102,17 @@ int log_native(struct recording *rec, const uint8_t *insn, unsigned len)
 	r.u.native.insn_len = len;
 	r.u.native.regs = &regs;
 	r.u.native.n_writes = 0; /* its writes reach replay as prediction misses */
-	return append(rec, THREAD_STREAM, &r);
+	return append(rec, rec->cur->stream, &r);
 }
 
 int log_signal(struct recording *rec, const siginfo_t *info)
 {
 	struct idna_record r = { .type = IDNA_REC_SIGNAL };
-	r.u.signal.tid = (uint64_t)rec->tracee.pid;
+	r.u.signal.tid = (uint64_t)rec->cur->tracee.pid;
 	r.u.signal.signo = info->si_signo;
 	r.u.signal.code = info->si_code;
 	r.u.signal.addr = (uint64_t)(uintptr_t)info->si_addr;
-	return append(rec, THREAD_STREAM, &r);
+	return append(rec, rec->cur->stream, &r);
 }
 
 int log_exec(struct recording *rec, const char *path)

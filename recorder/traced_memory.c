@@ -13,7 +13,7 @@
 
 int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 		       struct idna_writer *writer, uint32_t stream,
-		       unsigned cache_log2_entries)
+		       unsigned cache_log2_entries, struct traced_memory *sibling)
 {
 	memset(tm, 0, sizeof(*tm));
 	tm->mirror = mirror;
@@ -21,7 +21,8 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 	tm->stream = stream;
 	if (!predict_cache_init(&tm->cache, cache_log2_entries))
 		return -1;
-	tm->code_pages = code_page_set_new();
+	tm->owns_code_pages = !sibling;
+	tm->code_pages = sibling ? sibling->code_pages : code_page_set_new();
 	if (!tm->code_pages) {
 		predict_cache_fini(&tm->cache);
 		return -1;
@@ -32,7 +33,8 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 void traced_memory_fini(struct traced_memory *tm)
 {
 	predict_cache_fini(&tm->cache);
-	code_page_set_free(tm->code_pages);
+	if (tm->owns_code_pages)
+		code_page_set_free(tm->code_pages);
 	tm->code_pages = NULL;
 }
 

@@ -12,6 +12,7 @@
 #ifndef TTREC_TRACED_MEMORY_H
 #define TTREC_TRACED_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "emulator/emu.h"
@@ -26,15 +27,18 @@ struct traced_memory {
 	struct idna_writer *writer;
 	uint32_t stream;
 	struct predict_cache cache;
-	struct code_page_set *code_pages;
+	struct code_page_set *code_pages; /* the process's: shared by its threads */
+	bool owns_code_pages;
 	int failed;            /* the writer failed: stop recording */
 	uint64_t reads, misses, code_pages_logged;
 };
 
-/* 0, or -1 when memory is short or the cache geometry is invalid. */
+/* 0, or -1 when memory is short or the cache geometry is invalid. A
+ * thread's memory shares the logged code pages with its sibling's (NULL:
+ * the first thread, which owns them and must be finished last). */
 int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 		       struct idna_writer *writer, uint32_t stream,
-		       unsigned cache_log2_entries);
+		       unsigned cache_log2_entries, struct traced_memory *sibling);
 void traced_memory_fini(struct traced_memory *tm);
 
 /* The emulator's memory interface (ctx = struct traced_memory *). */

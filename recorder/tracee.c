@@ -65,7 +65,6 @@ static void __attribute__((noreturn)) child_exec(int report_fd, char *const argv
 	_exit(127);
 }
 
-static int wait_stop(struct tracee *t, struct tracee_stop *stop);
 
 int tracee_start(struct tracee *t, char *const argv[],
 		 enum tracee_start_error *err, int *err_errno)
@@ -110,13 +109,13 @@ int tracee_start(struct tracee *t, char *const argv[],
 	t->alive = true;
 	/* The exec of a PTRACE_TRACEME child stops it with SIGTRAP. */
 	struct tracee_stop stop;
-	if (wait_stop(t, &stop) != 0)
+	if (tracee_wait(t, &stop) != 0)
 		goto kill_error;
 	if (stop.kind != TRACEE_STOP_SIGNAL || stop.info.si_signo != SIGTRAP) {
 		errno = ECHILD;
 		goto kill_error;
 	}
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE;
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)opts) != 0)
 		goto kill_error;
 	static uint8_t probe[TRACEE_XSTATE_MAX];
@@ -148,17 +147,9 @@ static bool is_step_trap(const siginfo_t *si)
 		si->si_code == TRAP_UNK);
 }
 
-static int wait_stop(struct tracee *t, struct tracee_stop *stop)
+int tracee_decode_status(struct tracee *t, int status, struct tracee_stop *stop)
 {
-	int status;
 	memset(stop, 0, sizeof(*stop));
-	for (;;) {
-		pid_t r = waitpid(t->pid, &status, __WALL);
-		if (r == t->pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return -1;
-	}
 	if (WIFEXITED(status)) {
 		t->alive = false;
 		stop->kind = TRACEE_STOP_EXITED;
@@ -193,6 +184,77 @@ static int wait_stop(struct tracee *t, struct tracee_stop *stop)
 	return 0;
 }
 
+int tracee_wait(struct tracee *t, struct tracee_stop *stop)
+{
+	int status;
+	for (;;) {
+		pid_t r = waitpid(t->pid, &status, __WALL);
+		if (r == t->pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+	return tracee_decode_status(t, status, stop);
+}
+
+int tracee_poll(struct tracee *t, struct tracee_stop *stop)
+{
+	int status;
+	pid_t r;
+	do
+		r = waitpid(t->pid, &status, __WALL | WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 0;
+	return tracee_decode_status(t, status, stop) == 0 ? 1 : -1;
+}
+
+int tracee_wait_any(pid_t *tid, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(-1, status, __WALL);
+		if (r > 0) {
+			*tid = r;
+			return 0;
+		}
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+int tracee_resume_step(struct tracee *t, int signo)
+{
+	if (!t->alive) {
+		errno = ESRCH;
+		return -1;
+	}
+	return ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)signo) == 0 ? 0 : -1;
+}
+
+int tracee_event_message(const struct tracee *t, unsigned long *msg)
+{
+	return ptrace(PTRACE_GETEVENTMSG, t->pid, NULL, msg) == 0 ? 0 : -1;
+}
+
+int tracee_adopt_thread(struct tracee *thread, const struct tracee *process, pid_t tid)
+{
+	memset(thread, 0, sizeof(*thread));
+	thread->pid = tid;
+	thread->alive = true;
+	thread->xstate_size = process->xstate_size;
+	/* A thread the kernel attached for us starts with a SIGSTOP stop. */
+	struct tracee_stop stop;
+	if (tracee_wait(thread, &stop) != 0)
+		return -1;
+	if (stop.kind == TRACEE_STOP_EXITED || stop.kind == TRACEE_STOP_KILLED) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
 static int resume(struct tracee *t, enum __ptrace_request how, int signo,
 		  struct tracee_stop *stop)
 {
@@ -202,7 +264,7 @@ static int resume(struct tracee *t, enum __ptrace_request how, int signo,
 	}
 	if (ptrace(how, t->pid, NULL, (void *)(long)signo) != 0)
 		return -1;
-	return wait_stop(t, stop);
+	return tracee_wait(t, stop);
 }
 
 int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop)
@@ -262,6 +324,11 @@ int tracee_detach_and_wait(struct tracee *t, int signo, struct tracee_stop *stop
 	}
 	if (ptrace(PTRACE_DETACH, t->pid, NULL, (void *)(long)signo) != 0)
 		return -1;
+	return tracee_wait_untraced_end(t, stop);
+}
+
+int tracee_wait_untraced_end(struct tracee *t, struct tracee_stop *stop)
+{
 	/* Untraced, the process reports nothing but its end (stops of job
 	 * control are its shell's business, and waitpid without WUNTRACED
 	 * does not see them). */

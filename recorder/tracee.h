@@ -66,6 +66,24 @@ int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop);
 /* Resumes freely until the next stop. */
 int tracee_cont(struct tracee *t, int signo, struct tracee_stop *stop);
 
+/* Starts one step and returns without waiting (for a syscall that may
+ * block while other threads run on). */
+int tracee_resume_step(struct tracee *t, int signo);
+/* The thread's next stop if it has one: 1 with *stop filled, 0 when it is
+ * still running, -1 on error. */
+int tracee_poll(struct tracee *t, struct tracee_stop *stop);
+/* Waits for the thread's next stop. */
+int tracee_wait(struct tracee *t, struct tracee_stop *stop);
+/* Waits for a stop of any traced thread (or of the child): its tid and raw
+ * wait status, for tracee_decode_status. */
+int tracee_wait_any(pid_t *tid, int *status);
+int tracee_decode_status(struct tracee *t, int status, struct tracee_stop *stop);
+/* PTRACE_GETEVENTMSG: for a clone event, the new thread's tid. */
+int tracee_event_message(const struct tracee *t, unsigned long *msg);
+/* A thread the kernel attached at a clone event (PTRACE_O_TRACECLONE is
+ * set by tracee_start): waits for its first stop. */
+int tracee_adopt_thread(struct tracee *thread, const struct tracee *process, pid_t tid);
+
 int tracee_get_regs(const struct tracee *t, struct user_regs_struct *regs);
 int tracee_set_regs(const struct tracee *t, const struct user_regs_struct *regs);
 
@@ -82,6 +100,9 @@ int tracee_get_fs_gs_base(const struct tracee *t, uint64_t *fs_base, uint64_t *g
  * then EXITED or KILLED. The process must be one tracee_start started (our
  * child), at a step or signal stop. */
 int tracee_detach_and_wait(struct tracee *t, int signo, struct tracee_stop *stop);
+/* Waits for the end of the process (our child) once every thread of it
+ * has been detached. */
+int tracee_wait_untraced_end(struct tracee *t, struct tracee_stop *stop);
 
 /* Ignores signo in the supervisor only: a program started afterwards gets
  * back, before its exec, the disposition the supervisor had on entry.

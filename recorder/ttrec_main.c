@@ -92,9 +92,10 @@ static void print_summary(const char *trace, const struct record_result *r)
 {
 	double bits = r->instructions ? r->trace_bytes * 8.0 / r->instructions : 0;
 	fprintf(stderr,
-		"ttrec: trace %s: %" PRIu64 " instructions, %" PRIu64 " syscalls, %" PRIu64
-		" signals, %" PRIu64 " bytes (%.3f bits/instruction), %.2f s",
-		trace, r->instructions, r->syscalls, r->signals, r->trace_bytes, bits, r->seconds);
+		"ttrec: trace %s: %" PRIu64 " instructions, %" PRIu64 " thread%s, %" PRIu64
+		" syscalls, %" PRIu64 " signals, %" PRIu64 " bytes (%.3f bits/instruction), %.2f s",
+		trace, r->instructions, r->threads, r->threads == 1 ? "" : "s", r->syscalls,
+		r->signals, r->trace_bytes, bits, r->seconds);
 	if (r->reads)
 		fprintf(stderr, ", prediction hit rate %.2f%%",
 			100.0 * (double)(r->reads - r->misses) / (double)r->reads);

@@ -133,4 +133,14 @@ else
 	fail "non-executable program: exit $rc: $(cat "$tmp/noexec.log")"
 fi
 
+# Lockstep checks one thread against the CPU: a threaded program is
+# refused clearly (ttrec run records it), not hung.
+timeout 60 "$TTREC" run --verify -- "$BUILD/tests/programs/pthread_create" >/dev/null 2>"$tmp/thread.log"
+rc=$?
+if [ $rc -eq 70 ] && grep -q 'creates a thread' "$tmp/thread.log"; then
+	echo "ok: threaded program refused by --verify"
+else
+	fail "threaded program under --verify: exit $rc: $(cat "$tmp/thread.log")"
+fi
+
 exit $failed

@@ -120,9 +120,13 @@ record shebang "$n" -- "$tmp/script.sh" one two
 
 # Our own programs: each covers one behaviour (see its header comment).
 for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modifying \
-	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags; do
+	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
+	pthread_create threads_sync threads_exit threads_signals threads_exec; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
+record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
+record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
+record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
@@ -175,18 +179,6 @@ expect_error trace-not-writable 73 'no-such-dir' -- run -q -o "$tmp/no-such-dir/
 if [ -e "$tmp/e1.idna" ] || [ -e "$tmp/e2.idna" ]; then
 	echo "FAIL: a failed start left a trace file behind"
 	failed=1
-fi
-
-# A multi-threaded program is refused clearly (threads are not recorded yet).
-out=$tmp/pthread.err
-timeout "$LIMIT" "$TTREC" run -q -o "$tmp/pthread.idna" "$PROGRAMS/pthread_create" >/dev/null 2>"$out"
-rc=$?
-if [ $rc -eq 0 ] || ! grep -q 'multi-threaded programs cannot be recorded' "$out"; then
-	echo "FAIL: pthread_create: exit $rc, stderr:"
-	cat "$out"
-	failed=1
-else
-	echo "ok: pthread_create refused (exit $rc)"
 fi
 
 exit $failed

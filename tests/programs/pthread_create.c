@@ -1,7 +1,6 @@
 /*
- * pthread_create.c — creates a thread: ttrec refuses multi-threaded
- * programs with a clear message and a non-zero status (natively it prints
- * the thread's result).
+ * pthread_create.c — the smallest threaded program: one thread created,
+ * joined, its result printed.
  */
 #include <pthread.h>
 #include <stdio.h>

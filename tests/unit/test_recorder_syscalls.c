@@ -81,6 +81,15 @@ START_TEST(test_process_and_thread_kinds)
 	ck_assert_uint_eq(e.ranges[0].addr, 0x8000);
 	e = describe(SYS_clone, 0x1200011, 0, 0, 0, 1234); /* fork() */
 	ck_assert_int_eq(e.kind, SYSCALL_KIND_PROCESS);
+	ck_assert_uint_eq(e.count, 0); /* CLONE_CHILD_SETTID: in the child's copy */
+	/* A thread with CLONE_CHILD_SETTID: both tid words are ours. */
+	e = describe(SYS_clone, 0x1310f00, 0x7000, 0x8000, 0x9000, 1234);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_THREAD);
+	ck_assert_uint_eq(e.count, 2);
+	ck_assert_uint_eq(e.ranges[1].addr, 0x9000);
+	/* vfork and CLONE_VM children run in our memory first. */
+	ck_assert_int_eq(describe(SYS_vfork, 0, 0, 0, 0, 1234).kind, SYSCALL_KIND_UNKNOWN);
+	ck_assert_int_eq(describe(SYS_clone, 0x4111, 0x7000, 0, 0, 1234).kind, SYSCALL_KIND_UNKNOWN);
 	ck_assert_int_eq(describe(SYS_exit_group, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXIT);
 	ck_assert_int_eq(describe(SYS_execve, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXEC);
 }
