@@ -142,6 +142,36 @@ if grep -q 'Remote connection closed\|internal-error\|Switching to Remote target
 	bad "gdb lost the stub or a thread: $(grep -m1 'Remote' threads.out)"
 else ok; fi
 
+# Real threaded programs: replayed to the end, and debugged. threads_sync's
+# workers print in turn (turn++ hands over), so at worker 1's print the
+# last write to turn was worker 0's.
+programs=$(cd "$here/../programs" && pwd)
+for p in pthread_create threads_sync threads_exit threads_signals; do
+	cc -D_GNU_SOURCE -g -O0 -pthread -o "$p" "$programs/$p.c" || exit 1
+	verify_program "$p" "./$p"
+done
+"$build/ttreplay" --info threads_sync.idna > sync.info 2>&1
+expect sync.info '^threads: 6$' "--info: threads_sync's six threads"
+print_line=$(grep -n 'printf("worker %ld done' "$programs/threads_sync.c" | cut -d: -f1)
+gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttreplay threads_sync.idna" \
+	-ex "break threads_sync.c:$print_line" -ex continue -ex 'info threads' -ex 'print id' \
+	-ex continue -ex 'print id' -ex 'watch -l turn' -ex reverse-continue -ex 'print id' \
+	-ex 'delete 2' -ex reverse-continue -ex 'print id' -ex next -ex 'print id' > sync.out 2>&1
+expect sync.out 'Thread [0-9]+ hit Breakpoint 1, worker \(arg=0x0\)' "a breakpoint in the thread function stops in that thread"
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' sync.out)" -ge 2 ]; then ok
+else bad "info threads shows several threads: $(grep -A3 'Target Id' sync.out | head -4)"; fi
+expect sync.out '^\$1 = 0$' "the first worker's breakpoint"
+expect sync.out '^\$2 = 1$' "continue: the next worker's breakpoint"
+expect sync.out 'Thread [0-9]+ hit Hardware watchpoint 2: -location turn' "watch -l backward"
+expect sync.out '^44[[:space:]]+turn\+\+;' "the last write to turn"
+expect sync.out '^\$3 = 0$' "the last write was by the other worker"
+if [ "$(grep -cE 'hit Breakpoint 1, worker \(arg=0x0\)' sync.out)" -eq 2 ]; then ok
+else bad "reverse-continue back to the earlier breakpoint"; fi
+expect sync.out '^\$4 = 0$' "reverse-continue: the earlier worker"
+expect sync.out '^43[[:space:]]+fflush' "next in a thread"
+expect sync.out '^\$5 = 0$' "next stays in its thread"
+if grep -q 'Remote connection closed\|internal-error' sync.out; then bad "gdb lost the stub (threads)"; else ok; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"
