@@ -155,7 +155,8 @@ expect sync.info '^threads: 6$' "--info: threads_sync's six threads"
 print_line=$(grep -n 'printf("worker %ld done' "$programs/threads_sync.c" | cut -d: -f1)
 gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttreplay threads_sync.idna" \
 	-ex "break threads_sync.c:$print_line" -ex continue -ex 'info threads' -ex 'print id' \
-	-ex continue -ex 'print id' -ex 'watch -l turn' -ex reverse-continue -ex 'print id' \
+	-ex continue -ex 'print id' -ex 'eval "monitor last-write %lu 4", &turn' \
+	-ex 'watch -l turn' -ex reverse-continue -ex 'print id' \
 	-ex 'delete 2' -ex reverse-continue -ex 'print id' -ex next -ex 'print id' > sync.out 2>&1
 expect sync.out 'Thread [0-9]+ hit Breakpoint 1, worker \(arg=0x0\)' "a breakpoint in the thread function stops in that thread"
 if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' sync.out)" -ge 2 ]; then ok
@@ -170,6 +171,11 @@ else bad "reverse-continue back to the earlier breakpoint"; fi
 expect sync.out '^\$4 = 0$' "reverse-continue: the earlier worker"
 expect sync.out '^43[[:space:]]+fflush' "next in a thread"
 expect sync.out '^\$5 = 0$' "next stays in its thread"
+# At worker 1's print, turn was last written by worker 0: the thread of
+# the first stop.
+worker0=$(sed -n 's/^\[Switching to Thread \([0-9]*\)\]$/\1/p' sync.out | head -1)
+expect sync.out "^last-write of \\[0x[0-9a-f]+, \\+4\\): time [0-9]+, by the instruction at 0x[0-9a-f]+ of thread ${worker0:-none} " \
+	"monitor last-write names the writing thread"
 if grep -q 'Remote connection closed\|internal-error' sync.out; then bad "gdb lost the stub (threads)"; else ok; fi
 
 # GDB/MI, as IDEs drive it.
