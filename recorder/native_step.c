@@ -38,6 +38,22 @@ static bool signal_is_caught(pid_t tid, int signo)
 	return signal_state_read(tid, &st) == 0 && signal_state_caught(&st, signo);
 }
 
+/*
+ * A step that ends in a system call a signal interrupted stops at the
+ * call's exit with -ERESTART* (512..516) in rax, before the kernel has
+ * looked at the signal: the call has not completed. The next resume takes
+ * the signal (its own stop) and then restarts the call or runs the handler.
+ * (A stop after any other instruction has orig_rax -1.)
+ */
+static bool syscall_awaits_restart(const struct tracee *t)
+{
+	struct user_regs_struct k;
+	if (tracee_get_regs(t, &k) != 0)
+		return false;
+	int64_t ax = (int64_t)k.rax;
+	return (int64_t)k.orig_rax >= 0 && ax >= -516 && ax <= -512 && ax != -515;
+}
+
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
 {
 	if (stop->kind == TRACEE_STOP_EXITED) {
@@ -83,6 +99,8 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 	*resumed = false;
 	switch (stop->kind) {
 	case TRACEE_STOP_STEP:
+		if (p->syscall && syscall_awaits_restart(&rec->cur->tracee))
+			break;
 		return p->handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
 	case TRACEE_STOP_SIGNAL:
 		rec->res->signals++;
@@ -99,8 +117,14 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 	case TRACEE_STOP_KILLED:
 		return rec->cur->state == THREAD_GONE ? NATIVE_THREAD_EXITED : thread_ended(rec, stop);
 	case TRACEE_STOP_EVENT:
-		if (stop->event == PTRACE_EVENT_CLONE && threads_on_clone(rec) != 0)
-			return NATIVE_ERROR;
+		/* New threads are ours; new processes are --follow-fork's. */
+		if (stop->event == PTRACE_EVENT_CLONE &&
+		    (threads_clone_is_thread(rec) || !rec->opt->follow_forks)) {
+			if (threads_on_clone(rec) != 0)
+				return NATIVE_ERROR;
+		} else if (recording_on_event(rec, stop->event)) {
+			return NATIVE_INTERRUPTED;
+		}
 		break;
 	case TRACEE_STOP_GROUP:
 		break; /* resume: job control is not recorded yet */

@@ -104,13 +104,14 @@ static int reload_mappings(struct recording *rec)
 	return 0;
 }
 
-/* A new program image: after the first exec and after every execve. */
-static int start_address_space(struct recording *rec)
+/* A new program image: after the first exec, after every execve, and
+ * where an attached process stands. */
+int recording_start_address_space(struct recording *rec, bool at_exec)
 {
 	rec->address_space++;
 	rec->program_break = 0;
 	/* execve ended every other thread; the one left has the process's id. */
-	for (size_t i = 0; i < rec->n_threads; i++)
+	for (size_t i = 0; at_exec && i < rec->n_threads; i++)
 		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)
 			threads_note_exit(rec, rec->threads[i], 0);
 	rec->cur->tracee.pid = rec->tracee.pid;
@@ -118,7 +119,7 @@ static int start_address_space(struct recording *rec)
 	rec->rm.pid = rec->tracee.pid;
 	if (recording_load_regs(rec) != 0)
 		return -1;
-	if (auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
+	if (at_exec && auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
 	if (reload_mappings(rec) != 0)
 		return -1;
@@ -251,10 +252,11 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		if (recording_load_regs(rec) != 0 ||
 		    log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, 0) != 0)
 			return -1;
-		return start_address_space(rec);
+		return recording_start_address_space(rec, true);
 	case NATIVE_EXITED:
 	case NATIVE_THREAD_EXITED:
 	case NATIVE_PENDING:
+	case NATIVE_INTERRUPTED:
 		return 0;
 	case NATIVE_ERROR:
 	default:
@@ -445,6 +447,7 @@ static int main_loop(struct recording *rec)
 			next_poll = now + SIGNAL_POLL_INTERVAL;
 			if (deliver_pending_signals(rec, full_poll) != 0)
 				return -1;
+			recording_poll_point(rec);
 			if (rec->finished)
 				break;
 			if (rec->cur->state != THREAD_RUNNABLE)
@@ -543,12 +546,19 @@ static int start(struct recording *rec)
 {
 	enum tracee_start_error se;
 	int se_errno;
-	if (tracee_start(&rec->tracee, rec->opt->argv, &se, &se_errno) != 0) {
+	if (rec->opt->attach_pid) {
+		if (attach_seize(rec) != 0)
+			return -1;
+	} else if (tracee_start(&rec->tracee, rec->opt->argv, &se, &se_errno) != 0) {
 		enum record_error e = se == TRACEE_START_NOT_FOUND ? RECORD_ERR_PROGRAM_NOT_FOUND
 				      : se == TRACEE_START_NOT_EXECUTABLE ? RECORD_ERR_NOT_EXECUTABLE
 				      : RECORD_ERR_PTRACE;
 		return recording_fail(rec, e, "%s: %s (%s)", rec->opt->argv[0],
 				      tracee_start_strerror(se), strerror(se_errno));
+	} else if (follow_fork_options(rec) &&
+		   tracee_set_options(&rec->tracee, rec->tracee.options | follow_fork_options(rec)) != 0) {
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot follow the program's children: %s",
+				      strerror(errno));
 	}
 	remote_memory_init(&rec->rm, rec->tracee.pid);
 	rec->maps = mapping_table_new();
@@ -570,7 +580,9 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
 	if (threads_switch_to(rec, first) != 0)
 		return -1;
-	return start_address_space(rec);
+	if (rec->opt->attach_pid)
+		return attach_begin(rec);
+	return recording_start_address_space(rec, true);
 }
 
 static void finish(struct recording *rec)
@@ -618,10 +630,15 @@ enum record_error record_program(const struct record_options *opt,
 	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
-	if (rec.error == RECORD_ERR_TRACE_WRITE)
+	progress_erase(&rec.progress);
+	if (opt->attach_pid)
+		attach_release(&rec);
+	else if (rec.error == RECORD_ERR_TRACE_WRITE)
 		recording_hand_back(&rec);
+	follow_fork_wait(&rec);
 	finish(&rec);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct record_options {
 	char *const *argv;          /* the program and its arguments */
@@ -17,6 +18,15 @@ struct record_options {
 	uint64_t checkpoint_interval; /* instructions between checkpoint frames */
 	uint64_t ring_bytes;        /* 0: keep the whole trace */
 	unsigned cache_log2_entries;
+	/* ttrec attach (attach.c): record the running process attach_pid
+	 * instead of starting argv (which then is its command line, for the
+	 * trace header); resume_stopped: it is in the SIGSTOP stop a parent
+	 * recorder left it in (follow_fork.c). */
+	pid_t attach_pid;
+	bool resume_stopped;
+	bool follow_forks;       /* record child processes into their own traces */
+	bool show_progress;      /* the progress line, if stderr is a terminal */
+	bool quiet;              /* passed on to the recorders of children */
 };
 
 /* Why a recording ended without a result for the program. */
@@ -49,6 +59,10 @@ struct record_result {
 	double seconds;
 	struct native_fallback_count fallbacks[32];
 	size_t n_fallbacks;
+	bool detached;         /* attach: the process was let go, still running */
+	/* --follow-fork: children recorded, each into <trace minus .idna>.PID.idna */
+	uint64_t n_children;
+	pid_t children[16];    /* the first ones */
 };
 
 /* Records one execution. Returns RECORD_OK with *res filled, or an error

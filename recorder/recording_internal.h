@@ -2,7 +2,8 @@
  * recording_internal.h — the state of one recording, shared by the files
  * that implement it (recording.c: setup and the main loop; native_step.c:
  * running the real process for one instruction; trace_events.c: the
- * records). Nothing outside recorder/ includes it.
+ * records; attach.c, follow_fork.c: attached processes and children).
+ * Nothing outside recorder/ includes it.
  */
 #ifndef TTREC_RECORDING_INTERNAL_H
 #define TTREC_RECORDING_INTERNAL_H
@@ -14,10 +15,12 @@
 #include "recorder/cpuid_policy.h"
 #include "recorder/mapping_table.h"
 #include "recorder/memory_mirror.h"
+#include "recorder/progress.h"
 #include "recorder/recording.h"
 #include "recorder/remote_memory.h"
 #include "recorder/tracee.h"
 #include "recorder/traced_memory.h"
+#include "recorder/vdso_patch.h"
 #include "trace-format/idna.h"
 
 /* Streams: process-wide events, then one per thread (the first thread's
@@ -54,6 +57,7 @@ struct rec_thread {
 	bool started;          /* its first slice has been logged */
 	uint64_t next_checkpoint; /* its instruction count at the next checkpoint */
 	struct native_progress native;
+	bool interrupted;      /* a stop request cut its native step short */
 	struct tracee_stop stop; /* THREAD_EVENT */
 	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
 };
@@ -86,6 +90,12 @@ struct recording {
 	uint32_t address_space;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
+	/* attach.c, follow_fork.c, progress.c */
+	struct vdso_patch vdso;        /* entry points patched in an attached process */
+	bool interrupted_in_step;      /* a requested stop cut a native step short */
+	struct progress_line progress;
+	pid_t *child_recorders;        /* --follow-fork: recorder processes to wait for */
+	size_t n_child_recorders;
 	enum record_error error;
 	char *err;
 	size_t errlen;
@@ -113,6 +123,40 @@ void recording_end_process(struct recording *rec, const struct tracee_stop *stop
 int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len);
 int recording_invalidate_all(struct recording *rec);
 
+/* Starts a program image in the trace (EXECVE, MODULE_LOAD records, a
+ * checkpoint) from the process's current state. at_exec: the process is at
+ * its first instruction after an exec, its vDSO is hidden from it through
+ * the auxiliary vector. */
+int recording_start_address_space(struct recording *rec, bool at_exec);
+
+/* --- attach.c --------------------------------------------------------- */
+
+/* Seizes opt->attach_pid and stops it (rec->tracee set up). */
+int attach_seize(struct recording *rec);
+/* Patches its vDSO and starts the trace from its state. */
+int attach_begin(struct recording *rec);
+/* Puts the emulator's state into the process (or lets a system call a stop
+ * request cut short restart), restores its vDSO and detaches it. */
+void attach_release(struct recording *rec);
+/* At the main loop's signal-poll point: a requested stop (SIGINT/SIGTERM
+ * to an attached recording) finishes the recording; the progress line is
+ * redrawn when due. */
+void recording_poll_point(struct recording *rec);
+/* A ptrace event stop during a native step (event: PTRACE_EVENT_*). True
+ * when the step must end there: a stop was requested (the process may be
+ * inside a system call). */
+bool recording_on_event(struct recording *rec, int event);
+
+/* --- follow_fork.c ---------------------------------------------------- */
+
+/* The PTRACE_O_* options that report children (--follow-fork), or 0. */
+long follow_fork_options(const struct recording *rec);
+/* A fork, vfork or clone event: the child is handed to a recorder of its
+ * own (ttrec re-executed), into <trace minus .idna>.<pid>.idna. */
+void follow_fork_child(struct recording *rec);
+/* Waits for the children's recorders; fills res->children. */
+void follow_fork_wait(struct recording *rec);
+
 /* --- native_step.c --------------------------------------------------- */
 
 enum native_outcome {
@@ -123,6 +167,7 @@ enum native_outcome {
 	NATIVE_THREAD_EXITED, /* the thread is gone, the process lives on */
 	NATIVE_PENDING,    /* still running (a syscall that blocks): the
 			    * thread is THREAD_IN_KERNEL */
+	NATIVE_INTERRUPTED,/* a requested stop interrupted the step (attach) */
 	NATIVE_ERROR,      /* the supervisor failed (rec->err set) */
 };
 
@@ -156,7 +201,12 @@ int threads_switch_to(struct recording *rec, struct rec_thread *t);
 int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_stop *stop);
 /* Files the stops already reported, without waiting. 0, or -1. */
 int threads_collect_stops(struct recording *rec);
-/* A clone event on the current thread: adopts the new thread. */
+/* Whether the current thread's clone creates a thread (not a process). */
+bool threads_clone_is_thread(struct recording *rec);
+/* A stop of tid that came before tid was known: 1 with *status, or 0. */
+int threads_early_stop(struct recording *rec, pid_t tid, int *status);
+/* A clone event on the current thread: adopts the new thread (a new
+ * process is let go). */
 int threads_on_clone(struct recording *rec);
 /* The thread is gone: logged, state GONE. */
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);

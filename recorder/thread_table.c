@@ -195,7 +195,7 @@ int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_
 		}
 		pid_t tid;
 		int status;
-		if (tracee_wait_any(&tid, &status) != 0)
+		if (tracee_wait_any(&tid, &status, false) != 0)
 			return -1;
 		if (tid == t->tracee.pid) {
 			t->state = THREAD_RUNNABLE;
@@ -218,6 +218,28 @@ int threads_collect_stops(struct recording *rec)
 	}
 }
 
+bool threads_clone_is_thread(struct recording *rec)
+{
+	const struct native_progress *p = &rec->cur->native;
+	uint64_t flags = 0;
+	if (p->nr == SYS_clone)
+		flags = p->args[0];
+	else if (p->nr == SYS_clone3)
+		remote_memory_read(&rec->rm, p->args[0], &flags, sizeof(flags));
+	return flags & CLONE_THREAD_FLAG;
+}
+
+int threads_early_stop(struct recording *rec, pid_t tid, int *status)
+{
+	for (size_t i = 0; i < rec->n_early_stops; i++)
+		if (rec->early_stops[i].tid == tid) {
+			*status = rec->early_stops[i].status;
+			rec->early_stops[i] = rec->early_stops[--rec->n_early_stops];
+			return 1;
+		}
+	return 0;
+}
+
 int threads_on_clone(struct recording *rec)
 {
 	unsigned long tid;
@@ -227,22 +249,18 @@ int threads_on_clone(struct recording *rec)
 	struct rec_thread *t = threads_add(rec, (pid_t)tid);
 	if (!t)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
-	for (size_t i = 0; i < rec->n_early_stops; i++)
-		if (rec->early_stops[i].tid == t->tracee.pid) {
-			if (file_stop(rec, t->tracee.pid, rec->early_stops[i].status) != 0)
-				return -1;
-			rec->early_stops[i] = rec->early_stops[--rec->n_early_stops];
-			break;
-		}
+	int early;
+	if (threads_early_stop(rec, t->tracee.pid, &early) && file_stop(rec, t->tracee.pid, early) != 0)
+		return -1;
 	struct tracee_stop first;
 	if (threads_wait_for(rec, t, &first) != 0 || first.kind == TRACEE_STOP_EXITED ||
 	    first.kind == TRACEE_STOP_KILLED) {
 		threads_note_exit(rec, t, 0);
 		return 0; /* gone before it ran: a group exit under way */
 	}
-	if (!(rec->cur->native.args[0] & CLONE_THREAD_FLAG) && rec->cur->native.nr == 56 /* clone */) {
+	if (!threads_clone_is_thread(rec)) {
 		/* A new process (clone without CLONE_THREAD, exit signal not
-		 * SIGCHLD): not ours to record. */
+		 * SIGCHLD) and no --follow-fork: not ours to record. */
 		ptrace(PTRACE_DETACH, (pid_t)tid, NULL, NULL);
 		t->state = THREAD_GONE;
 		t->tracee.alive = false;
@@ -287,9 +305,15 @@ int threads_schedule(struct recording *rec)
 			int status;
 			if (rec->live_threads == 0)
 				return recording_fail(rec, RECORD_ERR_PTRACE, "every thread is gone");
-			if (tracee_wait_any(&tid, &status) != 0)
-				return recording_fail(rec, RECORD_ERR_PTRACE, "cannot wait for the program: %s",
-						      strerror(errno));
+			if (tracee_wait_any(&tid, &status, true) != 0) {
+				if (errno != EINTR)
+					return recording_fail(rec, RECORD_ERR_PTRACE,
+							      "cannot wait for the program: %s",
+							      strerror(errno));
+				/* ttrec attach: SIGINT or SIGTERM asks to stop. */
+				recording_poll_point(rec);
+				continue;
+			}
 			if (file_stop(rec, tid, status) != 0)
 				return -1;
 			continue;

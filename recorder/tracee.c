@@ -1,6 +1,7 @@
 /*
- * tracee.c — starting a program under ptrace and driving its one thread:
- * wait-status decoding, stepping, registers and extended state.
+ * tracee.c — starting a program under ptrace (or seizing a running one)
+ * and driving its one thread: wait-status decoding, stepping, registers
+ * and extended state, letting it go.
  */
 #include <elf.h>
 #include <errno.h>
@@ -66,6 +67,110 @@ static void __attribute__((noreturn)) child_exec(int report_fd, char *const argv
 }
 
 
+/* How much of the XSAVE area the kernel gives out for this CPU. */
+static int probe_xstate_size(struct tracee *t)
+{
+	static uint8_t probe[TRACEE_XSTATE_MAX];
+	struct iovec iov = { probe, sizeof(probe) };
+	if (ptrace(PTRACE_GETREGSET, t->pid, (void *)NT_X86_XSTATE, &iov) != 0)
+		return -1;
+	t->xstate_size = iov.iov_len;
+	return 0;
+}
+
+int tracee_set_options(struct tracee *t, long options)
+{
+	if (ptrace(PTRACE_SETOPTIONS, t->pid, NULL, (void *)options) != 0)
+		return -1;
+	t->options = options;
+	return 0;
+}
+
+int tracee_seize(struct tracee *t, pid_t pid, long options)
+{
+	memset(t, 0, sizeof(*t));
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)options) != 0)
+		return -1;
+	t->pid = pid;
+	t->alive = true;
+	t->options = options;
+	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0)
+		goto detach_error;
+	/* A signal may be on its way first: it is delivered (the process
+	 * would have had it anyway), and the interrupt stops the process
+	 * before the handler's first instruction. */
+	for (unsigned round = 0; round < 16; round++) {
+		struct tracee_stop stop;
+		if (tracee_wait(t, &stop) != 0)
+			goto detach_error;
+		switch (stop.kind) {
+		case TRACEE_STOP_EVENT:
+			if (stop.event != PTRACE_EVENT_STOP)
+				break;
+			if (probe_xstate_size(t) != 0)
+				goto detach_error;
+			return 0;
+		case TRACEE_STOP_EXITED:
+		case TRACEE_STOP_KILLED:
+			errno = ESRCH;
+			return -1;
+		case TRACEE_STOP_SIGNAL:
+			if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)stop.info.si_signo) != 0)
+				goto detach_error;
+			continue;
+		default:
+			break;
+		}
+		if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
+			goto detach_error;
+	}
+	errno = EAGAIN;
+detach_error:;
+	int e = errno;
+	tracee_detach(t);
+	errno = e;
+	return -1;
+}
+
+int tracee_discard_step_trap(struct tracee *t, int *deliver)
+{
+	siginfo_t queued[16];
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0, .nr = 16 };
+	long n = ptrace(PTRACE_PEEKSIGINFO, t->pid, &a, queued);
+	if (n < 0)
+		return -1;
+	bool trap = false;
+	for (long i = 0; i < n; i++)
+		trap |= queued[i].si_signo == SIGTRAP;
+	if (!trap)
+		return 0;
+	/* SIGTRAP is synchronous, so dequeued before any other signal: the
+	 * process stops at its delivery before running a user instruction.
+	 * A stop request still in flight (PTRACE_INTERRUPT) may come first;
+	 * another signal is kept for the detach. */
+	for (unsigned round = 0; round < 8; round++) {
+		struct tracee_stop stop;
+		if (tracee_cont(t, 0, &stop) != 0)
+			return -1;
+		if (stop.kind == TRACEE_STOP_STEP ||
+		    (stop.kind == TRACEE_STOP_SIGNAL && stop.info.si_signo == SIGTRAP) ||
+		    stop.kind == TRACEE_STOP_EXITED || stop.kind == TRACEE_STOP_KILLED)
+			return 0;
+		if (stop.kind == TRACEE_STOP_SIGNAL)
+			*deliver = stop.info.si_signo;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+int tracee_detach(struct tracee *t)
+{
+	if (!t->alive)
+		return 0;
+	t->alive = false;
+	return ptrace(PTRACE_DETACH, t->pid, NULL, NULL) == 0 ? 0 : -1;
+}
+
 int tracee_start(struct tracee *t, char *const argv[],
 		 enum tracee_start_error *err, int *err_errno)
 {
@@ -115,14 +220,9 @@ int tracee_start(struct tracee *t, char *const argv[],
 		errno = ECHILD;
 		goto kill_error;
 	}
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE;
-	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)opts) != 0)
+	if (tracee_set_options(t, PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE) != 0 ||
+	    probe_xstate_size(t) != 0)
 		goto kill_error;
-	static uint8_t probe[TRACEE_XSTATE_MAX];
-	struct iovec iov = { probe, sizeof(probe) };
-	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &iov) != 0)
-		goto kill_error;
-	t->xstate_size = iov.iov_len;
 	*err = TRACEE_START_OK;
 	return 0;
 
@@ -211,7 +311,7 @@ int tracee_poll(struct tracee *t, struct tracee_stop *stop)
 	return tracee_decode_status(t, status, stop) == 0 ? 1 : -1;
 }
 
-int tracee_wait_any(pid_t *tid, int *status)
+int tracee_wait_any(pid_t *tid, int *status, bool interruptible)
 {
 	for (;;) {
 		pid_t r = waitpid(-1, status, __WALL);
@@ -219,7 +319,7 @@ int tracee_wait_any(pid_t *tid, int *status)
 			*tid = r;
 			return 0;
 		}
-		if (errno != EINTR)
+		if (errno != EINTR || interruptible)
 			return -1;
 	}
 }

@@ -1,7 +1,8 @@
 /*
- * tracee.h — one ptrace-controlled thread of a program we started: start it
- * stopped at its first instruction after exec, step it, continue it, read and
- * write its registers (general, extended/XSAVE) and end it.
+ * tracee.h — one ptrace-controlled thread of a program we started (stopped
+ * at its first instruction after exec) or seized while running: step it,
+ * continue it, read and write its registers (general, extended/XSAVE),
+ * end it or let it go.
  *
  * Every call returns 0 on success and -1 with errno set on failure; a stop
  * or exit is described by struct tracee_stop.
@@ -23,6 +24,7 @@ struct tracee {
 	pid_t pid;
 	bool alive;            /* not yet exited or killed and reaped */
 	size_t xstate_size;    /* bytes the kernel's NT_X86_XSTATE regset has */
+	long options;          /* PTRACE_O_* in effect */
 };
 
 enum tracee_stop_kind {
@@ -60,6 +62,31 @@ int tracee_start(struct tracee *t, char *const argv[],
 		 enum tracee_start_error *err, int *err_errno);
 const char *tracee_start_strerror(enum tracee_start_error err);
 
+/*
+ * Takes a running process we did not start (PTRACE_SEIZE with options,
+ * then PTRACE_INTERRUPT) and returns with it stopped at the interrupt
+ * (a PTRACE_EVENT_STOP stop), possibly inside a system call that the
+ * kernel will restart. -1 with errno: ESRCH (no such process, or it
+ * ended), EPERM (not permitted), others.
+ */
+int tracee_seize(struct tracee *t, pid_t pid, long options);
+
+/* PTRACE_SETOPTIONS: replaces the options in effect. */
+int tracee_set_options(struct tracee *t, long options);
+
+/* A single step that ended in a system call interrupted by a stop
+ * (PTRACE_INTERRUPT) leaves the step's SIGTRAP queued, which would kill
+ * the process once detached: if one is queued, the process is resumed up
+ * to its delivery stop, where it is dropped (the next resume passes no
+ * signal). Registers must already be set. A signal that stops the
+ * process on the way goes into *deliver, for the detach. 0, or -1 with
+ * errno. */
+int tracee_discard_step_trap(struct tracee *t, int *deliver);
+
+/* Lets a stopped process run on untraced (PTRACE_DETACH, no signal)
+ * without waiting for it: for processes we attached to. */
+int tracee_detach(struct tracee *t);
+
 /* Resumes for one instruction (signo: signal to deliver, 0 for none) and
  * waits for the next stop. */
 int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop);
@@ -75,8 +102,9 @@ int tracee_poll(struct tracee *t, struct tracee_stop *stop);
 /* Waits for the thread's next stop. */
 int tracee_wait(struct tracee *t, struct tracee_stop *stop);
 /* Waits for a stop of any traced thread (or of the child): its tid and raw
- * wait status, for tracee_decode_status. */
-int tracee_wait_any(pid_t *tid, int *status);
+ * wait status, for tracee_decode_status. Interruptible: a signal to the
+ * supervisor ends the wait (-1, EINTR). */
+int tracee_wait_any(pid_t *tid, int *status, bool interruptible);
 int tracee_decode_status(struct tracee *t, int status, struct tracee_stop *stop);
 /* PTRACE_GETEVENTMSG: for a clone event, the new thread's tid. */
 int tracee_event_message(const struct tracee *t, unsigned long *msg);

@@ -2,7 +2,8 @@
  * ttrec_main.c — the `ttrec` command: options, the trace file's name, the
  * summary, and the exit status (the program's own, or 128+N when it was
  * killed by signal N). `ttrec run --verify` runs the lockstep verifier
- * (lockstep.h) instead of recording.
+ * (lockstep.h) instead of recording. `ttrec attach PID` records a running
+ * process (attach.c) until it exits or ttrec gets SIGINT/SIGTERM.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "recorder/attach.h"
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
 #include "recorder/tracee.h"
@@ -33,14 +35,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ttrec run [options] [--] PROGRAM [ARGS...]\n"
+		"       ttrec attach [options] PID\n"
 		"options:\n"
 		"  -o FILE                    trace file (default: PROGRAM-N.idna, and a latest.idna link)\n"
 		"  -q                         no summary\n"
 		"  --cpuid=default|native     CPUID the program sees (default: what the emulator implements)\n"
 		"  --checkpoint-interval N    instructions between checkpoint frames\n"
 		"  --ring SIZE                keep only the last SIZE bytes of trace (K, M, G suffixes)\n"
-		"  --env NAME=VALUE           set a variable in the program's environment\n"
-		"  --verify                   no trace: check the emulator against the CPU, one\n"
+		"  --follow-fork              record child processes too, each into\n"
+		"                             TRACE-minus-.idna.CHILDPID.idna\n"
+		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"
+		"  --verify                   (run) no trace: check the emulator against the CPU, one\n"
 		"                             single-step per instruction, up to the first difference\n"
 		"  --verify-max N             with --verify: verify N instructions, then let the\n"
 		"                             program run on natively\n");
@@ -100,6 +105,15 @@ static void print_summary(const char *trace, const struct record_result *r)
 		fprintf(stderr, ", prediction hit rate %.2f%%",
 			100.0 * (double)(r->reads - r->misses) / (double)r->reads);
 	fprintf(stderr, "\n");
+	if (r->n_children) {
+		fprintf(stderr, "ttrec: %" PRIu64 " child process%s recorded, each into its own trace:",
+			r->n_children, r->n_children == 1 ? "" : "es");
+		size_t shown = r->n_children < 16 ? (size_t)r->n_children : 16;
+		size_t stem = strlen(trace) - (strlen(trace) > 5 && !strcmp(trace + strlen(trace) - 5, ".idna") ? 5 : 0);
+		for (size_t i = 0; i < shown; i++)
+			fprintf(stderr, " %.*s.%d.idna", (int)stem, trace, (int)r->children[i]);
+		fprintf(stderr, "%s\n", shown < r->n_children ? " ..." : "");
+	}
 	if (r->n_fallbacks) {
 		fprintf(stderr, "ttrec: native fallbacks:");
 		for (size_t i = 0; i < r->n_fallbacks; i++)
@@ -208,12 +222,52 @@ static int record(struct record_options *opt, const char *output, bool quiet)
 		update_latest_link(output);
 	if (!quiet)
 		print_summary(output, &res);
+	if (opt->attach_pid) {
+		/* The process is not ours: its end is reported, not passed on. */
+		if (!quiet && res.detached)
+			fprintf(stderr, "ttrec: detached from process %d, which runs on\n",
+				(int)opt->attach_pid);
+		else if (!quiet && res.exited)
+			fprintf(stderr, "ttrec: process %d exited with status %d\n",
+				(int)opt->attach_pid, res.exit_status);
+		else if (!quiet && !res.detached)
+			fprintf(stderr, "ttrec: process %d was killed by signal %d (%s)\n",
+				(int)opt->attach_pid, res.term_signal, strsignal(res.term_signal));
+		return 0;
+	}
 	return program_status(res.exited, res.exit_status, res.term_signal);
 }
 
-static int run_command(int argc, char **argv)
+/* The PID argument of ttrec attach, and the process's command line. */
+static int parse_attach_target(const char *arg, struct record_options *opt)
 {
-	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX };
+	char *end;
+	errno = 0;
+	long pid = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || pid <= 0 || pid > INT_MAX) {
+		fprintf(stderr, "ttrec: attach wants a process id, not '%s'\n", arg);
+		return EXIT_USAGE;
+	}
+	char **argv;
+	if (attach_read_cmdline((pid_t)pid, &argv) != 0) {
+		if (errno == ESRCH) {
+			fprintf(stderr, "ttrec: no process %ld\n", pid);
+			return EXIT_NOT_FOUND;
+		}
+		fprintf(stderr, "ttrec: cannot read the command line of process %ld: %s\n", pid,
+			strerror(errno));
+		return errno == EACCES || errno == EPERM ? EXIT_NOT_PERMITTED : EXIT_SOFTWARE;
+	}
+	opt->attach_pid = (pid_t)pid;
+	opt->argv = argv; /* one block: the caller frees it */
+	return 0;
+}
+
+/* ttrec run (attach false) and ttrec attach. */
+static int record_command(int argc, char **argv, bool attach)
+{
+	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
+	       OPT_FOLLOW_FORK, OPT_RESUME_STOPPED };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -221,6 +275,9 @@ static int run_command(int argc, char **argv)
 		{ "env", required_argument, NULL, OPT_ENV },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "verify-max", required_argument, NULL, OPT_VERIFY_MAX },
+		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
+		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
+		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -230,6 +287,7 @@ static int run_command(int argc, char **argv)
 	uint64_t verify_max = 0;
 	/* Options about the trace, refused with --verify (which writes none). */
 	const char *trace_option = NULL;
+	const char *run_option = NULL; /* refused by attach */
 	int c;
 	/* '+': options end at the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
@@ -257,8 +315,11 @@ static int run_command(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			putenv(optarg);
+			run_option = "--env";
 			break;
-		case OPT_VERIFY: verify = true; break;
+		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
+		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
+		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_VERIFY_MAX:
 			if (parse_size(optarg, &verify_max) != 0 || !verify_max) {
 				fprintf(stderr, "ttrec: bad --verify-max '%s' (a positive count)\n", optarg);
@@ -269,8 +330,16 @@ static int run_command(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc || (attach && optind + 1 != argc)) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (attach && run_option) {
+		fprintf(stderr, "ttrec: %s is for ttrec run, not attach\n", run_option);
+		return EXIT_USAGE;
+	}
+	if (opt.resume_stopped && !attach) {
+		fprintf(stderr, "ttrec: --resume-stopped is for ttrec attach\n");
 		return EXIT_USAGE;
 	}
 	if (verify && trace_option) {
@@ -288,6 +357,21 @@ static int run_command(int argc, char **argv)
 		fprintf(stderr, "ttrec: cannot ignore SIGXFSZ: %s\n", strerror(errno));
 		return EXIT_SOFTWARE;
 	}
+	opt.quiet = quiet;
+	/* A child's recorder keeps the terminal to its parent's line. */
+	opt.show_progress = !quiet && !opt.resume_stopped;
+	if (attach) {
+		/* The process has seen the real CPU's CPUID already: hiding
+		 * features now would contradict what its libraries chose. */
+		if (!opt.cpuid_policy)
+			opt.cpuid_policy = "native";
+		int rc = parse_attach_target(argv[optind], &opt);
+		if (rc != 0)
+			return rc;
+		rc = record(&opt, output, quiet);
+		free((void *)opt.argv);
+		return rc;
+	}
 	opt.argv = argv + optind;
 	if (verify)
 		return verify_program(opt.argv, opt.cpuid_policy, verify_max ? verify_max : UINT64_MAX,
@@ -301,9 +385,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc < 2 || strcmp(argv[1], "run") != 0) {
+	if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "attach") != 0)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	return run_command(argc - 1, argv + 1);
+	return record_command(argc - 1, argv + 1, strcmp(argv[1], "attach") == 0);
 }

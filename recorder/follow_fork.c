@@ -1,0 +1,146 @@
+/*
+ * follow_fork.c — --follow-fork: each child process of a recorded process
+ * (fork, vfork, clone without CLONE_THREAD) is recorded too, by a recorder
+ * of its own, into its own trace: <trace minus .idna>.<child pid>.idna.
+ *
+ * With PTRACE_O_TRACEFORK & co. the kernel stops the child before its
+ * first instruction, traced by us. The child's recorder is this same
+ * binary, re-executed as `ttrec attach --resume-stopped`: a forked copy
+ * of ttrec could not use the parent's trace writer (its compressor thread
+ * does not survive fork), and a fresh process shares nothing by accident.
+ * Between our detach and its seize the child must not run: it is detached
+ * with a SIGSTOP queued, so it stops at once in a group stop, which its
+ * recorder ends with SIGCONT (attach.c, resume_stopped). The child's
+ * recorder follows forks too, so grandchildren get
+ * <trace minus .idna>.<child>.<grandchild>.idna.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "recorder/recording_internal.h"
+
+long follow_fork_options(const struct recording *rec)
+{
+	return rec->opt->follow_forks ? PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE
+				      : 0;
+}
+
+/* <trace minus .idna>.<pid>.idna */
+static void child_trace_name(const char *trace, pid_t pid, char *out, size_t size)
+{
+	size_t len = strlen(trace);
+	if (len > 5 && strcmp(trace + len - 5, ".idna") == 0)
+		len -= 5;
+	snprintf(out, size, "%.*s.%d.idna", (int)len, trace, (int)pid);
+}
+
+/* Waits for the child's first stop (a wait for any thread's stop may
+ * have taken it already), then lets it go with a SIGSTOP queued; -1 if it
+ * is already gone. */
+static int park_child(struct recording *rec, pid_t child)
+{
+	int status;
+	pid_t r = child;
+	if (!threads_early_stop(rec, child, &status)) {
+		do
+			r = waitpid(child, &status, __WALL);
+		while (r < 0 && errno == EINTR);
+	}
+	if (r != child || WIFEXITED(status) || WIFSIGNALED(status))
+		return -1;
+	if (kill(child, SIGSTOP) != 0)
+		return -1;
+	return ptrace(PTRACE_DETACH, child, NULL, NULL) == 0 ? 0 : -1;
+}
+
+/* Starts `ttrec attach --resume-stopped ...` for the child; its pid, or -1. */
+static pid_t spawn_recorder(const struct recording *rec, pid_t child)
+{
+	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48];
+	child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
+	snprintf(cpuid, sizeof(cpuid), "--cpuid=%s",
+		 rec->opt->cpuid_policy ? rec->opt->cpuid_policy : "default");
+	/* Everything is built before fork: ttrec has a writer thread, and
+	 * the forked copy may only exec. */
+	const char *argv[16];
+	size_t n = 0;
+	argv[n++] = "ttrec";
+	argv[n++] = "attach";
+	argv[n++] = "--resume-stopped";
+	argv[n++] = "--follow-fork";
+	argv[n++] = cpuid;
+	if (rec->opt->quiet)
+		argv[n++] = "-q";
+	if (rec->opt->checkpoint_interval) {
+		snprintf(interval, sizeof(interval), "--checkpoint-interval=%" PRIu64,
+			 rec->opt->checkpoint_interval);
+		argv[n++] = interval;
+	}
+	if (rec->opt->ring_bytes) {
+		snprintf(ring, sizeof(ring), "--ring=%" PRIu64, rec->opt->ring_bytes);
+		argv[n++] = ring;
+	}
+	argv[n++] = "-o";
+	argv[n++] = trace;
+	argv[n++] = pid_arg;
+	argv[n] = NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void follow_fork_child(struct recording *rec)
+{
+	unsigned long msg;
+	if (ptrace(PTRACE_GETEVENTMSG, rec->cur->tracee.pid, NULL, &msg) != 0)
+		return;
+	pid_t child = (pid_t)msg;
+	if (park_child(rec, child) != 0) {
+		fprintf(stderr, "ttrec: cannot hand child process %d to a recorder: %s\n", (int)child,
+			strerror(errno));
+		return;
+	}
+	pid_t recorder = spawn_recorder(rec, child);
+	pid_t *grown = recorder > 0 ? realloc(rec->child_recorders,
+					      (rec->n_child_recorders + 1) * sizeof(pid_t))
+				    : NULL;
+	if (!grown) {
+		/* No recorder: the child must not stay stopped forever. */
+		fprintf(stderr, "ttrec: cannot start a recorder for child process %d: %s; it runs untraced\n",
+			(int)child, strerror(errno));
+		kill(child, SIGCONT);
+		if (recorder > 0)
+			waitpid(recorder, NULL, 0);
+		return;
+	}
+	rec->child_recorders = grown;
+	rec->child_recorders[rec->n_child_recorders++] = recorder;
+	struct record_result *res = rec->res;
+	if (res->n_children < sizeof(res->children) / sizeof(res->children[0]))
+		res->children[res->n_children] = child;
+	res->n_children++;
+}
+
+void follow_fork_wait(struct recording *rec)
+{
+	for (size_t i = 0; i < rec->n_child_recorders; i++) {
+		pid_t r;
+		do
+			r = waitpid(rec->child_recorders[i], NULL, 0);
+		while (r < 0 && errno == EINTR);
+	}
+	free(rec->child_recorders);
+	rec->child_recorders = NULL;
+	rec->n_child_recorders = 0;
+}

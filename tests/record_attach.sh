@@ -1,0 +1,181 @@
+#!/bin/bash
+# record_attach.sh — `ttrec attach PID`: a running program is recorded from
+# where it stands, until ttrec gets SIGINT (the program then runs on, with
+# its own output and exit status, and its vDSO as it was) or until the
+# program exits; each trace replays (`ttreplay --verify`). Also ttrec's
+# error statuses for attach, and the progress line: on a terminal only.
+set -u
+BUILD=${BUILD:-build}
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+COUNTER=$BUILD/tests/programs/counter_loop
+LIMIT=60
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	failed=1
+}
+
+# check_counter_output FILE COUNT: every line there, in order, the clock
+# moving forward on each.
+check_counter_output() {
+	local f=$1 count=$2
+	[ "$(wc -l <"$f")" -eq "$count" ] || { echo "$(wc -l <"$f") lines, want $count"; return 1; }
+	[ "$(awk '{ print $2 }' "$f" | tr '\n' ' ')" = "$(seq 0 $((count - 1)) | tr '\n' ' ')" ] ||
+		{ echo "counter lines out of order"; return 1; }
+	! grep -q STUCK "$f" || { echo "the clock stood still: $(grep -m1 STUCK "$f")"; return 1; }
+}
+
+# vdso_bytes PID: the process's vDSO image, hex.
+vdso_bytes() {
+	python3 - "$1" <<'PY'
+import sys
+pid = sys.argv[1]
+for line in open(f"/proc/{pid}/maps"):
+    if line.rstrip().endswith("[vdso]"):
+        start, end = (int(x, 16) for x in line.split()[0].split("-"))
+        with open(f"/proc/{pid}/mem", "rb") as m:
+            m.seek(start)
+            print(m.read(end - start).hex())
+PY
+}
+
+verify_trace() {
+	local name=$1 trace=$2
+	if ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$trace" >"$tmp/$name.verify" 2>&1; then
+		fail "$name: replay: $(tail -1 "$tmp/$name.verify")"
+		return 1
+	fi
+}
+
+# 1. Attach, SIGINT after about a second: the program goes on unharmed.
+count=60
+"$COUNTER" $count >"$tmp/int.out" &
+prog=$!
+sleep 0.3
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/int.idna" $prog 2>"$tmp/int.err" &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rec_rc=$?
+sleep 0.2
+vdso_after=$(vdso_bytes $prog)
+vdso_fresh=$(vdso_bytes $$)
+wait $prog
+prog_rc=$?
+why=""
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/int.err")"
+[ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
+out_why=$(check_counter_output "$tmp/int.out" $count) || why="$why${why:+; }$out_why"
+grep -q "detached from process $prog, which runs on" "$tmp/int.err" || why="$why${why:+; }no 'detached' line"
+[ -n "$vdso_after" ] && [ "$vdso_after" = "$vdso_fresh" ] || why="$why${why:+; }vDSO not restored"
+[ -z "$why" ] || fail "attach-sigint: $why"
+if [ -z "$why" ] && verify_trace attach-sigint "$tmp/int.idna"; then
+	echo "ok: attach-sigint ($(head -1 "$tmp/int.err" | sed 's/^ttrec: trace [^:]*: //'))"
+fi
+
+# 2. Attach until the program exits by itself.
+count=15
+"$COUNTER" $count >"$tmp/exit.out" &
+prog=$!
+sleep 0.2
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/exit.idna" $prog 2>"$tmp/exit.err"
+rec_rc=$?
+wait $prog
+prog_rc=$?
+why=""
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/exit.err")"
+[ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
+out_why=$(check_counter_output "$tmp/exit.out" $count) || why="$why${why:+; }$out_why"
+grep -q "process $prog exited with status 23" "$tmp/exit.err" || why="$why${why:+; }no exit line"
+[ -z "$why" ] || fail "attach-exit: $why"
+if [ -z "$why" ] && verify_trace attach-exit "$tmp/exit.idna" &&
+   ! grep -q "exit status 23" "$tmp/attach-exit.verify"; then
+	fail "attach-exit: the replay does not end with status 23: $(head -1 "$tmp/attach-exit.verify")"
+elif [ -z "$why" ]; then
+	echo "ok: attach-exit"
+fi
+
+# 2b. A process with two threads (one counting, one waiting in
+# pthread_join): every thread is recorded, and every thread let go.
+count=40
+"$COUNTER" $count threaded >"$tmp/thr.out" &
+prog=$!
+sleep 0.3
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/thr.idna" $prog 2>"$tmp/thr.err" &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rec_rc=$?
+wait $prog
+prog_rc=$?
+why=""
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/thr.err")"
+[ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
+out_why=$(check_counter_output "$tmp/thr.out" $count) || why="$why${why:+; }$out_why"
+grep -q " 2 threads," "$tmp/thr.err" || why="$why${why:+; }not 2 threads: $(head -1 "$tmp/thr.err")"
+grep -q "detached from process $prog, which runs on" "$tmp/thr.err" || why="$why${why:+; }no 'detached' line"
+[ -z "$why" ] || fail "attach-threads: $why"
+if [ -z "$why" ] && verify_trace attach-threads "$tmp/thr.idna"; then
+	echo "ok: attach-threads"
+fi
+
+# 3. Errors: one line on stderr, a status of its own, no trace left.
+expect_error() {
+	local name=$1 want=$2 pattern=$3
+	shift 3
+	timeout "$LIMIT" "$TTREC" attach -q -o "$tmp/err-$name.idna" "$@" </dev/null >/dev/null 2>"$tmp/err-$name"
+	local rc=$?
+	if [ $rc -ne "$want" ] || [ "$(wc -l <"$tmp/err-$name")" -ne 1 ] ||
+	   ! grep -q "$pattern" "$tmp/err-$name" || [ -e "$tmp/err-$name.idna" ]; then
+		fail "$name: exit $rc (want $want): $(cat "$tmp/err-$name")"
+		return 1
+	fi
+	echo "ok: $name (exit $rc: $(cat "$tmp/err-$name"))"
+}
+# A pid that is surely free: the highest the kernel allows, plus one.
+expect_error no-such-process 66 'no process' $(($(cat /proc/sys/kernel/pid_max) + 1))
+expect_error not-a-pid 64 'process id' 12ab
+# Already traced by another ttrec: ptrace refuses (EPERM).
+"$COUNTER" 40 >/dev/null &
+prog=$!
+sleep 0.2
+timeout "$LIMIT" "$TTREC" attach -q -o "$tmp/first.idna" $prog 2>/dev/null &
+first=$!
+sleep 0.5
+expect_error already-traced 77 'cannot attach' $prog
+kill -INT $first
+wait $first || fail "already-traced: the first recorder failed"
+wait $prog
+[ $? -eq 23 ] || fail "already-traced: the program did not survive"
+# 4. The progress line: never when stderr is not a terminal, once a
+# recording is past a second when it is.
+count=40
+"$COUNTER" $count >/dev/null &
+prog=$!
+sleep 0.2
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/noprog.idna" $prog 2>"$tmp/noprog.err"
+wait $prog
+if grep -q -e $'\r' -e 'M/s)' "$tmp/noprog.err"; then
+	fail "progress line on a file: $(cat -A "$tmp/noprog.err" | head -3)"
+else
+	echo "ok: no progress line when stderr is a file"
+fi
+if command -v script >/dev/null; then
+	# stdout of the program goes to a file; ttrec's stderr to script's pty.
+	script -qec "$TTREC run -o $tmp/prog.idna -- $COUNTER $count >/dev/null" /dev/null \
+		>"$tmp/tty.out" 2>&1 </dev/null
+	if grep -q $'\rttrec: [0-9.]* s, .* instructions (.* M/s), [0-9]* syscalls, .*B of trace' "$tmp/tty.out" &&
+	   grep -q $'\r\033\\[Kttrec: trace' "$tmp/tty.out"; then
+		echo "ok: progress line on a terminal, erased before the summary"
+	else
+		fail "no progress line on a terminal: $(cat -A "$tmp/tty.out" | head -3)"
+	fi
+fi
+
+exit $failed

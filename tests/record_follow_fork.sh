@@ -1,0 +1,71 @@
+#!/bin/bash
+# record_follow_fork.sh — `ttrec run --follow-fork`: child processes are
+# recorded into traces of their own (<trace minus .idna>.<pid>.idna, nested
+# for grandchildren); the output and exit status are the native run's, and
+# every trace replays (`ttreplay --verify`). Without the option, no child
+# trace appears.
+set -u
+BUILD=${BUILD:-build}
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+LIMIT=120
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+
+# follow NAME MIN_TRACES -- COMMAND...: MIN_TRACES: traces expected at least
+# (the parent's included).
+follow() {
+	local name=$1 min=$2
+	shift 3
+	local d=$tmp/$name
+	mkdir -p "$d"
+	"$@" >"$d/native.out" 2>"$d/native.err" </dev/null
+	local native_rc=$?
+	timeout "$LIMIT" "$TTREC" run -q --follow-fork -o "$d/t.idna" -- "$@" \
+		>"$d/rec.out" 2>"$d/rec.err" </dev/null
+	local rec_rc=$?
+	local why=""
+	[ $rec_rc -eq $native_rc ] || why="exit status $rec_rc, natively $native_rc"
+	cmp -s "$d/native.out" "$d/rec.out" || why="$why${why:+; }stdout differs"
+	cmp -s "$d/native.err" "$d/rec.err" || why="$why${why:+; }stderr differs"
+	local n=0 t
+	for t in "$d"/t.idna "$d"/t.*.idna; do
+		[ -e "$t" ] || continue
+		n=$((n + 1))
+		if ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$t" >"$t.verify" 2>&1; then
+			why="$why${why:+; }$(basename "$t"): $(tail -1 "$t.verify")"
+		fi
+	done
+	[ $n -ge "$min" ] || why="$why${why:+; }$n traces, want at least $min"
+	if [ -n "$why" ]; then
+		echo "FAIL: $name: $why"
+		diff "$d/native.out" "$d/rec.out" | head -5
+		diff "$d/native.err" "$d/rec.err" | head -5
+		failed=1
+		return 1
+	fi
+	echo "ok: $name ($n traces: $(cd "$d" && ls t*.idna | tr '\n' ' '))"
+}
+
+follow fork_pipe 2 -- "$BUILD/tests/programs/fork_pipe"
+follow vfork_exec 2 -- "$BUILD/tests/programs/vfork_exec"
+follow sh-pipe 3 -- sh -c 'echo a | tr a b'
+# Grandchildren: the inner sh's children are recorded by its recorder.
+follow sh-nested 4 -- sh -c 'sh -c "echo x | tr x y"; echo done'
+if ! ls "$tmp"/sh-nested/t.*.*.idna >/dev/null 2>&1; then
+	echo "FAIL: sh-nested: no grandchild trace (t.CHILD.GRANDCHILD.idna)"
+	failed=1
+fi
+
+# Without --follow-fork children run untraced: one trace only.
+timeout "$LIMIT" "$TTREC" run -q -o "$tmp/plain.idna" -- sh -c 'echo a | tr a b' >/dev/null 2>&1
+if ls "$tmp"/plain.*.idna >/dev/null 2>&1; then
+	echo "FAIL: child traces without --follow-fork"
+	failed=1
+else
+	echo "ok: no child traces without --follow-fork"
+fi
+
+exit $failed
