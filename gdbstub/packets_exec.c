@@ -37,6 +37,10 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop)
 	else if (stop->reason == GDBSTUB_STOP_INTERRUPTED)
 		sig = GDB_SIGINT;
 	stub->last_stop = *stop;
+	/* GDB takes the stopped thread as the one registers are read from
+	 * (it sends no Hg for it), as a live target makes it. */
+	if (stop->tid > 0)
+		stub->reg_thread = stop->tid;
 	rsp_buf_clear(&stub->reply);
 	reply_printf(stub, "T%02xthread:%llx;", sig, (unsigned long long)stop->tid);
 
@@ -91,8 +95,10 @@ static bool link_interrupted(void *ctx)
 static void do_step(struct gdbstub *stub, int64_t tid, enum gdbstub_direction dir)
 {
 	struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_STEPPED, .tid = tid };
+	/* "Any thread" (Hc0, as GDB sends before bs): the thread GDB has
+	 * selected, whose registers it reads. */
 	if (tid <= 0)
-		stop.tid = tid = stub_exec_thread(stub);
+		stop.tid = tid = stub->exec_thread > 0 ? stub->exec_thread : stub_reg_thread(stub);
 	if (stub->target.ops->step(stub->target.ctx, tid, dir, &stop) < 0) {
 		reply_error(stub, GDBSTUB_EIO);
 		return;

@@ -5,6 +5,11 @@
  * breakpoint, or after one that touched a watched range. Backward: replay
  * the segments between snapshots from the latest down, noting the last
  * breakpoint or watched access before the starting time; go there.
+ *
+ * Time is the process's global clock; every stop names the thread running
+ * then. A step moves time until the thread stepped has retired one
+ * instruction, whatever the others did in between (as they did when
+ * recording).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,70 +19,47 @@
 
 #include "gdbstub/gdbstub.h"
 #include "gdbstub/regs_from_emu.h"
-#include "replayer/gdb_target.h"
-
-#define THREAD_ID 1
-#define MAX_POINTS 64
-#define INTERRUPT_CHECK_INTERVAL (1u << 20)
-
-struct point {
-	enum gdbstub_break_kind kind;
-	uint64_t addr, len;
-	unsigned refs;
-};
-
-/* What the observer watches for during one run. */
-struct run_watch {
-	bool record_only;     /* backward search: note hits, never stop */
-	uint64_t start;       /* icount where the run began */
-	uint64_t limit;       /* backward search: hits must be before this */
-	uint64_t started;     /* instructions started in this run */
-	bool watch_pending;   /* the last instruction touched a watched range */
-	struct gdbstub_stop pending;
-	bool have_hit;
-	uint64_t hit_icount;
-	struct gdbstub_stop hit;
-	gdbstub_interrupt_fn interrupted;
-	void *interrupt_ctx;
-	bool was_interrupted;
-};
-
-struct gdb_target {
-	struct replay_session *s;
-	struct point points[MAX_POINTS];
-	size_t n_points;
-	struct run_watch *watch;   /* non-NULL during a run */
-	uint64_t signal_reported_at; /* time of the last signal stop reported */
-	/* catch syscall: stop at these (all when n_catch == 0 and catching) */
-	bool catching;
-	uint64_t catch_nrs[256];
-	size_t n_catch;
-	char exec_file[4096];
-	uint8_t auxv[4096];
-	size_t auxv_len;
-};
+#include "replayer/gdb_target_internal.h"
 
 /* --- what the debugger reads ------------------------------------------ */
 
+int64_t target_current_tid(const struct gdb_target *t)
+{
+	return t->s->sim.threads[t->s->sim.current].tid;
+}
+
 static size_t gt_threads(void *ctx, int64_t *tids, size_t max)
 {
-	(void)ctx;
-	if (max)
-		tids[0] = THREAD_ID;
-	return 1;
+	struct gdb_target *t = ctx;
+	const struct resim *sim = &t->s->sim;
+	size_t n = 0;
+	for (size_t i = 0; i < sim->n_threads; i++)
+		if (resim_thread_alive(sim, i) || i == sim->current) {
+			if (n < max)
+				tids[n] = sim->threads[i].tid;
+			n++;
+		}
+	return n;
 }
 
 static int64_t gt_current_thread(void *ctx)
 {
-	(void)ctx;
-	return THREAD_ID;
+	return target_current_tid(ctx);
+}
+
+/* The thread a packet names: tid, or the running one for "any" (<= 0). */
+static long thread_index(struct gdb_target *t, int64_t tid)
+{
+	return tid <= 0 ? (long)t->s->sim.current : resim_thread_index(&t->s->sim, tid);
 }
 
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
 {
 	struct gdb_target *t = ctx;
-	(void)tid;
-	gdbstub_regs_from_emu(emu_regs(t->s->sim.cpu), UINT64_MAX, out);
+	long k = thread_index(t, tid);
+	if (k < 0)
+		return -1;
+	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, (size_t)k), UINT64_MAX, out);
 	return 0;
 }
 
@@ -105,7 +87,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
 	w->started++;
-	uint64_t icount = emu_icount(t->s->sim.cpu);
+	uint64_t icount = replay_session_now(t->s);
 	if (w->watch_pending && !w->record_only) {
 		w->watch_pending = false;
 		w->hit = w->pending;
@@ -126,12 +108,13 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 			w->have_hit = true;
 			w->hit_icount = icount;
 			w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT,
-							.tid = THREAD_ID, .addr = rip, .kind = bp->kind };
+							.tid = target_current_tid(t), .addr = rip,
+							.kind = bp->kind };
 		}
 		return false;
 	}
 	w->have_hit = true;
-	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = THREAD_ID,
+	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = target_current_tid(t),
 					.addr = rip, .kind = bp->kind };
 	return true;
 }
@@ -156,9 +139,9 @@ static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 		const struct point *p = &t->points[i];
 		if (!watch_matches(p, write) || addr >= p->addr + p->len || addr + len <= p->addr)
 			continue;
-		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = THREAD_ID,
+		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = target_current_tid(t),
 					     .addr = p->addr, .kind = p->kind };
-		uint64_t icount = emu_icount(t->s->sim.cpu);
+		uint64_t icount = replay_session_now(t->s);
 		if (w->record_only) {
 			if (icount < w->limit) {
 				w->have_hit = true;
@@ -188,15 +171,17 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start };
 	t->watch = w;
 	emu_set_observer(s->sim.cpu, &obs);
-	s->sim.mem.on_access = any_watchpoints(t) ? on_access : NULL;
-	s->sim.mem.access_ctx = t;
+	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;
+	s->sim.proc.access_ctx = t;
 	enum resim_status st;
 	for (;;) {
 		st = replay_session_run(s, target);
 		/* A run stopped by the observer leaves rip before the
 		 * instruction; a watch noticed on the very last instruction
-		 * before the target still counts. */
-		if (st != RESIM_AT_TARGET || !w->watch_pending || w->record_only)
+		 * before the target (or before another thread took over)
+		 * still counts. */
+		if ((st != RESIM_AT_TARGET && st != RESIM_SWITCHED) || !w->watch_pending ||
+		    w->record_only)
 			break;
 		w->hit = w->pending;
 		w->have_hit = true;
@@ -205,23 +190,24 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 		break;
 	}
 	emu_set_observer(s->sim.cpu, NULL);
-	s->sim.mem.on_access = NULL;
+	s->sim.proc.on_access = NULL;
 	t->watch = NULL;
 	return st;
 }
 
 /* --- moving in time --------------------------------------------------------- */
 
-static uint64_t history_begin(const struct gdb_target *t)
+uint64_t target_history_begin(const struct gdb_target *t)
 {
 	return t->s->snapshots[0].icount;
 }
 
-static void edge_stop(struct gdbstub_stop *stop, enum gdbstub_stop_reason why)
+void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop,
+		      enum gdbstub_stop_reason why)
 {
 	memset(stop, 0, sizeof(*stop));
 	stop->reason = why;
-	stop->tid = THREAD_ID;
+	stop->tid = target_current_tid(t);
 }
 
 /* The fatal signal the program died of, reported once at the end. */
@@ -245,13 +231,13 @@ static bool syscall_caught(const struct gdb_target *t, uint64_t nr)
 	return false;
 }
 
-static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
+int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
 		   void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
 	uint64_t now = replay_session_now(s);
 	if (now >= s->summary.instructions) {
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
@@ -268,13 +254,13 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 			break;
 	}
 	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
-		edge_stop(stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
+		target_edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
 							  : GDBSTUB_STOP_SYSCALL_RETURN);
 		stop->syscall_nr = s->sim.syscall_nr;
 		return 0;
 	}
 	if (st == RESIM_SIGNAL) {
-		edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+		target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
 		stop->signo = s->sim.last_signal;
 		t->signal_reported_at = replay_session_now(s);
 		return 0;
@@ -288,20 +274,20 @@ static int forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		return 0;
 	}
 	if (w.was_interrupted) {
-		edge_stop(stop, GDBSTUB_STOP_INTERRUPTED);
+		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
 	if (replay_session_now(s) >= s->summary.instructions || st == RESIM_END) {
 		int signo;
 		if (ended_by_signal(t, &signo) && t->signal_reported_at != replay_session_now(s)) {
-			edge_stop(stop, GDBSTUB_STOP_SIGNAL);
+			target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
 			stop->signo = signo;
 		} else {
-			edge_stop(stop, GDBSTUB_STOP_HISTORY_END);
+			target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		}
 		return 0;
 	}
-	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
 }
 
@@ -331,14 +317,14 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 
 /* The last breakpoint or watched access strictly before `before`, searching
  * snapshot segments from the latest down. */
-static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
+int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
 		    struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
-	if (before <= history_begin(t)) {
-		if (replay_session_goto(s, history_begin(t)) != 0)
+	if (before <= target_history_begin(t)) {
+		if (replay_session_goto(s, target_history_begin(t)) != 0)
 			return -1;
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
 	if (any_point_counts && t->n_points) {
@@ -368,29 +354,94 @@ static int backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 				break;
 			k--;
 		}
-		if (replay_session_goto(s, history_begin(t)) != 0)
+		if (replay_session_goto(s, target_history_begin(t)) != 0)
 			return -1;
-		edge_stop(stop, GDBSTUB_STOP_HISTORY_BEGIN);
+		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
 	if (replay_session_goto(s, before - 1) != 0)
 		return -1;
-	edge_stop(stop, GDBSTUB_STOP_STEPPED);
+	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
+}
+
+/* One instruction of thread k forward: time runs on until k has retired
+ * one, other threads running meanwhile as they did when recording. */
+static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t before = resim_thread_icount(&s->sim, k);
+	for (;;) {
+		bool running = s->sim.current == k;
+		/* Another thread's slice runs whole (to the next switch). */
+		s->sim.stop_at_switch = !running;
+		int r = target_forward(t, running ? replay_session_now(s) + 1 : s->summary.instructions,
+				NULL, NULL, stop);
+		s->sim.stop_at_switch = false;
+		if (r != 0)
+			return r;
+		if (stop->reason == GDBSTUB_STOP_BREAKPOINT)
+			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
+		if (stop->reason != GDBSTUB_STOP_STEPPED)
+			return 0;
+		if (resim_thread_icount(&s->sim, k) != before)
+			break;
+	}
+	stop->tid = s->sim.threads[k].tid;
+	return 0;
+}
+
+/*
+ * One instruction of thread k backward: to the time just before k retired
+ * its last instruction. Slices run without interruption, so within k's
+ * latest slice that time follows from where the slice began; when the
+ * slice has retired nothing yet, the slice before it is looked up from
+ * just before this one began.
+ */
+static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t start = replay_session_now(s);
+	int64_t tid = s->sim.threads[k].tid;
+	for (;;) {
+		/* (Going to a time may rebuild the thread table.) */
+		const struct resim_thread *th = &s->sim.threads[k];
+		uint64_t own = resim_thread_icount(&s->sim, k);
+		if (th->started && own > th->slice_icount) {
+			uint64_t at = th->slice_time + (own - 1 - th->slice_icount);
+			if (replay_session_goto(s, at) != 0)
+				return -1;
+			/* A syscall's return is applied with its instruction:
+			 * the time before it is the one before the syscall. */
+			if (replay_session_now(s) >= start && at > target_history_begin(t) &&
+			    replay_session_goto(s, at - 1) != 0)
+				return -1;
+			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+			stop->tid = tid;
+			return 0;
+		}
+		if (!th->started || th->slice_time <= target_history_begin(t)) {
+			if (replay_session_goto(s, target_history_begin(t)) != 0)
+				return -1;
+			target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
+			return 0;
+		}
+		if (replay_session_goto(s, th->slice_time - 1) != 0)
+			return -1;
+	}
 }
 
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
-	(void)tid;
-	uint64_t now = replay_session_now(t->s);
-	if (dir == GDBSTUB_FORWARD) {
-		int r = forward(t, now + 1, NULL, NULL, stop);
-		if (r == 0 && stop->reason == GDBSTUB_STOP_BREAKPOINT)
-			edge_stop(stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
-		return r;
-	}
-	return backward(t, now, false, stop);
+	long k = thread_index(t, tid);
+	if (k < 0)
+		return -1;
+	if (dir == GDBSTUB_FORWARD)
+		return step_forward(t, (size_t)k, stop);
+	if (replay_session_now(t->s) <= target_history_begin(t))
+		return target_backward(t, replay_session_now(t->s), false, stop);
+	return step_backward(t, (size_t)k, stop);
 }
 
 static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn interrupted,
@@ -398,8 +449,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 {
 	struct gdb_target *t = ctx;
 	if (dir == GDBSTUB_FORWARD)
-		return forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
-	return backward(t, replay_session_now(t->s), true, stop);
+		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
+	return target_backward(t, replay_session_now(t->s), true, stop);
 }
 
 /* --- breakpoints ---------------------------------------------------------------- */
@@ -471,121 +522,6 @@ static const char *gt_exec_file(void *ctx)
 	return t->exec_file[0] ? t->exec_file : NULL;
 }
 
-/*
- * "Who wrote this value?": the nearest access of one kind to [addr,
- * addr+len) before (or after) the current time, found with a temporary
- * watchpoint; the current time is left as it was. Returns 1 and the
- * accessing instruction's time and address, 0 if there is none, -1 on
- * error.
- */
-static int find_access(struct gdb_target *t, enum gdbstub_break_kind kind, uint64_t addr,
-		       uint64_t len, enum gdbstub_direction dir, uint64_t *icount, uint64_t *rip)
-{
-	struct replay_session *s = t->s;
-	struct point saved[MAX_POINTS];
-	size_t n_saved = t->n_points;
-	memcpy(saved, t->points, sizeof(saved));
-	t->points[0] = (struct point){ kind, addr, len, 1 };
-	t->n_points = 1;
-	uint64_t start = replay_session_now(s);
-	struct gdbstub_stop stop;
-	int r = dir == GDBSTUB_BACKWARD ? backward(t, start, true, &stop)
-					: forward(t, UINT64_MAX, NULL, NULL, &stop);
-	int found = r == 0 && stop.reason == GDBSTUB_STOP_WATCHPOINT;
-	if (found) {
-		/* Forward runs stop just after the access. */
-		uint64_t at = replay_session_now(s) - (dir == GDBSTUB_FORWARD);
-		if (replay_session_goto(s, at) != 0)
-			r = -1;
-		*icount = at;
-		*rip = emu_regs(s->sim.cpu)->rip;
-	}
-	memcpy(t->points, saved, sizeof(saved));
-	t->n_points = n_saved;
-	if (replay_session_goto(s, start) != 0)
-		r = -1;
-	return r < 0 ? -1 : found;
-}
-
-/* monitor last-write|next-write|last-read|next-read ADDR [LEN] */
-static int monitor_access(struct gdb_target *t, const char *command, gdbstub_print_fn print,
-			  void *print_ctx)
-{
-	static const struct {
-		const char *name;
-		enum gdbstub_break_kind kind;
-		enum gdbstub_direction dir;
-	} queries[] = {
-		{ "last-write", GDBSTUB_WATCH_WRITE, GDBSTUB_BACKWARD },
-		{ "next-write", GDBSTUB_WATCH_WRITE, GDBSTUB_FORWARD },
-		{ "last-read", GDBSTUB_WATCH_READ, GDBSTUB_BACKWARD },
-		{ "next-read", GDBSTUB_WATCH_READ, GDBSTUB_FORWARD },
-	};
-	char line[256];
-	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
-		size_t n = strlen(queries[i].name);
-		if (strncmp(command, queries[i].name, n) != 0 || (command[n] != ' ' && command[n]))
-			continue;
-		char *end;
-		uint64_t addr = strtoull(command + n, &end, 0);
-		uint64_t len = 1;
-		if (end == command + n) {
-			snprintf(line, sizeof(line), "usage: monitor %s ADDR [LEN]\n", queries[i].name);
-			print(print_ctx, line);
-			return 0;
-		}
-		if (*end) {
-			char *end2;
-			len = strtoull(end, &end2, 0);
-			if (end2 == end || *end2 || len == 0 || len > (1u << 20)) {
-				print(print_ctx, "LEN must be a number of bytes between 1 and 1048576\n");
-				return 0;
-			}
-		}
-		uint64_t at = 0, rip = 0;
-		int r = find_access(t, queries[i].kind, addr, len, queries[i].dir, &at, &rip);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			snprintf(line, sizeof(line), "no %s of [%#llx, +%llu) %s this time\n",
-				 queries[i].kind == GDBSTUB_WATCH_WRITE ? "write" : "read",
-				 (unsigned long long)addr, (unsigned long long)len,
-				 queries[i].dir == GDBSTUB_BACKWARD ? "before" : "after");
-		else
-			snprintf(line, sizeof(line),
-				 "%s of [%#llx, +%llu): time %llu, by the instruction at %#llx"
-				 " (monitor goto %llu goes there)\n",
-				 queries[i].name, (unsigned long long)addr, (unsigned long long)len,
-				 (unsigned long long)at, (unsigned long long)rip, (unsigned long long)at);
-		print(print_ctx, line);
-		return 0;
-	}
-	return 1;
-}
-
-static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
-{
-	struct gdb_target *t = ctx;
-	const struct replay_summary *m = &t->s->summary;
-	char line[256];
-	if (strcmp(command, "info") == 0) {
-		snprintf(line, sizeof(line),
-			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",
-			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
-			 (unsigned long long)m->signals, t->s->n_snapshots);
-		print(print_ctx, line);
-		return 0;
-	}
-	if (strcmp(command, "checkpoints") == 0) {
-		for (size_t i = 0; i < t->s->n_snapshots; i++) {
-			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)t->s->snapshots[i].icount);
-			print(print_ctx, line);
-		}
-		return 0;
-	}
-	return monitor_access(t, command, print, print_ctx);
-}
-
 static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t n)
 {
 	struct gdb_target *t = ctx;
@@ -595,17 +531,6 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 	t->n_catch = enable ? n : 0;
 	memcpy(t->catch_nrs, nrs, n * sizeof(*nrs));
 	return 0;
-}
-
-static const char *gt_monitor_help(void *ctx)
-{
-	(void)ctx;
-	return "info -- instructions, syscalls, signals and checkpoints of the trace\n"
-	       "checkpoints -- the times replay can start from\n"
-	       "last-write ADDR [LEN] -- the last write to these bytes before now (who wrote this?)\n"
-	       "next-write ADDR [LEN] -- the next write to them after now\n"
-	       "last-read ADDR [LEN] -- the last read of them before now\n"
-	       "next-read ADDR [LEN] -- the next read of them after now\n";
 }
 
 static const struct gdbstub_target_ops ops = {
@@ -624,71 +549,18 @@ static const struct gdbstub_target_ops ops = {
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
 	.catch_syscalls = gt_catch_syscalls,
-	.monitor = gt_monitor,
-	.monitor_help = gt_monitor_help,
+	.monitor = gdb_target_monitor,
+	.monitor_help = gdb_target_monitor_help,
 };
-
-/* The program's path: the last execve of the global stream. */
-static void find_exec_file(struct gdb_target *t)
-{
-	char err[256];
-	struct idna_iter *it = idna_iter_open(t->s->reader, 0, NULL, err, sizeof(err));
-	if (!it)
-		return;
-	struct idna_record r;
-	while (idna_iter_next(it, &r) == 1)
-		if (r.type == IDNA_REC_EXECVE && r.u.execve.path)
-			snprintf(t->exec_file, sizeof(t->exec_file), "%s", r.u.execve.path);
-	idna_iter_close(it);
-}
-
-/* The auxiliary vector, from the initial stack as the replay came to know
- * it (the dynamic loader reads all of it at start-up). */
-static void find_auxv(struct gdb_target *t)
-{
-	struct replay_session *s = t->s;
-	if (replay_session_goto(s, history_begin(t)) != 0)
-		return;
-	uint64_t rsp = emu_regs(s->sim.cpu)->gpr[EMU_RSP];
-	if (replay_session_goto(s, s->summary.instructions) != 0)
-		return;
-	const struct memory_image *img = s->sim.mem.image;
-	uint64_t argc, word, addr = rsp;
-	if (memory_image_load(img, addr, &argc, 8) != 8 || argc > 4096)
-		return;
-	addr += 8 * (argc + 2); /* argc, argv[], NULL (never read: not known) */
-	for (unsigned i = 0; i < 65536; i++, addr += 8) {
-		if (memory_image_load(img, addr, &word, 8) != 8)
-			return;
-		if (word == 0)
-			break;
-	}
-	addr += 8;
-	size_t n = 0;
-	while (n + 16 <= sizeof(t->auxv)) {
-		/* The loader reads every type but only the values it uses:
-		 * an unknown value is given as 0. */
-		uint64_t pair[2] = { 0, 0 };
-		if (memory_image_load(img, addr + n, &pair[0], 8) != 8)
-			return;
-		memory_image_load(img, addr + n + 8, &pair[1], 8);
-		memcpy(t->auxv + n, pair, 16);
-		n += 16;
-		if (pair[0] == 0) {
-			t->auxv_len = n;
-			return;
-		}
-	}
-}
 
 int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 {
 	struct gdb_target t;
 	memset(&t, 0, sizeof(t));
 	t.s = s;
-	find_exec_file(&t);
-	find_auxv(&t);
-	if (replay_session_goto(s, history_begin(&t)) != 0) {
+	gdb_target_find_exec_file(&t);
+	gdb_target_find_auxv(&t);
+	if (replay_session_goto(s, target_history_begin(&t)) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}

@@ -9,26 +9,39 @@
 
 #define PAGE_SIZE 4096u
 
-int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct memory_image *image)
+int process_memory_init(struct process_memory *p, struct memory_image *image)
+{
+	memset(p, 0, sizeof(*p));
+	p->code_pages = code_page_set_new();
+	if (!p->code_pages) {
+		memory_image_free(image);
+		return -1;
+	}
+	p->image = image;
+	return 0;
+}
+
+void process_memory_fini(struct process_memory *p)
+{
+	code_page_set_free(p->code_pages);
+	memory_image_free(p->image);
+	p->code_pages = NULL;
+	p->image = NULL;
+}
+
+int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc)
 {
 	memset(m, 0, sizeof(*m));
 	if (!predict_cache_init(&m->cache, cache_log2))
 		return -1;
-	m->code_pages = code_page_set_new();
-	if (!m->code_pages) {
-		predict_cache_fini(&m->cache);
-		return -1;
-	}
-	m->image = image;
+	m->proc = proc;
 	return 0;
 }
 
 void replay_memory_fini(struct replay_memory *m)
 {
 	predict_cache_fini(&m->cache);
-	code_page_set_free(m->code_pages);
 	cursor_close(&m->cursor);
-	m->code_pages = NULL;
 }
 
 static void diverge(struct replay_memory *m, const char *why)
@@ -48,18 +61,18 @@ void replay_memory_checkpoint(struct replay_memory *m)
 			break;
 	}
 	predict_cache_flush(&m->cache);
-	code_page_set_clear(m->code_pages);
+	code_page_set_clear(m->proc->code_pages);
 	m->next_loaded = false;
 }
 
-void replay_memory_code_changed(struct replay_memory *m, uint64_t addr, uint64_t len)
+void process_memory_code_changed(struct process_memory *p, uint64_t addr, uint64_t len)
 {
 	if (len == UINT64_MAX) {
-		code_page_set_clear(m->code_pages);
+		code_page_set_clear(p->code_pages);
 		return;
 	}
 	for (uint64_t pg = addr / PAGE_SIZE; len && pg <= (addr + len - 1) / PAGE_SIZE; pg++)
-		code_page_set_remove(m->code_pages, pg);
+		code_page_set_remove(p->code_pages, pg);
 }
 
 /* Makes m->next describe the pending miss, if the next memory record is
@@ -86,6 +99,7 @@ static void load_next(struct replay_memory *m)
 static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
+	struct process_memory *p = m->proc;
 	uint8_t *out = buf;
 	for (size_t done = 0; done < size;) {
 		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
@@ -99,25 +113,26 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 		}
 		done += n;
 	}
-	if (m->future)
-		memory_image_store_first_reads(m->image, m->future, addr, buf, size,
-					       m->transition_icount);
-	memory_image_store(m->image, addr, buf, size);
-	if (m->on_access)
-		m->on_access(m->access_ctx, addr, size, false);
+	if (p->future)
+		memory_image_store_first_reads(p->image, p->future, addr, buf, size,
+					       p->transition_time);
+	memory_image_store(p->image, addr, buf, size);
+	if (p->on_access)
+		p->on_access(p->access_ctx, addr, size, false);
 	return EMU_MEM_OK;
 }
 
 static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
+	struct process_memory *p = m->proc;
 	predict_cache_update(&m->cache, addr, buf, size);
 	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
-		if (code_page_set_contains(m->code_pages, pg))
-			code_page_set_remove(m->code_pages, pg);
-	memory_image_store(m->image, addr, buf, size);
-	if (m->on_access)
-		m->on_access(m->access_ctx, addr, size, true);
+		if (code_page_set_contains(p->code_pages, pg))
+			code_page_set_remove(p->code_pages, pg);
+	memory_image_store(p->image, addr, buf, size);
+	if (p->on_access)
+		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;
 }
 
@@ -125,17 +140,18 @@ static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
  * memory record is its CODE_PAGE, as it was when recording. */
 static bool have_code_page(struct replay_memory *m, uint64_t pg)
 {
-	if (code_page_set_contains(m->code_pages, pg))
+	struct process_memory *p = m->proc;
+	if (code_page_set_contains(p->code_pages, pg))
 		return true;
 	const struct idna_record *r = cursor_peek(&m->cursor);
 	if (!r || r->type != IDNA_REC_CODE_PAGE || r->u.code_page.addr != pg * PAGE_SIZE ||
 	    r->u.code_page.len != PAGE_SIZE)
 		return false;
-	if (m->future)
-		memory_image_store_first_reads(m->image, m->future, pg * PAGE_SIZE,
-					       r->u.code_page.bytes, PAGE_SIZE, m->transition_icount);
-	memory_image_store(m->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
-	code_page_set_add(m->code_pages, pg);
+	if (p->future)
+		memory_image_store_first_reads(p->image, p->future, pg * PAGE_SIZE,
+					       r->u.code_page.bytes, PAGE_SIZE, p->transition_time);
+	memory_image_store(p->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
+	code_page_set_add(p->code_pages, pg);
 	cursor_next(&m->cursor);
 	m->next_loaded = false;
 	return true;
@@ -145,8 +161,8 @@ static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
 	size_t done = 0;
-	if (m->on_fetch)
-		m->on_fetch(m->fetch_ctx, addr, size);
+	if (m->proc->on_fetch)
+		m->proc->on_fetch(m->proc->fetch_ctx, addr, size);
 	while (done < size) {
 		uint64_t a = addr + done;
 		if (!have_code_page(m, a / PAGE_SIZE))
@@ -154,7 +170,7 @@ static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 		size_t n = PAGE_SIZE - (a % PAGE_SIZE);
 		if (n > size - done)
 			n = size - done;
-		if (memory_image_load(m->image, a, (uint8_t *)buf + done, n) != n)
+		if (memory_image_load(m->proc->image, a, (uint8_t *)buf + done, n) != n)
 			break;
 		done += n;
 	}

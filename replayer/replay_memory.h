@@ -4,6 +4,11 @@
  * follows while recording. Reads take the prediction cache's value until
  * the log says a miss; fetches take code from CODE_PAGE records; every byte
  * read or written goes into the memory image the debugger is shown.
+ *
+ * What a process's threads share (the memory image, the logged code pages,
+ * the observers) is one struct process_memory; each thread has its own
+ * struct replay_memory (prediction cache, memory cursor over its stream),
+ * the emulator's memory context while that thread runs.
  */
 #ifndef TTREC_REPLAY_MEMORY_H
 #define TTREC_REPLAY_MEMORY_H
@@ -20,19 +25,17 @@
  * watchpoints). */
 typedef void replay_access_fn(void *ctx, uint64_t addr, size_t len, bool write);
 
-struct replay_memory {
-	struct predict_cache cache;
+/* Shared by every thread of the replayed process. */
+struct process_memory {
+	/* Pages whose code was logged since the last checkpoint of any
+	 * thread; a write by any thread un-logs a page for all. */
 	struct code_page_set *code_pages;
 	struct memory_image *image;     /* owned */
-	struct record_cursor cursor;    /* CURSOR_MEMORY */
-	struct predict_miss next;
-	bool next_loaded;
-	bool diverged;
-	char why[256];
 	/* First pass only: first-read values go here (memory_image.h), valid
-	 * from the last kernel transition, which resim keeps up to date. */
+	 * from the last kernel transition of any thread (a time on the
+	 * replay's global clock), which resim keeps up to date. */
 	struct memory_image *future;
-	uint64_t transition_icount;
+	uint64_t transition_time;
 	replay_access_fn *on_access;
 	void *access_ctx;
 	/* Instruction fetches (decoding), for the first pass's summaries. */
@@ -40,17 +43,33 @@ struct replay_memory {
 	void *fetch_ctx;
 };
 
-int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct memory_image *image);
+/* Takes ownership of image (freed on failure too). 0, or -1. */
+int process_memory_init(struct process_memory *p, struct memory_image *image);
+void process_memory_fini(struct process_memory *p);
+
+/* One thread's side: its prediction cache and its stream's memory records. */
+struct replay_memory {
+	struct process_memory *proc;
+	struct predict_cache cache;
+	struct record_cursor cursor;    /* CURSOR_MEMORY */
+	struct predict_miss next;
+	bool next_loaded;
+	bool diverged;
+	char why[256];
+};
+
+int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc);
 void replay_memory_fini(struct replay_memory *m);
 
-/* At a checkpoint: the cache and the logged code pages start empty, and the
- * memory records up to the checkpoint are done with (a faulting
- * instruction's reads, replayed no further, are discarded with them). */
+/* At a checkpoint: the thread's cache and the process's logged code pages
+ * start empty, and the thread's memory records up to the checkpoint are
+ * done with (a faulting instruction's reads, replayed no further, are
+ * discarded with them). */
 void replay_memory_checkpoint(struct replay_memory *m);
 
 /* The trace says code pages in [addr, addr+len) changed behind the
  * emulator (len UINT64_MAX: everything). */
-void replay_memory_code_changed(struct replay_memory *m, uint64_t addr, uint64_t len);
+void process_memory_code_changed(struct process_memory *p, uint64_t addr, uint64_t len);
 
 extern const struct emu_memory_ops replay_memory_ops;
 

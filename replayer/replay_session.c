@@ -33,7 +33,7 @@ static int take_snapshot(struct replay_session *s)
 	}
 	/* Every instruction of the coming segment is decoded in it. */
 	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
-	snap->icount = snap->state.icount;
+	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
 }
@@ -96,8 +96,9 @@ static void show_progress(struct replay_session *s, bool done)
 		return;
 	size_t chunks = idna_reader_chunk_count(s->reader);
 	uint32_t chunk = 0, offset, size;
-	if (s->sim.events.it)
-		idna_iter_position(s->sim.events.it, &chunk, &offset, &size);
+	struct record_cursor *events = &resim_current(&s->sim)->events;
+	if (events->it)
+		idna_iter_position(events->it, &chunk, &offset, &size);
 	fprintf(stderr, "\rttreplay: first pass %3u%% (%llu M instructions)",
 		chunks ? (unsigned)(100.0 * chunk / chunks) : 0,
 		(unsigned long long)(resim_now(&s->sim) / 1000000));
@@ -139,8 +140,15 @@ static bool find_exit_status(struct replay_session *s, int64_t *status)
 	return found;
 }
 
+static bool exits_with(const struct emu_regs *r, int status)
+{
+	uint64_t nr = r->gpr[EMU_RAX];
+	return (nr == 60 || nr == 231) && (int)(r->gpr[EMU_RDI] & 0xff) == WEXITSTATUS(status);
+}
+
 /* The replay ends where the recording did: at the exit or exit_group
- * syscall with the recorded status, or at the fatal signal. */
+ * syscall with the recorded status (made by the thread that ran last,
+ * or, when that one only went away, by another), or at the fatal signal. */
 static bool exit_is_consistent(struct replay_session *s)
 {
 	struct replay_summary *m = &s->summary;
@@ -149,16 +157,35 @@ static bool exit_is_consistent(struct replay_session *s)
 	int status = (int)m->exit_status;
 	if (WIFSIGNALED(status))
 		return m->last_signal == WTERMSIG(status);
-	const struct emu_regs *r = emu_regs(s->sim.cpu);
-	uint64_t nr = r->gpr[EMU_RAX];
-	return (nr == 60 || nr == 231) && (int)(r->gpr[EMU_RDI] & 0xff) == WEXITSTATUS(status);
+	if (exits_with(emu_regs(s->sim.cpu), status))
+		return true;
+	for (size_t i = 0; i < s->sim.n_threads; i++)
+		if (exits_with(resim_thread_regs(&s->sim, i), status))
+			return true;
+	return false;
 }
 
-static uint32_t first_thread_stream(struct idna_reader *r)
+/* Each thread's share of the history, as the first pass left them. */
+static int summarise_threads(struct replay_session *s)
 {
-	for (size_t i = 0; i < idna_reader_stream_count(r); i++)
-		if (idna_reader_stream_id(r, i) != 0)
-			return idna_reader_stream_id(r, i);
+	struct replay_summary *m = &s->summary;
+	m->threads = calloc(s->sim.n_threads, sizeof(*m->threads));
+	if (!m->threads)
+		return -1;
+	m->n_threads = s->sim.n_threads;
+	for (size_t i = 0; i < s->sim.n_threads; i++) {
+		struct replay_thread_summary *t = &m->threads[i];
+		t->tid = s->sim.threads[i].tid;
+		t->stream = s->sim.threads[i].stream;
+		t->instructions = resim_thread_icount(&s->sim, i);
+		for (size_t k = 0; k < idna_reader_thread_count(s->reader); k++) {
+			const struct idna_thread_info *info = idna_reader_thread(s->reader, k);
+			if (info->stream == t->stream && info->exited) {
+				t->exited = true;
+				t->exit_status = info->exit_status;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -169,30 +196,24 @@ int replay_session_open(struct replay_session *s, const char *path)
 	if (!s->reader)
 		return -1;
 	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
-	s->stream = first_thread_stream(s->reader);
-	if (!s->stream) {
-		snprintf(s->error, sizeof(s->error), "%s: the trace records no thread", path);
-		replay_session_close(s);
-		return -1;
-	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct memory_image *image = memory_image_new();
-	if (!image || resim_open(&s->sim, s->reader, s->stream, s->cache_log2, NULL, image) != 0) {
+	if (!image || resim_open(&s->sim, s->reader, s->cache_log2, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path, image ? s->sim.error : "out of memory");
 		replay_session_close(s);
 		return -1;
 	}
 	s->sim_open = true;
 	s->future = memory_image_new();
-	s->sim.mem.future = s->future;
-	s->sim.mem.on_access = note_write;
-	s->sim.mem.access_ctx = s;
-	s->sim.mem.on_fetch = note_fetch;
-	s->sim.mem.fetch_ctx = s;
+	s->sim.proc.future = s->future;
+	s->sim.proc.on_access = note_write;
+	s->sim.proc.access_ctx = s;
+	s->sim.proc.on_fetch = note_fetch;
+	s->sim.proc.fetch_ctx = s;
 	enum resim_status st = first_pass(s);
-	s->sim.mem.on_access = NULL;
-	s->sim.mem.on_fetch = NULL;
+	s->sim.proc.on_access = NULL;
+	s->sim.proc.on_fetch = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct replay_summary *m = &s->summary;
 	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -209,8 +230,13 @@ int replay_session_open(struct replay_session *s, const char *path)
 		return -1;
 	}
 	m->exit_consistent = exit_is_consistent(s);
+	if (summarise_threads(s) != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: out of memory", path);
+		replay_session_close(s);
+		return -1;
+	}
 	s->modules = module_files_load(s->reader);
-	s->sim.mem.future = NULL;
+	s->sim.proc.future = NULL;
 	if (s->n_snapshots == 0) {
 		snprintf(s->error, sizeof(s->error), "%s: the trace has no checkpoint to start from", path);
 		replay_session_close(s);
@@ -231,6 +257,9 @@ void replay_session_close(struct replay_session *s)
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;
+	free(s->summary.threads);
+	s->summary.threads = NULL;
+	s->summary.n_threads = 0;
 	memory_image_free(s->future);
 	s->future = NULL;
 	module_files_free(s->modules);
@@ -248,7 +277,7 @@ size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void 
 	size_t done = 0;
 	uint64_t now = resim_now(&s->sim);
 	while (done < len) {
-		size_t n = memory_image_load(s->sim.mem.image, addr + done, out + done, len - done);
+		size_t n = memory_image_load(s->sim.proc.image, addr + done, out + done, len - done);
 		if (n == 0 && s->future)
 			n = memory_image_load_at(s->future, addr + done, out + done, 1, now);
 		if (n == 0 && s->modules)
@@ -288,7 +317,7 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 			resim_close(&s->sim);
 			s->sim_open = false;
 		}
-		if (resim_open_state(&s->sim, s->reader, s->stream, s->cache_log2, &snap->state) != 0) {
+		if (resim_open_state(&s->sim, s->reader, s->cache_log2, &snap->state) != 0) {
 			snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 			return -1;
 		}

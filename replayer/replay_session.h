@@ -2,7 +2,8 @@
  * replay_session.h — an opened trace ready for time travel: the first
  * forward pass (history length, statistics, a snapshot of the replay every
  * REPLAY_SNAPSHOT_INTERVAL instructions), then positioning anywhere in the history of the recorded
- * thread and running forward from there with an observer.
+ * process (time: the global clock of resim.h) and running forward from
+ * there with an observer.
  */
 #ifndef TTREC_REPLAY_SESSION_H
 #define TTREC_REPLAY_SESSION_H
@@ -33,19 +34,29 @@ struct replay_snapshot {
 	struct code_page_set *code_pages;
 };
 
+/* One thread of the history, for --info. */
+struct replay_thread_summary {
+	int64_t tid;             /* RESIM_INITIAL_TID for the initial thread */
+	uint32_t stream;
+	uint64_t instructions;   /* its own, to the end of history */
+	bool exited;             /* its THREAD_EXIT was recorded */
+	int64_t exit_status;
+};
+
 struct replay_summary {
-	uint64_t instructions;   /* length of the history */
+	uint64_t instructions;   /* length of the history: all threads' instructions */
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	bool have_exit;
 	int64_t exit_status;     /* as waitpid reports it */
 	int last_signal;
 	bool exit_consistent;    /* the replay ends at the exit the trace records */
+	struct replay_thread_summary *threads;
+	size_t n_threads;
 	double seconds;          /* of the first pass */
 };
 
 struct replay_session {
 	struct idna_reader *reader;
-	uint32_t stream;
 	unsigned cache_log2;
 	struct memory_image *future;  /* first reads of the whole history */
 	struct module_files *modules; /* files mapped, for bytes never touched */
@@ -63,7 +74,7 @@ struct replay_session {
 int replay_session_open(struct replay_session *s, const char *path);
 void replay_session_close(struct replay_session *s);
 
-/* Moves to instruction count t (clamped to the history). 0, or -1. */
+/* Moves to time t (clamped to the history). 0, or -1. */
 int replay_session_goto(struct replay_session *s, uint64_t t);
 
 /* Runs forward to t or until the observer stops it; the resim status. */

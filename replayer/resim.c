@@ -1,7 +1,8 @@
 /*
- * resim.c — the event loop of a re-simulation.
+ * resim.c — the event loop of a re-simulation: the running thread's
+ * events, applied as the emulator reaches them.
  *
- * The thread stream interleaves memory records (consumed by replay_memory.c
+ * A thread stream interleaves memory records (consumed by replay_memory.c
  * as the emulator reads) with events, consumed here:
  *   KEY_FRAME(icount)   run the emulator up to icount (an EXIT key frame:
  *                       and fetch the instruction there, as recording did);
@@ -14,8 +15,11 @@
  *   KERNEL CODE_CHANGED forget code pages in a range;
  *   NONDET              the results of the special instruction the emulator
  *                       stopped at (cpuid, rdtsc, rdtscp);
- *   SIGNAL              noted for the debugger.
- * History ends where the events end.
+ *   SIGNAL              noted for the debugger;
+ *   KEY_FRAME(SWITCH)   the thread's slice ends there: resim_threads.c
+ *                       picks the thread that runs next.
+ * A thread's history ends where its events end; the process's, where every
+ * thread's has.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,44 +32,59 @@
 static enum resim_status fail(struct resim *s, const char *what)
 {
 	if (!s->error[0])
-		snprintf(s->error, sizeof(s->error), "replay diverged from the trace at instruction %llu: %s",
-			 (unsigned long long)emu_icount(s->cpu), what);
+		snprintf(s->error, sizeof(s->error), "replay diverged from the trace at time %llu: %s",
+			 (unsigned long long)resim_now(s), what);
 	return RESIM_ERROR;
 }
 
-int resim_open(struct resim *s, struct idna_reader *reader, uint32_t stream,
-	       unsigned cache_log2, const struct idna_checkpoint *from,
-	       struct memory_image *image)
+/* The process's parts: the emulator, the memory image, the threads. */
+static int open_process(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+			struct memory_image *image)
 {
 	memset(s, 0, sizeof(*s));
 	s->reader = reader;
-	s->stream = stream;
-	if (replay_memory_init(&s->mem, cache_log2, image) != 0) {
-		memory_image_free(image);
+	if (process_memory_init(&s->proc, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
-	s->cpu = emu_new(&replay_memory_ops, &s->mem);
-	if (!s->cpu ||
-	    cursor_open(&s->mem.cursor, reader, stream, from, CURSOR_MEMORY) != 0 ||
-	    cursor_open(&s->events, reader, stream, from, CURSOR_EVENTS) != 0) {
-		snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
-			 s->events.failed ? s->events.error : s->mem.cursor.error);
+	if (resim_threads_open(s, cache_log2) != 0)
+		return -1;
+	s->cpu = emu_new(&replay_memory_ops, &s->threads[0].mem);
+	if (!s->cpu) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	/* Threads not started yet take their registers from their first
+	 * checkpoint; until then they hold the reset state. */
+	for (size_t i = 0; i < s->n_threads; i++)
+		s->threads[i].regs = *emu_regs(s->cpu);
+	return 0;
+}
+
+int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+	       struct memory_image *image)
+{
+	if (open_process(s, reader, cache_log2, image) != 0) {
 		resim_close(s);
 		return -1;
 	}
-	/* The checkpoint record comes first and applies at its own time. */
-	if (from)
-		emu_set_icount(s->cpu, from->icount);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct resim_thread *t = &s->threads[i];
+		if (cursor_open(&t->mem.cursor, reader, t->stream, NULL, CURSOR_MEMORY) != 0 ||
+		    cursor_open(&t->events, reader, t->stream, NULL, CURSOR_EVENTS) != 0) {
+			snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
+				 t->events.failed ? t->events.error : t->mem.cursor.error);
+			resim_close(s);
+			return -1;
+		}
+	}
 	return 0;
 }
 
 void resim_close(struct resim *s)
 {
-	cursor_close(&s->events);
-	replay_memory_fini(&s->mem);
-	memory_image_free(s->mem.image);
-	s->mem.image = NULL;
+	resim_threads_close(s);
+	process_memory_fini(&s->proc);
 	emu_free(s->cpu);
 	s->cpu = NULL;
 }
@@ -78,7 +97,7 @@ static void take_regs(struct resim *s, const struct idna_regs *regs)
 static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 {
 	take_regs(s, cp->u.checkpoint.regs);
-	replay_memory_checkpoint(&s->mem);
+	replay_memory_checkpoint(&resim_current(s)->mem);
 	emu_invalidate_code(s->cpu, 0, UINT64_MAX);
 	s->checkpoints++;
 }
@@ -86,13 +105,13 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 /* A new program image: what the memory image knew is gone. */
 static void start_new_image(struct resim *s)
 {
-	memory_image_forget(s->mem.image, 0, UINT64_MAX);
+	memory_image_forget(s->proc.image, 0, UINT64_MAX);
 }
 
 /* Applies a KERNEL or NATIVE record at the current instruction. */
 static void apply_transition(struct resim *s, const struct idna_record *ev)
 {
-	s->mem.transition_icount = emu_icount(s->cpu);
+	s->proc.transition_time = resim_now(s);
 	if (ev->type == IDNA_REC_NATIVE) {
 		take_regs(s, ev->u.native.regs);
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
@@ -146,26 +165,56 @@ static enum resim_status apply_nondet(struct resim *s, const struct idna_record 
 }
 
 /*
- * Consumes the events that apply at the current instruction count. Returns
- * the instruction count to run to next (UINT64_MAX: to the next emulator
- * stop), or sets *status when the loop must return.
+ * The running thread's stream has ended, or its slice has: hands the
+ * emulator to the thread the recording ran next. Returns false when the
+ * loop must return *status (the end of history, an error, or a switch the
+ * caller wants to see).
+ */
+static bool next_slice(struct resim *s, enum resim_status *status)
+{
+	bool switched;
+	int r = resim_schedule(s, &switched);
+	if (r < 0) {
+		*status = RESIM_ERROR;
+		return false;
+	}
+	if (r == 0) {
+		s->ended = true;
+		*status = RESIM_END;
+		return false;
+	}
+	if (switched && s->stop_at_switch) {
+		*status = RESIM_SWITCHED;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Consumes the events that apply at the running thread's current
+ * instruction count. Returns the thread's instruction count to run to next
+ * (UINT64_MAX: to the next emulator stop), or sets *status when the loop
+ * must return.
  */
 static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *status)
 {
 	for (;;) {
-		const struct idna_record *ev = cursor_peek(&s->events);
+		struct record_cursor *events = &resim_current(s)->events;
+		const struct idna_record *ev = cursor_peek(events);
 		uint64_t now = emu_icount(s->cpu);
 		if (!ev) {
-			*done = true;
-			if (s->events.failed) {
+			if (events->failed) {
 				snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
-					 s->events.error);
+					 events->error);
+				*done = true;
 				*status = RESIM_ERROR;
-			} else {
-				s->ended = true;
-				*status = RESIM_END;
+				return now;
 			}
-			return now;
+			if (!next_slice(s, status)) {
+				*done = true;
+				return emu_icount(s->cpu);
+			}
+			continue;
 		}
 		switch (ev->type) {
 		case IDNA_REC_KEY_FRAME:
@@ -175,6 +224,15 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 				*done = true;
 				*status = fail(s, "the replay is past a key frame");
 				return now;
+			}
+			if (ev->u.key.reason == IDNA_KEY_SWITCH) {
+				/* The slice is over; the frame stays pending until
+				 * this thread's turn comes again. */
+				if (!next_slice(s, status)) {
+					*done = true;
+					return emu_icount(s->cpu);
+				}
+				continue;
 			}
 			if (ev->u.key.reason == IDNA_KEY_EXIT)
 				emu_fetch_current(s->cpu);
@@ -191,7 +249,7 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			break;
 		case IDNA_REC_KERNEL:
 			if (ev->u.kernel.kind == IDNA_KERNEL_CODE_CHANGED) {
-				replay_memory_code_changed(&s->mem, ev->u.kernel.nr, ev->u.kernel.result);
+				process_memory_code_changed(&s->proc, ev->u.kernel.nr, ev->u.kernel.result);
 				emu_invalidate_code(s->cpu, ev->u.kernel.nr, ev->u.kernel.result);
 			} else if (ev->u.kernel.kind == IDNA_KERNEL_SYSCALL && s->stop_at_syscalls) {
 				/* Two stops: before the syscall, then after it. */
@@ -204,7 +262,7 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 				}
 				s->syscall_entry_reported = false;
 				apply_transition(s, ev);
-				cursor_next(&s->events);
+				cursor_next(events);
 				*status = RESIM_SYSCALL_RETURN;
 				return emu_icount(s->cpu);
 			} else {
@@ -218,10 +276,10 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 		case IDNA_REC_SIGNAL:
 			s->signals++;
 			s->last_signal = ev->u.signal.signo;
-			s->last_signal_icount = now;
+			s->last_signal_time = resim_now(s);
 			if (s->stop_at_signals) {
 				/* The delivery (a KERNEL record) comes next. */
-				cursor_next(&s->events);
+				cursor_next(events);
 				*done = true;
 				*status = RESIM_SIGNAL;
 				return now;
@@ -232,8 +290,36 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 		default:
 			break; /* records of other kinds do not affect the thread */
 		}
-		cursor_next(&s->events);
+		cursor_next(events);
 	}
+}
+
+/* The emulator stopped where the running thread's events end: that thread
+ * is done (the recording stopped it there), and so may be history. */
+static bool stream_ends_here(struct resim *s, enum resim_status *status)
+{
+	struct record_cursor *events = &resim_current(s)->events;
+	if (cursor_peek(events) || events->failed)
+		return false;
+	if (next_slice(s, status))
+		*status = RESIM_AT_TARGET; /* another thread runs on */
+	return true;
+}
+
+/* Why the emulator stopped at an instruction the trace does not explain. */
+static enum resim_status unexplained_exit(struct resim *s, enum emu_exit e)
+{
+	const struct emu_exit_info *x = emu_exit_info(s->cpu);
+	char what[160];
+	if (e == EMU_EXIT_FAULT)
+		snprintf(what, sizeof(what),
+			 "the emulator raised %s (address %#llx) at %#llx where the recording did not",
+			 emu_fault_name(x->fault), (unsigned long long)x->fault_addr,
+			 (unsigned long long)emu_regs(s->cpu)->rip);
+	else
+		snprintf(what, sizeof(what), "%s at %#llx is not emulated here", x->mnemonic,
+			 (unsigned long long)emu_regs(s->cpu)->rip);
+	return fail(s, what);
 }
 
 enum resim_status resim_run(struct resim *s, uint64_t target)
@@ -246,133 +332,48 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 		uint64_t next = settle_events(s, &done, &status);
 		if (done)
 			return status;
-		uint64_t now = emu_icount(s->cpu);
+		uint64_t now = resim_now(s);
 		if (now >= target)
 			return RESIM_AT_TARGET;
-		uint64_t until = next < target ? next : target;
-		enum emu_exit e = emu_run(s->cpu, until - now);
-		if (s->mem.diverged)
-			return fail(s, s->mem.why);
-		if (s->mem.cursor.failed)
-			return fail(s, s->mem.cursor.error);
+		uint64_t own = emu_icount(s->cpu);
+		uint64_t budget = target - now;
+		if (next != UINT64_MAX && next - own < budget)
+			budget = next - own;
+		enum emu_exit e = emu_run(s->cpu, budget);
+		struct replay_memory *mem = &resim_current(s)->mem;
+		if (mem->diverged)
+			return fail(s, mem->why);
+		if (mem->cursor.failed)
+			return fail(s, mem->cursor.error);
 		switch (e) {
 		case EMU_EXIT_LIMIT:
 			break;
 		case EMU_EXIT_STOPPED:
 			return RESIM_STOPPED;
 		case EMU_EXIT_SPECIAL: {
-			const struct idna_record *ev = cursor_peek(&s->events);
+			struct record_cursor *events = &resim_current(s)->events;
+			const struct idna_record *ev = cursor_peek(events);
 			if (!ev || ev->type != IDNA_REC_NONDET) {
-				if (!ev && !s->events.failed) {
-					s->ended = true;
-					return RESIM_END;
+				if (stream_ends_here(s, &status)) {
+					if (status != RESIM_AT_TARGET)
+						return status;
+					break;
 				}
 				return fail(s, "the emulator stopped at a special instruction the trace does not explain");
 			}
 			if (apply_nondet(s, ev) == RESIM_ERROR)
 				return RESIM_ERROR;
-			cursor_next(&s->events);
+			cursor_next(events);
 			break;
 		}
 		case EMU_EXIT_UNIMPLEMENTED:
 		case EMU_EXIT_FAULT:
-			if (!cursor_peek(&s->events) && !s->events.failed) {
-				s->ended = true;
-				return RESIM_END;
+			if (stream_ends_here(s, &status)) {
+				if (status != RESIM_AT_TARGET)
+					return status;
+				break;
 			}
-			{
-				const struct emu_exit_info *x = emu_exit_info(s->cpu);
-				char what[160];
-				if (e == EMU_EXIT_FAULT)
-					snprintf(what, sizeof(what),
-						 "the emulator raised %s (address %#llx) at %#llx where the recording did not",
-						 emu_fault_name(x->fault), (unsigned long long)x->fault_addr,
-						 (unsigned long long)emu_regs(s->cpu)->rip);
-				else
-					snprintf(what, sizeof(what), "%s at %#llx is not emulated here",
-						 x->mnemonic, (unsigned long long)emu_regs(s->cpu)->rip);
-				return fail(s, what);
-			}
+			return unexplained_exit(s, e);
 		}
 	}
-}
-
-int resim_save(struct resim *s, struct resim_state *out)
-{
-	memset(out, 0, sizeof(*out));
-	size_t cache_size = (size_t)PREDICT_CACHE_LINE << s->mem.cache.log2_entries;
-	if (cursor_tell(&s->mem.cursor, &out->memory_pos) != 0 ||
-	    cursor_tell(&s->events, &out->events_pos) != 0)
-		return -1;
-	out->cache_bytes = malloc(cache_size);
-	out->code_pages = code_page_set_clone(s->mem.code_pages);
-	out->image = memory_image_snapshot(s->mem.image);
-	if (!out->cache_bytes || !out->code_pages || !out->image) {
-		resim_state_free(out);
-		return -1;
-	}
-	memcpy(out->cache_bytes, s->mem.cache.bytes, cache_size);
-	out->cache_hits = s->mem.cache.hits;
-	out->cache_misses = s->mem.cache.misses;
-	out->cache_hits_since_miss = s->mem.cache.hits_since_miss;
-	out->icount = emu_icount(s->cpu);
-	out->regs = *emu_regs(s->cpu);
-	out->transition_icount = s->mem.transition_icount;
-	out->syscalls = s->syscalls;
-	out->signals = s->signals;
-	out->checkpoints = s->checkpoints;
-	out->native_steps = s->native_steps;
-	out->last_signal = s->last_signal;
-	out->last_signal_icount = s->last_signal_icount;
-	return 0;
-}
-
-void resim_state_free(struct resim_state *st)
-{
-	free(st->cache_bytes);
-	code_page_set_free(st->code_pages);
-	memory_image_free(st->image);
-	memset(st, 0, sizeof(*st));
-}
-
-int resim_open_state(struct resim *s, struct idna_reader *reader, uint32_t stream,
-		     unsigned cache_log2, const struct resim_state *st)
-{
-	memset(s, 0, sizeof(*s));
-	s->reader = reader;
-	s->stream = stream;
-	struct memory_image *image = memory_image_snapshot(st->image);
-	if (!image || replay_memory_init(&s->mem, cache_log2, image) != 0) {
-		memory_image_free(image);
-		snprintf(s->error, sizeof(s->error), "out of memory");
-		return -1;
-	}
-	struct code_page_set *pages = code_page_set_clone(st->code_pages);
-	s->cpu = emu_new(&replay_memory_ops, &s->mem);
-	if (!pages || !s->cpu ||
-	    cursor_open_at(&s->mem.cursor, reader, stream, &st->memory_pos, CURSOR_MEMORY) != 0 ||
-	    cursor_open_at(&s->events, reader, stream, &st->events_pos, CURSOR_EVENTS) != 0) {
-		snprintf(s->error, sizeof(s->error), "cannot resume the replay: %s",
-			 s->events.failed ? s->events.error
-			 : s->mem.cursor.failed ? s->mem.cursor.error : "out of memory");
-		code_page_set_free(pages);
-		resim_close(s);
-		return -1;
-	}
-	code_page_set_free(s->mem.code_pages);
-	s->mem.code_pages = pages;
-	memcpy(s->mem.cache.bytes, st->cache_bytes, (size_t)PREDICT_CACHE_LINE << cache_log2);
-	s->mem.cache.hits = st->cache_hits;
-	s->mem.cache.misses = st->cache_misses;
-	s->mem.cache.hits_since_miss = st->cache_hits_since_miss;
-	s->mem.transition_icount = st->transition_icount;
-	*emu_regs(s->cpu) = st->regs;
-	emu_set_icount(s->cpu, st->icount);
-	s->syscalls = st->syscalls;
-	s->signals = st->signals;
-	s->checkpoints = st->checkpoints;
-	s->native_steps = st->native_steps;
-	s->last_signal = st->last_signal;
-	s->last_signal_icount = st->last_signal_icount;
-	return 0;
 }

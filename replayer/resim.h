@@ -1,9 +1,16 @@
 /*
- * resim.h — re-simulation of one thread's stream: the emulator runs the
- * recorded instructions again, its reads answered by the prediction cache
- * and the log, its kernel transitions and non-deterministic instructions
- * replaced by their logged results (DESIGN.md, Replaying). Nothing from the
- * trace is ever executed natively.
+ * resim.h — re-simulation of a recorded process: the emulator runs the
+ * recorded instructions again, its reads answered by each thread's
+ * prediction cache and log, its kernel transitions and non-deterministic
+ * instructions replaced by their logged results (DESIGN.md, Replaying).
+ * Nothing from the trace is ever executed natively.
+ *
+ * One emulator (one set of decoded code) and one memory image serve all
+ * threads; each thread has its own stream, registers, instruction count and
+ * prediction cache. Threads run one at a time in the order the recording
+ * ran them (man/idna.5, THREADS). Time is the process's global clock: the
+ * instructions retired by all threads so far. With one thread it is that
+ * thread's instruction count.
  */
 #ifndef TTREC_RESIM_H
 #define TTREC_RESIM_H
@@ -16,59 +23,91 @@
 #include "replayer/replay_memory.h"
 #include "trace-format/idna.h"
 
+/* The gdb thread id of the initial thread (the trace does not name it). */
+#define RESIM_INITIAL_TID 1
+
 enum resim_status {
-	RESIM_AT_TARGET,  /* the requested instruction count was reached */
+	RESIM_AT_TARGET,  /* the requested time was reached */
 	RESIM_STOPPED,    /* the observer stopped it (breakpoint, watchpoint) */
 	RESIM_SIGNAL,     /* stop_at_signals: a signal is delivered here next */
 	RESIM_SYSCALL_ENTRY,  /* stop_at_syscalls: syscall_nr is made here next */
 	RESIM_SYSCALL_RETURN, /* stop_at_syscalls: syscall_nr has just returned */
+	RESIM_SWITCHED,   /* stop_at_switch: another thread runs from here */
 	RESIM_END,        /* the recorded history ends here */
 	RESIM_ERROR,      /* the trace and the replay disagree, or it is unreadable */
 };
 
+/* One thread of the replayed process. While it runs, its registers and
+ * instruction count live in the emulator; otherwise here. */
+struct resim_thread {
+	int64_t tid;
+	uint32_t stream;
+	struct replay_memory mem;      /* the emulator's memory context while it runs */
+	struct record_cursor events;   /* CURSOR_EVENTS */
+	struct emu_regs regs;
+	uint64_t icount;               /* its own retired instructions */
+	bool started;                  /* its first slice has begun */
+	bool finished;                 /* its stream has ended */
+	bool exit_recorded;            /* the global stream has its THREAD_EXIT */
+	/* Where its latest slice began: global time and its own count. */
+	uint64_t slice_time, slice_icount;
+};
+
 struct resim {
 	struct idna_reader *reader;
-	uint32_t stream;
 	struct emu_cpu *cpu;
-	struct replay_memory mem;
-	struct record_cursor events;
+	struct process_memory proc;
+	struct resim_thread *threads;  /* by stream number order; never moved */
+	size_t n_threads;
+	size_t current;                /* the thread the emulator runs */
+	uint64_t clock_offset;         /* time = emu_icount(cpu) + clock_offset */
 	bool ended;
 	char error[320];
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	bool stop_at_signals;     /* return RESIM_SIGNAL before each delivery */
 	bool stop_at_syscalls;    /* return at each syscall's entry and return */
+	bool stop_at_switch;      /* return RESIM_SWITCHED when another thread takes over */
 	bool syscall_entry_reported;
 	uint64_t syscall_nr;      /* of the last RESIM_SYSCALL_* */
 	int last_signal;          /* the last SIGNAL record passed, 0 if none */
-	uint64_t last_signal_icount;
+	uint64_t last_signal_time;
 };
 
 /*
- * Starts at a checkpoint (NULL: the stream's beginning) with `image` as the
+ * Starts at the beginning of every thread's stream with `image` as the
  * memory known so far (the resim owns it from then on). 0, or -1 with
  * s->error set.
  */
-int resim_open(struct resim *s, struct idna_reader *reader, uint32_t stream,
-	       unsigned cache_log2, const struct idna_checkpoint *from,
+int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 	       struct memory_image *image);
 void resim_close(struct resim *s);
 
+/* Per-thread part of a saved state. */
+struct resim_thread_state {
+	struct emu_regs regs;
+	uint64_t icount;
+	bool started, finished;
+	uint64_t slice_time, slice_icount;
+	uint8_t *cache_bytes;     /* NULL when the thread is not live */
+	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
+	struct cursor_position memory_pos, events_pos;
+};
+
 /*
- * Everything a re-simulation needs to resume at one instruction: taken by
- * the first pass every few million instructions, so that going back in
- * time replays at most that far (trace checkpoints can be much rarer).
+ * Everything a re-simulation needs to resume at one time: taken by the
+ * first pass every few million instructions, so that going back in time
+ * replays at most that far (trace checkpoints can be much rarer).
  */
 struct resim_state {
-	uint64_t icount;
-	struct emu_regs regs;
-	uint8_t *cache_bytes;
-	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
+	uint64_t time;
+	size_t n_threads, current;
+	struct resim_thread_state *threads;
+	uint64_t clock_offset;
 	struct code_page_set *code_pages;
-	struct cursor_position memory_pos, events_pos;
-	uint64_t transition_icount;
+	uint64_t transition_time;
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	int last_signal;
-	uint64_t last_signal_icount;
+	uint64_t last_signal_time;
 	struct memory_image *image;
 };
 
@@ -78,16 +117,44 @@ int resim_save(struct resim *s, struct resim_state *out);
 void resim_state_free(struct resim_state *st);
 
 /* Starts a re-simulation at a saved state (with a copy of its image). */
-int resim_open_state(struct resim *s, struct idna_reader *reader, uint32_t stream,
-		     unsigned cache_log2, const struct resim_state *st);
+int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+		     const struct resim_state *st);
 
-/* Runs until emu_icount() == target, the observer stops it, or history
- * ends. */
+/* Runs until the global time reaches target, the observer stops it, or
+ * history ends. */
 enum resim_status resim_run(struct resim *s, uint64_t target);
 
 static inline uint64_t resim_now(const struct resim *s)
 {
-	return emu_icount(s->cpu);
+	return emu_icount(s->cpu) + s->clock_offset;
 }
+
+static inline struct resim_thread *resim_current(struct resim *s)
+{
+	return &s->threads[s->current];
+}
+
+/* --- threads (resim_threads.c) --------------------------------------- */
+
+/* Builds the thread table from the trace: one thread per stream. */
+int resim_threads_open(struct resim *s, unsigned cache_log2);
+void resim_threads_close(struct resim *s);
+
+/* Whether thread i exists at the current time. */
+bool resim_thread_alive(const struct resim *s, size_t i);
+/* The index of the thread with this tid, or -1. */
+long resim_thread_index(const struct resim *s, int64_t tid);
+/* Thread i's registers and instruction count now (the emulator's for the
+ * running thread). */
+const struct emu_regs *resim_thread_regs(struct resim *s, size_t i);
+uint64_t resim_thread_icount(const struct resim *s, size_t i);
+
+/*
+ * The current thread's slice ended (or its stream did): runs the thread
+ * whose pending SWITCH key frame comes first in the recording. 1 if a
+ * thread runs on (*switched: another one than before), 0 when no stream
+ * has anything left, -1 on error (s->error).
+ */
+int resim_schedule(struct resim *s, bool *switched);
 
 #endif

@@ -114,6 +114,37 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A thread's end: its recorded exit status, or what became of it. */
+static void describe_thread_exit(const struct replay_thread_summary *t, char *buf, size_t size)
+{
+	if (t->exited)
+		snprintf(buf, size, "%lld", (long long)t->exit_status);
+	else
+		snprintf(buf, size, "none recorded");
+}
+
+/* "thread-list": one entry per thread, in stream order. */
+static void print_threads(const struct replay_summary *m, bool json)
+{
+	char exit_text[32];
+	for (size_t i = 0; i < m->n_threads; i++) {
+		const struct replay_thread_summary *t = &m->threads[i];
+		describe_thread_exit(t, exit_text, sizeof(exit_text));
+		if (json) {
+			printf("%s{\"tid\": %lld, \"stream\": %u, \"instructions\": %" PRIu64
+			       ", \"exit-status\": ",
+			       i ? ", " : "", (long long)t->tid, t->stream, t->instructions);
+			if (t->exited)
+				printf("%lld}", (long long)t->exit_status);
+			else
+				printf("null}");
+		} else {
+			printf("thread: tid %lld, stream %u, %" PRIu64 " instructions, exit status %s\n",
+			       (long long)t->tid, t->stream, t->instructions, exit_text);
+		}
+	}
+}
+
 static int print_info(struct replay_session *s, const char *path, bool json)
 {
 	const struct idna_header *h = idna_reader_header(s->reader);
@@ -132,23 +163,27 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 			printf(i > 1 ? ", " : "");
 			json_string(stdout, h->info.argv[i]);
 		}
-		printf("], \"instructions\": %" PRIu64 ", \"threads\": 1, \"processes\": 1,"
+		printf("], \"instructions\": %" PRIu64 ", \"threads\": %zu, \"processes\": 1,"
 		       " \"syscalls\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"checkpoints\": %zu,"
 		       " \"trace-bytes\": %" PRIu64 ", \"bits-per-instruction\": %.4f,"
 		       " \"exit-status\": ",
-		       m->instructions, m->syscalls, m->signals, s->n_snapshots, bytes, bits);
+		       m->instructions, m->n_threads, m->syscalls, m->signals, s->n_snapshots, bytes,
+		       bits);
 		json_string(stdout, exit_text);
-		printf(", \"native-fallbacks\": %" PRIu64 "}\n", m->native_steps);
+		printf(", \"native-fallbacks\": %" PRIu64 ", \"thread-list\": [", m->native_steps);
+		print_threads(m, true);
+		printf("]}\n");
 		return 0;
 	}
 	printf("program: %s\narguments:", program);
 	for (uint32_t i = 1; i < h->info.argc; i++)
 		printf(" %s", h->info.argv[i]);
-	printf("\ninstructions: %" PRIu64 "\nthreads: 1\nprocesses: 1\nsyscalls: %" PRIu64
+	printf("\ninstructions: %" PRIu64 "\nthreads: %zu\nprocesses: 1\nsyscalls: %" PRIu64
 	       "\nsignals: %" PRIu64 "\ncheckpoints: %zu\ntrace-bytes: %" PRIu64
 	       "\nbits-per-instruction: %.4f\nexit-status: %s\nnative-fallbacks: %" PRIu64 "\n",
-	       m->instructions, m->syscalls, m->signals, s->n_snapshots, bytes, bits, exit_text,
-	       m->native_steps);
+	       m->instructions, m->n_threads, m->syscalls, m->signals, s->n_snapshots, bytes, bits,
+	       exit_text, m->native_steps);
+	print_threads(m, false);
 	return 0;
 }
 

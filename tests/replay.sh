@@ -106,6 +106,83 @@ expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
 expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
 expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
 
+# Threads: a two-thread trace written by tests/threads-trace, which follows
+# the recorder's thread contract (man/idna.5, THREADS), debugged without
+# symbols. Thread 2 (tid 4242) starts at 0x10100; both add to the counter
+# at 0x20000.
+"$build/tests/bin/threads-trace" threads.idna > /dev/null || bad "threads-trace"
+if "$build/ttreplay" --verify threads.idna > threads.verify 2>&1 &&
+   grep -q "consistent with the recording" threads.verify; then ok
+else bad "ttreplay --verify of two threads: $(tail -1 threads.verify)"; fi
+"$build/ttreplay" --info threads.idna > threads.info 2>&1
+expect threads.info '^threads: 2$' "--info counts two threads"
+expect threads.info '^thread: tid 4242, stream 2, [1-9][0-9]* instructions, exit status 0$' "--info lists the second thread"
+gdb -batch -nx -ex "$slow_link" -ex 'set architecture i386:x86-64' \
+	-ex "target remote | $build/ttreplay threads.idna" -ex 'info threads' \
+	-ex 'break *0x10100' -ex continue -ex 'info threads' -ex 'print $rcx' \
+	-ex continue -ex 'print $rcx' -ex reverse-continue -ex 'print $rcx' -ex delete \
+	-ex stepi -ex 'print/x $pc' -ex 'thread 1' -ex 'print/x $pc' -ex stepi -ex 'print/x $pc' \
+	-ex reverse-stepi -ex 'print/x $pc' \
+	-ex 'watch *(long *)0x20000' -ex reverse-continue -ex 'print/x $pc' \
+	> threads.out 2>&1
+expect threads.out '^\* 1 +Thread 1 +0x0*10000 in' "one thread at the start"
+expect threads.out 'Thread 2 hit Breakpoint 1, 0x0*10100' "a breakpoint stops the thread that hit it"
+expect threads.out '^\* 2 +Thread 4242 +0x0*10100' "info threads: the second thread current"
+expect threads.out '^  1 +Thread 1 +0x0*10014 in' "info threads: the first thread where it stopped"
+expect threads.out '^\$1 = 0$' "the first hit"
+expect threads.out '^\$2 = 1$' "continue to the second hit"
+expect threads.out '^\$3 = 0$' "reverse-continue to the earlier hit"
+expect threads.out '^\$4 = 0x10108$' "stepi of the running thread"
+expect threads.out '^\$5 = 0x10014$' "registers of a thread not running"
+expect threads.out '^\$6 = 0x10017$' "stepi of a thread not running: one of its instructions"
+expect threads.out '^\$7 = 0x10014$' "reverse-stepi of that thread"
+expect threads.out 'Thread 2 hit Hardware watchpoint 2' "watch backward: the last write was the other thread's"
+expect threads.out '^\$8 = 0x1010c$' "stopped at the other thread's store"
+if grep -q 'Remote connection closed\|internal-error\|Switching to Remote target\|New Remote target' threads.out; then
+	bad "gdb lost the stub or a thread: $(grep -m1 'Remote' threads.out)"
+else ok; fi
+
+# Real threaded programs: replayed to the end, and debugged. threads_sync's
+# workers print in turn (turn++ hands over), so at worker 1's print the
+# last write to turn was worker 0's.
+programs=$(cd "$here/../programs" && pwd)
+for p in pthread_create threads_sync threads_exit threads_signals; do
+	cc -D_GNU_SOURCE -g -O0 -pthread -o "$p" "$programs/$p.c" || exit 1
+	verify_program "$p" "./$p"
+done
+"$build/ttreplay" --info threads_sync.idna > sync.info 2>&1
+expect sync.info '^threads: 6$' "--info: threads_sync's six threads"
+"$build/ttreplay" --info --json threads_sync.idna > sync.json 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["thread-list"]
+assert d["threads"] == len(t) == 6 and sum(x["instructions"] for x in t) == d["instructions"]
+assert [x["stream"] for x in t] == list(range(1, 7)) and t[0]["tid"] == 1' sync.json
+then ok; else bad "--info --json thread-list of threads_sync"; fi
+print_line=$(grep -n 'printf("worker %ld done' "$programs/threads_sync.c" | cut -d: -f1)
+gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttreplay threads_sync.idna" \
+	-ex "break threads_sync.c:$print_line" -ex continue -ex 'info threads' -ex 'print id' \
+	-ex continue -ex 'print id' -ex 'eval "monitor last-write %lu 4", &turn' \
+	-ex 'watch -l turn' -ex reverse-continue -ex 'print id' \
+	-ex 'delete 2' -ex reverse-continue -ex 'print id' -ex next -ex 'print id' > sync.out 2>&1
+expect sync.out 'Thread [0-9]+ hit Breakpoint 1, worker \(arg=0x0\)' "a breakpoint in the thread function stops in that thread"
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' sync.out)" -ge 2 ]; then ok
+else bad "info threads shows several threads: $(grep -A3 'Target Id' sync.out | head -4)"; fi
+expect sync.out '^\$1 = 0$' "the first worker's breakpoint"
+expect sync.out '^\$2 = 1$' "continue: the next worker's breakpoint"
+expect sync.out 'Thread [0-9]+ hit Hardware watchpoint 2: -location turn' "watch -l backward"
+expect sync.out '^44[[:space:]]+turn\+\+;' "the last write to turn"
+expect sync.out '^\$3 = 0$' "the last write was by the other worker"
+if [ "$(grep -cE 'hit Breakpoint 1, worker \(arg=0x0\)' sync.out)" -eq 2 ]; then ok
+else bad "reverse-continue back to the earlier breakpoint"; fi
+expect sync.out '^\$4 = 0$' "reverse-continue: the earlier worker"
+expect sync.out '^43[[:space:]]+fflush' "next in a thread"
+expect sync.out '^\$5 = 0$' "next stays in its thread"
+# At worker 1's print, turn was last written by worker 0: the thread of
+# the first stop.
+worker0=$(sed -n 's/^\[Switching to Thread \([0-9]*\)\]$/\1/p' sync.out | head -1)
+expect sync.out "^last-write of \\[0x[0-9a-f]+, \\+4\\): time [0-9]+, by the instruction at 0x[0-9a-f]+ of thread ${worker0:-none} " \
+	"monitor last-write names the writing thread"
+if grep -q 'Remote connection closed\|internal-error' sync.out; then bad "gdb lost the stub (threads)"; else ok; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"

@@ -1,0 +1,141 @@
+/*
+ * gdb_monitor.c — the target's monitor commands: the trace's figures, its
+ * snapshot times, and "who wrote (or read) this?" searches in either
+ * direction, made with a temporary watchpoint and the same forward and
+ * backward runs as continue and reverse-continue.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/gdb_target_internal.h"
+
+/*
+ * "Who wrote this value?": the nearest access of one kind to [addr,
+ * addr+len) before (or after) the current time, found with a temporary
+ * watchpoint; the current time is left as it was. Returns 1 and the
+ * accessing instruction's time, address and thread, 0 if there is none,
+ * -1 on error.
+ */
+static int find_access(struct gdb_target *t, enum gdbstub_break_kind kind, uint64_t addr,
+		       uint64_t len, enum gdbstub_direction dir, uint64_t *icount, uint64_t *rip,
+		       int64_t *tid)
+{
+	struct replay_session *s = t->s;
+	struct point saved[MAX_POINTS];
+	size_t n_saved = t->n_points;
+	memcpy(saved, t->points, sizeof(saved));
+	t->points[0] = (struct point){ kind, addr, len, 1 };
+	t->n_points = 1;
+	uint64_t start = replay_session_now(s);
+	struct gdbstub_stop stop;
+	int r = dir == GDBSTUB_BACKWARD ? target_backward(t, start, true, &stop)
+					: target_forward(t, UINT64_MAX, NULL, NULL, &stop);
+	int found = r == 0 && stop.reason == GDBSTUB_STOP_WATCHPOINT;
+	if (found) {
+		/* Forward runs stop just after the access. */
+		uint64_t at = replay_session_now(s) - (dir == GDBSTUB_FORWARD);
+		if (replay_session_goto(s, at) != 0)
+			r = -1;
+		*icount = at;
+		*rip = emu_regs(s->sim.cpu)->rip;
+		*tid = target_current_tid(t);
+	}
+	memcpy(t->points, saved, sizeof(saved));
+	t->n_points = n_saved;
+	if (replay_session_goto(s, start) != 0)
+		r = -1;
+	return r < 0 ? -1 : found;
+}
+
+/* monitor last-write|next-write|last-read|next-read ADDR [LEN] */
+static int monitor_access(struct gdb_target *t, const char *command, gdbstub_print_fn print,
+			  void *print_ctx)
+{
+	static const struct {
+		const char *name;
+		enum gdbstub_break_kind kind;
+		enum gdbstub_direction dir;
+	} queries[] = {
+		{ "last-write", GDBSTUB_WATCH_WRITE, GDBSTUB_BACKWARD },
+		{ "next-write", GDBSTUB_WATCH_WRITE, GDBSTUB_FORWARD },
+		{ "last-read", GDBSTUB_WATCH_READ, GDBSTUB_BACKWARD },
+		{ "next-read", GDBSTUB_WATCH_READ, GDBSTUB_FORWARD },
+	};
+	char line[256];
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		size_t n = strlen(queries[i].name);
+		if (strncmp(command, queries[i].name, n) != 0 || (command[n] != ' ' && command[n]))
+			continue;
+		char *end;
+		uint64_t addr = strtoull(command + n, &end, 0);
+		uint64_t len = 1;
+		if (end == command + n) {
+			snprintf(line, sizeof(line), "usage: monitor %s ADDR [LEN]\n", queries[i].name);
+			print(print_ctx, line);
+			return 0;
+		}
+		if (*end) {
+			char *end2;
+			len = strtoull(end, &end2, 0);
+			if (end2 == end || *end2 || len == 0 || len > (1u << 20)) {
+				print(print_ctx, "LEN must be a number of bytes between 1 and 1048576\n");
+				return 0;
+			}
+		}
+		uint64_t at = 0, rip = 0;
+		int64_t tid = 0;
+		int r = find_access(t, queries[i].kind, addr, len, queries[i].dir, &at, &rip, &tid);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			snprintf(line, sizeof(line), "no %s of [%#llx, +%llu) %s this time\n",
+				 queries[i].kind == GDBSTUB_WATCH_WRITE ? "write" : "read",
+				 (unsigned long long)addr, (unsigned long long)len,
+				 queries[i].dir == GDBSTUB_BACKWARD ? "before" : "after");
+		else
+			snprintf(line, sizeof(line),
+				 "%s of [%#llx, +%llu): time %llu, by the instruction at %#llx of thread %lld"
+				 " (monitor goto %llu goes there)\n",
+				 queries[i].name, (unsigned long long)addr, (unsigned long long)len,
+				 (unsigned long long)at, (unsigned long long)rip, (long long)tid,
+				 (unsigned long long)at);
+		print(print_ctx, line);
+		return 0;
+	}
+	return 1;
+}
+
+int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
+{
+	struct gdb_target *t = ctx;
+	const struct replay_summary *m = &t->s->summary;
+	char line[256];
+	if (strcmp(command, "info") == 0) {
+		snprintf(line, sizeof(line),
+			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",
+			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
+			 (unsigned long long)m->signals, t->s->n_snapshots);
+		print(print_ctx, line);
+		return 0;
+	}
+	if (strcmp(command, "checkpoints") == 0) {
+		for (size_t i = 0; i < t->s->n_snapshots; i++) {
+			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)t->s->snapshots[i].icount);
+			print(print_ctx, line);
+		}
+		return 0;
+	}
+	return monitor_access(t, command, print, print_ctx);
+}
+
+const char *gdb_target_monitor_help(void *ctx)
+{
+	(void)ctx;
+	return "info -- instructions, syscalls, signals and checkpoints of the trace\n"
+	       "checkpoints -- the times replay can start from\n"
+	       "last-write ADDR [LEN] -- the last write to these bytes before now (who wrote this?)\n"
+	       "next-write ADDR [LEN] -- the next write to them after now\n"
+	       "last-read ADDR [LEN] -- the last read of them before now\n"
+	       "next-read ADDR [LEN] -- the next read of them after now\n";
+}

@@ -1,0 +1,77 @@
+/*
+ * gdb_target_internal.h — what the parts of the gdb target share: its
+ * state (breakpoints, the observer of a run, objects read once) and the
+ * moves in time the monitor commands reuse.
+ */
+#ifndef TTREC_GDB_TARGET_INTERNAL_H
+#define TTREC_GDB_TARGET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gdbstub/target.h"
+#include "replayer/gdb_target.h"
+
+#define MAX_POINTS 64
+#define INTERRUPT_CHECK_INTERVAL (1u << 20)
+
+struct point {
+	enum gdbstub_break_kind kind;
+	uint64_t addr, len;
+	unsigned refs;
+};
+
+/* What the observer watches for during one run. */
+struct run_watch {
+	bool record_only;     /* backward search: note hits, never stop */
+	uint64_t start;       /* icount where the run began */
+	uint64_t limit;       /* backward search: hits must be before this */
+	uint64_t started;     /* instructions started in this run */
+	bool watch_pending;   /* the last instruction touched a watched range */
+	struct gdbstub_stop pending;
+	bool have_hit;
+	uint64_t hit_icount;
+	struct gdbstub_stop hit;
+	gdbstub_interrupt_fn interrupted;
+	void *interrupt_ctx;
+	bool was_interrupted;
+};
+
+struct gdb_target {
+	struct replay_session *s;
+	struct point points[MAX_POINTS];
+	size_t n_points;
+	struct run_watch *watch;   /* non-NULL during a run */
+	uint64_t signal_reported_at; /* time of the last signal stop reported */
+	/* catch syscall: stop at these (all when n_catch == 0 and catching) */
+	bool catching;
+	uint64_t catch_nrs[256];
+	size_t n_catch;
+	char exec_file[4096];
+	uint8_t auxv[4096];
+	size_t auxv_len;
+};
+
+/* The thread running now, and the first time of the history. */
+int64_t target_current_tid(const struct gdb_target *t);
+uint64_t target_history_begin(const struct gdb_target *t);
+/* A stop of this reason in the running thread. */
+void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop, enum gdbstub_stop_reason why);
+/* Runs forward to `target` (UINT64_MAX: until something stops it), or
+ * back to the last breakpoint or watched access before `before`
+ * (any_point_counts false: to before - 1). 0 with *stop, or -1. */
+int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
+	    void *interrupt_ctx, struct gdbstub_stop *stop);
+int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
+	     struct gdbstub_stop *stop);
+
+/* gdb_monitor.c: the monitor commands the stub leaves to the target. */
+int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);
+const char *gdb_target_monitor_help(void *ctx);
+
+/* gdb_objects.c: the program's path and auxiliary vector, read once. */
+void gdb_target_find_exec_file(struct gdb_target *t);
+void gdb_target_find_auxv(struct gdb_target *t);
+
+#endif

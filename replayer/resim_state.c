@@ -1,0 +1,161 @@
+/*
+ * resim_state.c — saving a whole re-simulation (every thread's registers,
+ * count, prediction cache and stream positions; the process's memory image
+ * and logged code pages) and starting a new one from what was saved.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/resim.h"
+
+/* A thread whose stream has not begun, or has ended, needs no cache: a
+ * new thread's first checkpoint empties it. */
+static bool thread_is_live(const struct resim_thread *t)
+{
+	return t->started && !t->finished;
+}
+
+static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out)
+{
+	struct resim_thread *t = &s->threads[i];
+	out->regs = *resim_thread_regs(s, i);
+	out->icount = resim_thread_icount(s, i);
+	out->started = t->started;
+	out->finished = t->finished;
+	out->slice_time = t->slice_time;
+	out->slice_icount = t->slice_icount;
+	if (cursor_tell(&t->mem.cursor, &out->memory_pos) != 0 ||
+	    cursor_tell(&t->events, &out->events_pos) != 0)
+		return -1;
+	if (!thread_is_live(t))
+		return 0;
+	size_t cache_size = (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries;
+	out->cache_bytes = malloc(cache_size);
+	if (!out->cache_bytes)
+		return -1;
+	memcpy(out->cache_bytes, t->mem.cache.bytes, cache_size);
+	out->cache_hits = t->mem.cache.hits;
+	out->cache_misses = t->mem.cache.misses;
+	out->cache_hits_since_miss = t->mem.cache.hits_since_miss;
+	return 0;
+}
+
+int resim_save(struct resim *s, struct resim_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->threads = calloc(s->n_threads, sizeof(*out->threads));
+	if (!out->threads)
+		return -1;
+	out->n_threads = s->n_threads;
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (save_thread(s, i, &out->threads[i]) != 0) {
+			resim_state_free(out);
+			return -1;
+		}
+	out->code_pages = code_page_set_clone(s->proc.code_pages);
+	out->image = memory_image_snapshot(s->proc.image);
+	if (!out->code_pages || !out->image) {
+		resim_state_free(out);
+		return -1;
+	}
+	out->time = resim_now(s);
+	out->current = s->current;
+	out->clock_offset = s->clock_offset;
+	out->transition_time = s->proc.transition_time;
+	out->syscalls = s->syscalls;
+	out->signals = s->signals;
+	out->checkpoints = s->checkpoints;
+	out->native_steps = s->native_steps;
+	out->last_signal = s->last_signal;
+	out->last_signal_time = s->last_signal_time;
+	return 0;
+}
+
+void resim_state_free(struct resim_state *st)
+{
+	for (size_t i = 0; st->threads && i < st->n_threads; i++)
+		free(st->threads[i].cache_bytes);
+	free(st->threads);
+	code_page_set_free(st->code_pages);
+	memory_image_free(st->image);
+	memset(st, 0, sizeof(*st));
+}
+
+static int restore_thread(struct resim *s, size_t i, const struct resim_thread_state *st)
+{
+	struct resim_thread *t = &s->threads[i];
+	if (cursor_open_at(&t->mem.cursor, s->reader, t->stream, &st->memory_pos, CURSOR_MEMORY) != 0 ||
+	    cursor_open_at(&t->events, s->reader, t->stream, &st->events_pos, CURSOR_EVENTS) != 0) {
+		snprintf(s->error, sizeof(s->error), "cannot resume the replay: %s",
+			 t->events.failed ? t->events.error : t->mem.cursor.error);
+		return -1;
+	}
+	t->regs = st->regs;
+	t->icount = st->icount;
+	t->started = st->started;
+	t->finished = st->finished;
+	t->slice_time = st->slice_time;
+	t->slice_icount = st->slice_icount;
+	if (st->cache_bytes) {
+		memcpy(t->mem.cache.bytes, st->cache_bytes,
+		       (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries);
+		t->mem.cache.hits = st->cache_hits;
+		t->mem.cache.misses = st->cache_misses;
+		t->mem.cache.hits_since_miss = st->cache_hits_since_miss;
+	}
+	return 0;
+}
+
+int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+		     const struct resim_state *st)
+{
+	struct memory_image *image = memory_image_snapshot(st->image);
+	if (!image) {
+		memset(s, 0, sizeof(*s));
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	/* Opens the threads as the trace lists them: the state must have
+	 * been saved from the same trace. */
+	if (resim_open(s, reader, cache_log2, image) != 0)
+		return -1;
+	/* The cursors opened at the streams' starts give way to the saved
+	 * positions. */
+	for (size_t i = 0; i < s->n_threads; i++) {
+		cursor_close(&s->threads[i].events);
+		cursor_close(&s->threads[i].mem.cursor);
+	}
+	if (st->n_threads != s->n_threads) {
+		snprintf(s->error, sizeof(s->error), "a saved state of another trace");
+		resim_close(s);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (restore_thread(s, i, &st->threads[i]) != 0) {
+			resim_close(s);
+			return -1;
+		}
+	struct code_page_set *pages = code_page_set_clone(st->code_pages);
+	if (!pages) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		resim_close(s);
+		return -1;
+	}
+	code_page_set_free(s->proc.code_pages);
+	s->proc.code_pages = pages;
+	s->proc.transition_time = st->transition_time;
+	s->current = st->current;
+	const struct resim_thread_state *cur = &st->threads[st->current];
+	*emu_regs(s->cpu) = cur->regs;
+	emu_set_icount(s->cpu, cur->icount);
+	emu_set_memory_context(s->cpu, &s->threads[st->current].mem);
+	s->clock_offset = st->clock_offset;
+	s->syscalls = st->syscalls;
+	s->signals = st->signals;
+	s->checkpoints = st->checkpoints;
+	s->native_steps = st->native_steps;
+	s->last_signal = st->last_signal;
+	s->last_signal_time = st->last_signal_time;
+	return 0;
+}

@@ -1,0 +1,198 @@
+/*
+ * resim_threads.c — the threads of a re-simulation and the slice
+ * scheduler: which thread the one emulator runs, and the switch between
+ * two (registers, instruction count and memory context swapped, the global
+ * clock carried over).
+ *
+ * The recording ran threads one at a time; each time it switched to a
+ * thread it logged a SWITCH key frame in that thread's stream carrying the
+ * next value of one global counter. So when a slice ends, the next thread is
+ * the one whose pending SWITCH frame has the smallest counter (man/idna.5,
+ * THREADS).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/resim.h"
+
+static int compare_streams(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The tid THREAD_CREATE gave the thread of this stream; the initial
+ * thread (and a stream the global stream does not explain) keeps a
+ * stand-in. exited: a THREAD_EXIT for it was recorded. */
+static int64_t tid_of_stream(struct idna_reader *r, uint32_t stream, bool initial, bool *exited)
+{
+	*exited = false;
+	for (size_t i = 0; i < idna_reader_thread_count(r); i++) {
+		const struct idna_thread_info *t = idna_reader_thread(r, i);
+		if (t->stream == stream) {
+			*exited = t->exited;
+			return initial ? RESIM_INITIAL_TID : (int64_t)t->tid;
+		}
+	}
+	return initial ? RESIM_INITIAL_TID : stream;
+}
+
+int resim_threads_open(struct resim *s, unsigned cache_log2)
+{
+	size_t n_streams = idna_reader_stream_count(s->reader);
+	uint32_t *streams = calloc(n_streams ? n_streams : 1, sizeof(*streams));
+	if (!streams) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < n_streams; i++)
+		if (idna_reader_stream_id(s->reader, i) != 0)
+			streams[n++] = idna_reader_stream_id(s->reader, i);
+	if (n == 0) {
+		free(streams);
+		snprintf(s->error, sizeof(s->error), "the trace records no thread");
+		return -1;
+	}
+	qsort(streams, n, sizeof(*streams), compare_streams);
+	s->threads = calloc(n, sizeof(*s->threads));
+	if (!s->threads) {
+		free(streams);
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	s->n_threads = n;
+	for (size_t i = 0; i < n; i++) {
+		struct resim_thread *t = &s->threads[i];
+		t->stream = streams[i];
+		t->tid = tid_of_stream(s->reader, t->stream, i == 0, &t->exit_recorded);
+		if (replay_memory_init(&t->mem, cache_log2, &s->proc) != 0) {
+			free(streams);
+			snprintf(s->error, sizeof(s->error), "out of memory");
+			return -1;
+		}
+	}
+	free(streams);
+	/* The initial thread's first slice needs no SWITCH frame. */
+	s->threads[0].started = true;
+	return 0;
+}
+
+void resim_threads_close(struct resim *s)
+{
+	for (size_t i = 0; i < s->n_threads; i++) {
+		cursor_close(&s->threads[i].events);
+		replay_memory_fini(&s->threads[i].mem);
+	}
+	free(s->threads);
+	s->threads = NULL;
+	s->n_threads = 0;
+}
+
+bool resim_thread_alive(const struct resim *s, size_t i)
+{
+	const struct resim_thread *t = &s->threads[i];
+	/* A thread blocked in a syscall when the process ended has no
+	 * THREAD_EXIT: it lives on to the end of history. */
+	return t->started && !(t->finished && t->exit_recorded);
+}
+
+long resim_thread_index(const struct resim *s, int64_t tid)
+{
+	for (size_t i = 0; i < s->n_threads; i++)
+		if (s->threads[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
+const struct emu_regs *resim_thread_regs(struct resim *s, size_t i)
+{
+	return i == s->current ? emu_regs(s->cpu) : &s->threads[i].regs;
+}
+
+uint64_t resim_thread_icount(const struct resim *s, size_t i)
+{
+	return i == s->current ? emu_icount(s->cpu) : s->threads[i].icount;
+}
+
+/* The global counter of thread t's pending SWITCH frame: 1 and *seq if it
+ * waits at one, 0 if its stream has ended, -1 if it is at anything else. */
+static int pending_switch(struct resim_thread *t, uint64_t *seq)
+{
+	const struct idna_record *ev = cursor_peek(&t->events);
+	if (!ev)
+		return t->events.failed ? -1 : 0;
+	if (ev->type != IDNA_REC_KEY_FRAME || ev->u.key.reason != IDNA_KEY_SWITCH)
+		return -1;
+	*seq = ev->u.key.global_seq;
+	return 1;
+}
+
+static void switch_to(struct resim *s, size_t next)
+{
+	uint64_t now = resim_now(s);
+	struct resim_thread *from = resim_current(s), *to = &s->threads[next];
+	from->regs = *emu_regs(s->cpu);
+	from->icount = emu_icount(s->cpu);
+	*emu_regs(s->cpu) = to->regs;
+	emu_set_icount(s->cpu, to->icount);
+	emu_set_memory_context(s->cpu, &to->mem);
+	s->clock_offset = now - to->icount;
+	s->current = next;
+}
+
+int resim_schedule(struct resim *s, bool *switched)
+{
+	*switched = false;
+	size_t best = s->n_threads;
+	uint64_t best_seq = UINT64_MAX;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct resim_thread *t = &s->threads[i];
+		if (t->finished)
+			continue;
+		uint64_t seq;
+		int r = pending_switch(t, &seq);
+		if (r == 0) {
+			t->finished = true;
+			continue;
+		}
+		if (r < 0) {
+			if (t->events.failed)
+				snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
+					 t->events.error);
+			else
+				snprintf(s->error, sizeof(s->error),
+					 "replay diverged from the trace at time %llu: the stream of "
+					 "thread %lld does not wait at a thread switch",
+					 (unsigned long long)resim_now(s), (long long)t->tid);
+			return -1;
+		}
+		if (seq < best_seq) {
+			best_seq = seq;
+			best = i;
+		}
+	}
+	if (best == s->n_threads)
+		return 0;
+	struct resim_thread *t = &s->threads[best];
+	const struct idna_record *ev = cursor_peek(&t->events);
+	uint64_t own = resim_thread_icount(s, best);
+	if (ev->u.key.icount != own) {
+		snprintf(s->error, sizeof(s->error),
+			 "replay diverged from the trace at time %llu: thread %lld resumes at its "
+			 "instruction %llu, the replay has it at %llu",
+			 (unsigned long long)resim_now(s), (long long)t->tid,
+			 (unsigned long long)ev->u.key.icount, (unsigned long long)own);
+		return -1;
+	}
+	cursor_next(&t->events);
+	if (best != s->current) {
+		switch_to(s, best);
+		*switched = true;
+	}
+	t->started = true;
+	t->slice_time = resim_now(s);
+	t->slice_icount = own;
+	return 1;
+}
