@@ -19,6 +19,7 @@
 #include "recorder/attach.h"
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
+#include "trace-format/size_arg.h"
 #include "recorder/tracee.h"
 
 /* ttrec's own failures; the program's statuses pass through otherwise. */
@@ -49,26 +50,6 @@ static void usage(FILE *f)
 		"                             single-step per instruction, up to the first difference\n"
 		"  --verify-max N             with --verify: verify N instructions, then let the\n"
 		"                             program run on natively\n");
-}
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	uint64_t mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: break;
-	}
-	if (*end || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
 }
 
 /* PROGRAM-N.idna with the first free N, in the current directory. */
@@ -296,14 +277,14 @@ static int record_command(int argc, char **argv, bool attach)
 		case 'q': quiet = true; break;
 		case OPT_CPUID: opt.cpuid_policy = optarg; break;
 		case OPT_CHECKPOINT:
-			if (parse_size(optarg, &opt.checkpoint_interval) != 0 || !opt.checkpoint_interval) {
+			if (size_arg_parse(optarg, &opt.checkpoint_interval) != 0 || !opt.checkpoint_interval) {
 				fprintf(stderr, "ttrec: bad --checkpoint-interval '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			trace_option = "--checkpoint-interval";
 			break;
 		case OPT_RING:
-			if (parse_size(optarg, &opt.ring_bytes) != 0 || !opt.ring_bytes) {
+			if (size_arg_parse(optarg, &opt.ring_bytes) != 0 || !opt.ring_bytes) {
 				fprintf(stderr, "ttrec: bad --ring size '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -321,7 +302,7 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_VERIFY_MAX:
-			if (parse_size(optarg, &verify_max) != 0 || !verify_max) {
+			if (size_arg_parse(optarg, &verify_max) != 0 || !verify_max) {
 				fprintf(stderr, "ttrec: bad --verify-max '%s' (a positive count)\n", optarg);
 				return EXIT_USAGE;
 			}

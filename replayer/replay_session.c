@@ -4,6 +4,7 @@
  * snapshot taken there, unless running on from the current position is
  * shorter.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,64 @@ static int take_snapshot(struct replay_session *s)
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
+}
+
+/* What one snapshot pins besides the pages copied away from it: its saved
+ * prediction caches, code-page sets and bookkeeping, roughly. */
+#define SNAPSHOT_FIXED_BYTES (1ull << 20)
+#define PAGE_BYTES 4096ull
+/* Thinning (which halves them) never leaves fewer than this many. */
+#define MIN_SNAPSHOTS 16
+
+static uint64_t segment_bytes(const struct replay_snapshot *snap)
+{
+	return SNAPSHOT_FIXED_BYTES +
+	       (snap->written_pages ? code_page_set_count(snap->written_pages) * PAGE_BYTES : 0);
+}
+
+/*
+ * A snapshot pins the pages the live image copied away from it: about one
+ * for every page its segment wrote. A program that rewrites megabytes
+ * between snapshots (xz, a database) would pin gigabytes over a long
+ * history, so past the budget every other snapshot goes (its segment
+ * joins the one before it, summaries merged) and the spacing doubles:
+ * memory stays bounded, and going back replays at most that much further.
+ */
+static int thin_snapshots(struct replay_session *s)
+{
+	size_t kept = 1;
+	for (size_t i = 1; i < s->n_snapshots; i++) {
+		struct replay_snapshot *snap = &s->snapshots[i];
+		if (i % 2 == 0) {
+			s->snapshots[kept++] = *snap;
+			continue;
+		}
+		struct replay_snapshot *into = &s->snapshots[kept - 1];
+		if (!into->written_pages || !snap->written_pages ||
+		    !code_page_set_add_all(into->written_pages, snap->written_pages) ||
+		    !into->code_pages || !snap->code_pages ||
+		    !code_page_set_add_all(into->code_pages, snap->code_pages))
+			s->summary_incomplete = true;
+		resim_state_free(&snap->state);
+		code_page_set_free(snap->written_pages);
+		code_page_set_free(snap->code_pages);
+	}
+	s->n_snapshots = kept;
+	s->snapshot_interval *= 2;
+	s->snapshot_bytes = 0;
+	for (size_t i = 0; i < s->n_snapshots; i++)
+		s->snapshot_bytes += segment_bytes(&s->snapshots[i]);
+	return 0;
+}
+
+/* The replay's memory: the heap in use as the allocator counts it (what
+ * the budget bounds: snapshots are what can be given back), or, where the
+ * allocator cannot say (under a sanitizer), the snapshots' estimate. */
+static uint64_t replay_memory_in_use(const struct replay_session *s)
+{
+	struct mallinfo2 mi = mallinfo2();
+	uint64_t heap = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+	return heap ? heap : s->snapshot_bytes;
 }
 
 /* First pass: notes the pages each segment writes. */
@@ -114,11 +173,15 @@ static enum resim_status first_pass(struct replay_session *s)
 			return st;
 		}
 		show_progress(s, false);
+		if (s->n_snapshots)
+			s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
+		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && replay_memory_in_use(s) > s->snapshot_budget)
+			thin_snapshots(s);
 		if (take_snapshot(s) != 0) {
 			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
 			return RESIM_ERROR;
 		}
-		next = resim_now(&s->sim) + REPLAY_SNAPSHOT_INTERVAL;
+		next = resim_now(&s->sim) + s->snapshot_interval;
 	}
 }
 
@@ -189,9 +252,20 @@ static int summarise_threads(struct replay_session *s)
 	return 0;
 }
 
-int replay_session_open(struct replay_session *s, const char *path)
+/* By default a quarter of the machine's memory, at most 4 GiB. */
+static uint64_t default_snapshot_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t quarter = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 4 : 0;
+	uint64_t cap = 4ull << 30;
+	return quarter && quarter < cap ? quarter : cap;
+}
+
+int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory)
 {
 	memset(s, 0, sizeof(*s));
+	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
+	s->snapshot_budget = snapshot_memory ? snapshot_memory : default_snapshot_budget();
 	s->reader = idna_reader_open(path, s->error, sizeof(s->error));
 	if (!s->reader)
 		return -1;

@@ -19,7 +19,8 @@
 #include "trace-format/idna.h"
 
 /* Instructions between the snapshots the first pass takes: going back in
- * time re-simulates at most this many. */
+ * time re-simulates at most this many (twice as many each time the
+ * snapshots outgrow their memory budget and every other one goes). */
 #define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
 
 struct replay_snapshot {
@@ -62,6 +63,9 @@ struct replay_session {
 	struct module_files *modules; /* files mapped, for bytes never touched */
 	struct replay_snapshot *snapshots;
 	size_t n_snapshots, cap_snapshots;
+	uint64_t snapshot_interval;   /* doubles each time snapshots are thinned */
+	uint64_t snapshot_bytes;      /* what they pin, estimated */
+	uint64_t snapshot_budget;
 	struct replay_summary summary;
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
 	struct resim sim;        /* the current position */
@@ -69,9 +73,10 @@ struct replay_session {
 	char error[384];
 };
 
-/* Opens the trace and makes the first pass. 0, or -1 with s->error (the
- * session is then closed). */
-int replay_session_open(struct replay_session *s, const char *path);
+/* Opens the trace and makes the first pass, its snapshots kept within
+ * snapshot_memory bytes (0: a quarter of the machine's memory, at most
+ * 4 GiB). 0, or -1 with s->error (the session is then closed). */
+int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory);
 void replay_session_close(struct replay_session *s);
 
 /* Moves to time t (clamped to the history). 0, or -1. */

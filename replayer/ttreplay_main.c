@@ -15,6 +15,7 @@
 #include "gdbstub/gdbstub.h"
 #include "replayer/gdb_target.h"
 #include "replayer/replay_session.h"
+#include "trace-format/size_arg.h"
 
 enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
 
@@ -29,7 +30,9 @@ static void usage(FILE *f)
 		"  --bind ADDR      with --port: listen on ADDR\n"
 		"  --verify         replay to the end without gdb and check it against the trace\n"
 		"  --info           print what the trace holds (key: value lines)\n"
-		"  --json           with --info: one JSON object\n");
+		"  --json           with --info: one JSON object\n"
+		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
+		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n");
 }
 
 /* The program's path: the last execve of the trace's global stream. */
@@ -211,19 +214,21 @@ static int verify(struct replay_session *s)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON };
+	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "bind", required_argument, NULL, OPT_BIND },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "snapshot-memory", required_argument, NULL, OPT_SNAPSHOT_MEMORY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool do_verify = false, do_info = false, json = false;
 	long port = -1;
 	const char *bind_addr = NULL;
+	uint64_t snapshot_memory = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -240,6 +245,13 @@ int main(int argc, char **argv)
 		case OPT_VERIFY: do_verify = true; break;
 		case OPT_INFO: do_info = true; break;
 		case OPT_JSON: json = true; break;
+		case OPT_SNAPSHOT_MEMORY:
+			if (size_arg_parse(optarg, &snapshot_memory) != 0 || !snapshot_memory) {
+				fprintf(stderr, "ttreplay: bad --snapshot-memory '%s' (a size: 512M, 2G)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -263,7 +275,7 @@ int main(int argc, char **argv)
 	}
 
 	struct replay_session s;
-	if (replay_session_open(&s, path) != 0) {
+	if (replay_session_open(&s, path, snapshot_memory) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		return EXIT_BAD_TRACE;
 	}

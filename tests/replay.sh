@@ -93,6 +93,17 @@ else bad "last-write far back: $(grep -m1 'last-write\|no write' late.out)"; fi
 gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
 	-ex 'break late.c:9' -ex reverse-continue > late-break.out 2>&1
 expect late-break.out 'Breakpoint 1, main \(\) at .*late.c:9' "reverse-continue to a breakpoint far back"
+# Snapshots within a small memory budget: thinned (every other one goes,
+# the spacing doubles), and going back still finds the same answers.
+gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay --snapshot-memory 1M late.idna" \
+	-ex continue -ex 'monitor info' -ex 'eval "monitor last-write %lu 8", &marker' \
+	-ex 'break late.c:9' -ex reverse-continue > late-thin.out 2>&1
+all=$("$build/ttreplay" --info late.idna | sed -n 's/^instructions: //p')
+kept=$(sed -n 's/^checkpoints: //p' late-thin.out)
+if [ -n "$kept" ] && [ -n "$all" ] && [ "$kept" -ge 16 ] && [ "$kept" -lt $((all / 4194304)) ]; then ok
+else bad "snapshots within 1M: $kept kept for $all instructions"; fi
+expect late-thin.out 'last-write of .*: time [0-9]{1,6},' "last-write far back with thinned snapshots"
+expect late-thin.out 'Breakpoint 1, main \(\) at .*late.c:9' "reverse-continue far back with thinned snapshots"
 
 # Signals the program received stop a continue, as under a live gdb.
 cc -D_GNU_SOURCE -g -O0 -o sigusr1 "$here/../programs/sigusr1_siginfo.c" || exit 1

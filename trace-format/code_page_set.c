@@ -149,3 +149,11 @@ struct code_page_set *code_page_set_clone(const struct code_page_set *s)
 	memcpy(c->slots, s->slots, s->capacity * sizeof(uint64_t));
 	return c;
 }
+
+bool code_page_set_add_all(struct code_page_set *dst, const struct code_page_set *src)
+{
+	for (size_t i = 0; i < src->capacity; i++)
+		if (src->slots[i] != EMPTY && !code_page_set_add(dst, src->slots[i]))
+			return false;
+	return true;
+}

@@ -22,6 +22,8 @@ bool code_page_set_add(struct code_page_set *s, uint64_t page);
 void code_page_set_remove(struct code_page_set *s, uint64_t page);
 void code_page_set_clear(struct code_page_set *s);
 size_t code_page_set_count(const struct code_page_set *s);
+/* Adds every page of src to dst. false when memory is short. */
+bool code_page_set_add_all(struct code_page_set *dst, const struct code_page_set *src);
 /* A copy of s; NULL when memory is short. */
 struct code_page_set *code_page_set_clone(const struct code_page_set *s);
 

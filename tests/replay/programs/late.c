@@ -8,7 +8,7 @@ int main(void)
 {
 	marker = 42;
 	volatile long sum = 0;
-	for (long i = 0; i < 6000000; i++)
+	for (long i = 0; i < 30000000; i++)
 		sum += i;
 	printf("%ld\n", sum + marker);
 	return 0;
