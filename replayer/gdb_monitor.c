@@ -29,7 +29,7 @@ static int find_access(struct gdb_target *t, enum gdbstub_break_kind kind, uint6
 	t->n_points = 1;
 	uint64_t start = replay_session_now(s);
 	struct gdbstub_stop stop;
-	int r = dir == GDBSTUB_BACKWARD ? target_backward(t, start, true, &stop)
+	int r = dir == GDBSTUB_BACKWARD ? target_backward(t, start, true, false, &stop)
 					: target_forward(t, UINT64_MAX, NULL, NULL, &stop);
 	int found = r == 0 && stop.reason == GDBSTUB_STOP_WATCHPOINT;
 	if (found) {

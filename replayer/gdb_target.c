@@ -19,6 +19,7 @@
 
 #include "gdbstub/gdbstub.h"
 #include "gdbstub/regs_from_emu.h"
+#include "replayer/gdb_events_back.h"
 #include "replayer/gdb_target_internal.h"
 
 /* --- what the debugger reads ------------------------------------------ */
@@ -221,7 +222,7 @@ static bool ended_by_signal(const struct gdb_target *t, int *signo)
 	return false;
 }
 
-static bool syscall_caught(const struct gdb_target *t, uint64_t nr)
+bool target_syscall_caught(const struct gdb_target *t, uint64_t nr)
 {
 	if (t->n_catch == 0)
 		return true;
@@ -250,7 +251,7 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		st = observed_run(t, &w, target);
 		s->sim.stop_at_signals = s->sim.stop_at_syscalls = false;
 		if ((st != RESIM_SYSCALL_ENTRY && st != RESIM_SYSCALL_RETURN) ||
-		    syscall_caught(t, s->sim.syscall_nr))
+		    target_syscall_caught(t, s->sim.syscall_nr))
 			break;
 	}
 	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
@@ -315,10 +316,12 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 	return false;
 }
 
-/* The last breakpoint or watched access strictly before `before`, searching
- * snapshot segments from the latest down. */
+/* The last breakpoint or watched access strictly before `before` (and,
+ * with events_count, the last received signal or caught syscall, where a
+ * forward continue would stop at it), searching snapshot segments from
+ * the latest down. */
 int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
-		    struct gdbstub_stop *stop)
+		    bool events_count, struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
 	if (before <= target_history_begin(t)) {
@@ -327,23 +330,23 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
-	if (any_point_counts && t->n_points) {
-		size_t k = replay_session_snapshot_for(s, before - 1);
-		for (;;) {
-			if (!segment_may_hit(t, k)) {
-				if (k == 0)
-					break;
-				k--;
-				continue;
-			}
-			uint64_t seg_start = s->snapshots[k].icount;
+	bool events = any_point_counts && events_count;
+	if (any_point_counts && (t->n_points || events)) {
+		for (size_t k = replay_session_snapshot_for(s, before - 1);; k--) {
+			bool may_hit = t->n_points && segment_may_hit(t, k);
+			bool may_event = events && target_segment_may_have_events(t, k);
 			uint64_t seg_end = k + 1 < s->n_snapshots && s->snapshots[k + 1].icount < before
 						   ? s->snapshots[k + 1].icount : before;
-			if (replay_session_goto(s, seg_start) != 0)
-				return -1;
 			struct run_watch w = { .record_only = true, .start = UINT64_MAX, .limit = before };
-			if (observed_run(t, &w, seg_end) == RESIM_ERROR)
+			if (may_hit && (replay_session_goto(s, s->snapshots[k].icount) != 0 ||
+					observed_run(t, &w, seg_end) == RESIM_ERROR))
 				return -1;
+			struct event_mark ev = { 0 };
+			if (may_event && target_last_event(t, k, seg_end, before, &ev) != 0)
+				return -1;
+			/* At the same time, the event comes first going forward. */
+			if (ev.found && (!w.have_hit || ev.time > w.hit_icount))
+				return target_goto_event(t, k, &ev, stop);
 			if (w.have_hit) {
 				if (replay_session_goto(s, w.hit_icount) != 0)
 					return -1;
@@ -352,7 +355,6 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 			}
 			if (k == 0)
 				break;
-			k--;
 		}
 		if (replay_session_goto(s, target_history_begin(t)) != 0)
 			return -1;
@@ -440,7 +442,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	if (dir == GDBSTUB_FORWARD)
 		return step_forward(t, (size_t)k, stop);
 	if (replay_session_now(t->s) <= target_history_begin(t))
-		return target_backward(t, replay_session_now(t->s), false, stop);
+		return target_backward(t, replay_session_now(t->s), false, false, stop);
 	return step_backward(t, (size_t)k, stop);
 }
 
@@ -450,7 +452,7 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	struct gdb_target *t = ctx;
 	if (dir == GDBSTUB_FORWARD)
 		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
-	return target_backward(t, replay_session_now(t->s), true, stop);
+	return target_backward(t, replay_session_now(t->s), true, true, stop);
 }
 
 /* --- breakpoints ---------------------------------------------------------------- */

@@ -60,11 +60,15 @@ uint64_t target_history_begin(const struct gdb_target *t);
 void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop, enum gdbstub_stop_reason why);
 /* Runs forward to `target` (UINT64_MAX: until something stops it), or
  * back to the last breakpoint or watched access before `before`
- * (any_point_counts false: to before - 1). 0 with *stop, or -1. */
+ * (any_point_counts false: to before - 1; events_count: received signals
+ * and caught syscalls stop it too, as reverse-continue wants). 0 with
+ * *stop, or -1. */
 int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn interrupted,
 	    void *interrupt_ctx, struct gdbstub_stop *stop);
 int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
-	     struct gdbstub_stop *stop);
+		    bool events_count, struct gdbstub_stop *stop);
+/* Whether `catch syscall` stops at syscall nr. */
+bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);

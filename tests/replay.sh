@@ -116,6 +116,25 @@ gdb -batch -nx -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c
 expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
 expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
 expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
+# ... and stop reverse-continue where they stop continue.
+gdb -batch -nx -ex "$slow_link" ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" \
+	-ex 'break sigusr1_siginfo.c:44' -ex continue -ex continue -ex continue -ex 'monitor when' \
+	-ex reverse-continue -ex 'monitor when' -ex reverse-continue -ex 'monitor when' \
+	-ex reverse-continue -ex 'monitor when' > sig-back.out 2>&1
+# The times monitor when printed after the breakpoint: at a signal each.
+bp_time=$(sed -n 's/^time \([0-9]*\) of .*/\1/p' sig-back.out | head -1)
+sig_times=$(awk '/^Program received signal SIGUSR1/ { sig = 1 } /^time [0-9]+ of/ { if (seen && sig) printf "%s ", $2; seen = 1; sig = 0 }' sig-back.out)
+set -- $sig_times
+if [ $# -eq 2 ] && [ "$1" -lt "$bp_time" ] && [ "$2" -lt "$1" ] &&
+   grep -q 'No more reverse-execution history' sig-back.out; then ok
+else bad "reverse-continue to received signals: times $sig_times after the breakpoint at $bp_time"; fi
+gdb -batch -nx -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" -ex 'catch syscall write' \
+	-ex continue -ex continue -ex continue -ex reverse-continue -ex 'print $rax' -ex reverse-continue \
+	> catch-back.out 2>&1
+last_two=$(grep -o 'Catchpoint 1 ([a-z ]*syscall write)' catch-back.out | tail -2 | tr '\n' '|')
+if [ "$last_two" = "Catchpoint 1 (returned from syscall write)|Catchpoint 1 (call to syscall write)|" ] &&
+   grep -q '^\$1 = [1-9]' catch-back.out; then ok
+else bad "reverse-continue to caught syscalls: $last_two"; fi
 
 # Threads: a two-thread trace written by tests/threads-trace, which follows
 # the recorder's thread contract (man/idna.5, THREADS), debugged without
