@@ -1,7 +1,8 @@
 /*
  * ops_alu.c — two-operand arithmetic and logic (add adc sub sbb and or xor
  * cmp test) and the one-operand forms (inc dec neg not). The operation is
- * the binding's `op`; one handler serves each shape.
+ * the binding's `op`; the binder picks, by operation and operand shape, a
+ * handler generated from one template (see alu_handlers).
  */
 #include "binding.h"
 #include "operand.h"
