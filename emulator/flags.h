@@ -1,7 +1,9 @@
 /*
  * flags.h — arithmetic flag computation and condition evaluation, shared by
- * every family that sets or tests RFLAGS. Flags are computed eagerly and
- * exactly: the emulator must be bit-exact with the CPU.
+ * every family that sets or tests RFLAGS. Flags are exact (the emulator must
+ * be bit-exact with the CPU); those of add/sub/logic are computed lazily:
+ * handlers read RFLAGS only through emu_rflags() or emu_cond(), which see
+ * the pending operation (cpu->lazy), and emu_run leaves none pending.
  */
 #ifndef TTREC_EMU_FLAGS_H
 #define TTREC_EMU_FLAGS_H
@@ -81,9 +83,83 @@ static inline uint64_t emu_flags_logic(uint64_t r, unsigned size)
 	return emu_flags_zsp(r, size);
 }
 
+/* --- lazy status flags --------------------------------------------------- */
+
+/* The six status flags of the pending operation. */
+static inline uint64_t emu_lazy_status(const struct emu_lazy_flags *l)
+{
+	uint64_t f;
+	switch (l->kind) {
+	case EMU_LAZY_ADD: f = emu_flags_add(l->a, l->b, l->res, l->carry_in, l->size); break;
+	case EMU_LAZY_SUB: f = emu_flags_sub(l->a, l->b, l->res, l->carry_in, l->size); break;
+	default: f = emu_flags_logic(l->res, l->size); break;
+	}
+	if (l->keep_cf)
+		f = (f & ~(uint64_t)EMU_CF) | (l->cf_value ? EMU_CF : 0);
+	return f;
+}
+
+/* Writes the pending operation's flags into regs.rflags. */
+static inline void emu_flags_materialise(struct emu_cpu *cpu)
+{
+	if (cpu->lazy.kind != EMU_LAZY_NONE) {
+		cpu->regs.rflags = (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) |
+				   emu_lazy_status(&cpu->lazy);
+		cpu->lazy.kind = EMU_LAZY_NONE;
+	}
+}
+
+/* RFLAGS as the architecture has it now, for readers that may not write. */
+static inline uint64_t emu_rflags_of(const struct emu_cpu *cpu)
+{
+	if (cpu->lazy.kind == EMU_LAZY_NONE)
+		return cpu->regs.rflags;
+	return (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) | emu_lazy_status(&cpu->lazy);
+}
+
+/* RFLAGS as the architecture has it now: every read by a handler. */
+static inline uint64_t emu_rflags(struct emu_cpu *cpu)
+{
+	emu_flags_materialise(cpu);
+	return cpu->regs.rflags;
+}
+
+/* CF alone (adc, sbb, inc, dec need only it), without materialising. */
+static inline unsigned emu_carry_flag(const struct emu_cpu *cpu)
+{
+	const struct emu_lazy_flags *l = &cpu->lazy;
+	uint64_t m = emu_size_mask(l->size);
+	if (l->kind == EMU_LAZY_NONE)
+		return (cpu->regs.rflags & EMU_CF) != 0;
+	if (l->keep_cf)
+		return l->cf_value;
+	switch (l->kind) {
+	case EMU_LAZY_ADD:
+		return (l->res & m) < (l->a & m) || (l->carry_in && (l->res & m) == (l->a & m));
+	case EMU_LAZY_SUB:
+		return (l->a & m) < (l->b & m) || (l->carry_in && (l->a & m) == (l->b & m));
+	default: return 0;
+	}
+}
+
+/* Leaves the status flags to be computed from a op b = res when read. */
+static inline void emu_set_lazy_flags(struct emu_cpu *cpu, enum emu_lazy_kind kind,
+				      uint64_t a, uint64_t b, uint64_t res, unsigned size)
+{
+	struct emu_lazy_flags *l = &cpu->lazy;
+	l->a = a;
+	l->b = b;
+	l->res = res;
+	l->kind = (uint8_t)kind;
+	l->size = (uint8_t)size;
+	l->carry_in = 0;
+	l->keep_cf = 0;
+}
+
 /* Replaces the status flags in rflags with `status`. */
 static inline void emu_set_status_flags(struct emu_cpu *cpu, uint64_t status)
 {
+	cpu->lazy.kind = EMU_LAZY_NONE; /* every status flag is replaced */
 	cpu->regs.rflags = (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) |
 			   (status & EMU_STATUS_FLAGS);
 }
@@ -92,6 +168,7 @@ static inline void emu_set_status_flags(struct emu_cpu *cpu, uint64_t status)
 static inline void emu_set_flags_masked(struct emu_cpu *cpu, uint64_t value,
 					uint64_t mask)
 {
+	emu_flags_materialise(cpu);
 	cpu->regs.rflags = (cpu->regs.rflags & ~mask) | (value & mask);
 }
 
@@ -110,6 +187,44 @@ static inline bool emu_condition(uint64_t fl, unsigned cc)
 	default: r = (fl & EMU_ZF) || (!(fl & EMU_SF) != !(fl & EMU_OF)); break;
 	}
 	return (cc & 1) ? !r : r;
+}
+
+/* Condition cc of the current flags. After a compare or a logical
+ * operation (the usual case before jcc, setcc, cmovcc) it is decided from
+ * the operands, without computing the flags. */
+static inline bool emu_cond(struct emu_cpu *cpu, unsigned cc)
+{
+	const struct emu_lazy_flags *l = &cpu->lazy;
+	unsigned size = l->size;
+	uint64_t m = emu_size_mask(size);
+	bool r;
+	if (l->kind == EMU_LAZY_SUB && !l->carry_in && !l->keep_cf) {
+		uint64_t a = l->a & m, b = l->b & m;
+		switch (cc >> 1) {
+		case 1: r = a < b; break;                   /* CF */
+		case 2: r = a == b; break;                  /* ZF */
+		case 3: r = a <= b; break;                  /* CF or ZF */
+		case 4: r = (l->res & emu_sign_bit(size)) != 0; break; /* SF */
+		case 6: r = emu_sign_extend(a, size) < emu_sign_extend(b, size); break;
+		case 7: r = emu_sign_extend(a, size) <= emu_sign_extend(b, size); break;
+		default: return emu_condition(emu_rflags(cpu), cc);
+		}
+		return (cc & 1) ? !r : r;
+	}
+	if (l->kind == EMU_LAZY_LOGIC) {
+		/* CF = OF = 0: below is never, less is negative. */
+		uint64_t res = l->res & m;
+		bool neg = (res & emu_sign_bit(size)) != 0;
+		switch (cc >> 1) {
+		case 0: case 1: r = false; break;
+		case 2: case 3: r = res == 0; break;
+		case 4: case 6: r = neg; break;
+		case 7: r = res == 0 || neg; break;
+		default: return emu_condition(emu_rflags(cpu), cc);
+		}
+		return (cc & 1) ? !r : r;
+	}
+	return emu_condition(emu_rflags(cpu), cc);
 }
 
 #endif

@@ -120,8 +120,26 @@ struct emu_block {
 	struct emu_insn insns[];
 };
 
+/*
+ * Status flags not yet computed (flags.h). The common arithmetic records its
+ * operands and result here instead of computing six flags that the next
+ * instruction usually overwrites; the flags are computed when something
+ * reads them. While `kind` is EMU_LAZY_NONE, regs.rflags holds them.
+ */
+enum emu_lazy_kind { EMU_LAZY_NONE, EMU_LAZY_ADD, EMU_LAZY_SUB, EMU_LAZY_LOGIC };
+
+struct emu_lazy_flags {
+	uint64_t a, b, res;  /* res = a op b (- carry_in for SUB) */
+	uint8_t kind;        /* enum emu_lazy_kind */
+	uint8_t size;        /* operand bytes */
+	uint8_t carry_in;    /* adc/sbb: the carry or borrow taken in */
+	uint8_t keep_cf;     /* inc/dec: CF is cf_value, not the operation's */
+	uint8_t cf_value;
+};
+
 struct emu_cpu {
 	struct emu_regs regs;
+	struct emu_lazy_flags lazy;
 	const struct emu_memory_ops *mem;
 	void *mem_ctx;
 	struct emu_observer obs;

@@ -1,7 +1,8 @@
 /*
  * ops_alu.c — two-operand arithmetic and logic (add adc sub sbb and or xor
  * cmp test) and the one-operand forms (inc dec neg not). The operation is
- * the binding's `op`; one handler serves each shape.
+ * the binding's `op`; the binder picks, by operation and operand shape, a
+ * handler generated from one template (see alu_handlers).
  */
 #include "binding.h"
 #include "operand.h"
@@ -9,39 +10,59 @@
 enum alu_op { ALU_ADD, ALU_ADC, ALU_SUB, ALU_SBB, ALU_AND, ALU_OR, ALU_XOR,
 	      ALU_CMP, ALU_TEST, ALU_INC, ALU_DEC, ALU_NEG, ALU_NOT };
 
-/* Computes a op b; returns the result and stores the new status flags. */
-static uint64_t alu_compute(enum alu_op op, uint64_t a, uint64_t b,
-			    uint64_t old_flags, unsigned size, uint64_t *flags)
+#define ALU_INLINE static inline __attribute__((always_inline))
+
+/* Computes a op b (b unused by the one-operand forms) and leaves the status
+ * flags pending (flags.h): most are overwritten before anything reads them. */
+ALU_INLINE uint64_t alu_compute(struct emu_cpu *cpu, enum alu_op op, uint64_t a,
+				uint64_t b, unsigned size)
 {
-	unsigned cf = (old_flags & EMU_CF) != 0;
 	uint64_t r;
+	unsigned cf;
 	switch (op) {
-	case ALU_ADD: r = a + b; *flags = emu_flags_add(a, b, r, 0, size); break;
-	case ALU_ADC: r = a + b + cf; *flags = emu_flags_add(a, b, r, cf, size); break;
+	case ALU_ADD:
+		r = a + b;
+		emu_set_lazy_flags(cpu, EMU_LAZY_ADD, a, b, r, size);
+		break;
+	case ALU_ADC:
+		cf = emu_carry_flag(cpu);
+		r = a + b + cf;
+		emu_set_lazy_flags(cpu, EMU_LAZY_ADD, a, b, r, size);
+		cpu->lazy.carry_in = (uint8_t)cf;
+		break;
 	case ALU_SUB:
-	case ALU_CMP: r = a - b; *flags = emu_flags_sub(a, b, r, 0, size); break;
-	case ALU_SBB: r = a - b - cf; *flags = emu_flags_sub(a, b, r, cf, size); break;
+	case ALU_CMP:
+		r = a - b;
+		emu_set_lazy_flags(cpu, EMU_LAZY_SUB, a, b, r, size);
+		break;
+	case ALU_SBB:
+		cf = emu_carry_flag(cpu);
+		r = a - b - cf;
+		emu_set_lazy_flags(cpu, EMU_LAZY_SUB, a, b, r, size);
+		cpu->lazy.carry_in = (uint8_t)cf;
+		break;
 	case ALU_AND:
-	case ALU_TEST: r = a & b; *flags = emu_flags_logic(r, size); break;
-	case ALU_OR: r = a | b; *flags = emu_flags_logic(r, size); break;
-	case ALU_XOR: r = a ^ b; *flags = emu_flags_logic(r, size); break;
+	case ALU_TEST: r = a & b; emu_set_lazy_flags(cpu, EMU_LAZY_LOGIC, a, b, r, size); break;
+	case ALU_OR: r = a | b; emu_set_lazy_flags(cpu, EMU_LAZY_LOGIC, a, b, r, size); break;
+	case ALU_XOR: r = a ^ b; emu_set_lazy_flags(cpu, EMU_LAZY_LOGIC, a, b, r, size); break;
 	/* inc and dec leave CF alone. */
 	case ALU_INC:
-		r = a + 1;
-		*flags = (emu_flags_add(a, 1, r, 0, size) & ~(uint64_t)EMU_CF) | (old_flags & EMU_CF);
-		break;
 	case ALU_DEC:
-		r = a - 1;
-		*flags = (emu_flags_sub(a, 1, r, 0, size) & ~(uint64_t)EMU_CF) | (old_flags & EMU_CF);
+		cf = emu_carry_flag(cpu);
+		r = op == ALU_INC ? a + 1 : a - 1;
+		emu_set_lazy_flags(cpu, op == ALU_INC ? EMU_LAZY_ADD : EMU_LAZY_SUB, a, 1, r, size);
+		cpu->lazy.keep_cf = 1;
+		cpu->lazy.cf_value = (uint8_t)cf;
 		break;
-	case ALU_NEG: r = 0 - a; *flags = emu_flags_sub(0, a, r, 0, size); break;
+	case ALU_NEG: r = 0 - a; emu_set_lazy_flags(cpu, EMU_LAZY_SUB, 0, a, r, size); break;
 	default: /* ALU_NOT: no flags */
-		r = ~a; *flags = old_flags; break;
+		r = ~a;
+		break;
 	}
 	return r & emu_size_mask(size);
 }
 
-static bool alu_writes_result(enum alu_op op)
+ALU_INLINE bool alu_writes_result(enum alu_op op)
 {
 	return op != ALU_CMP && op != ALU_TEST;
 }
@@ -52,68 +73,129 @@ static void note_lock(struct emu_cpu *cpu, const struct emu_insn *insn)
 		emu_note_sync(cpu, EMU_SYNC_LOCK, insn->addr);
 }
 
-/* dst op= src, for every operand shape (r/m, r/m; r/m, imm). */
-static int alu_binary(struct emu_cpu *cpu, const struct emu_insn *insn)
+/*
+ * Each operation gets its own handler for each operand shape, generated
+ * from these templates (the operation and shape are constants in each):
+ * no dispatch on either at run time. The shapes: register-register,
+ * register-immediate, register-memory, and any (memory destinations, lock).
+ */
+enum alu_shape { SHAPE_REG_REG, SHAPE_REG_IMM, SHAPE_REG_MEM, SHAPE_ANY };
+
+/* dst op= src. */
+ALU_INLINE int alu_binary(struct emu_cpu *cpu, const struct emu_insn *insn,
+			  enum alu_op op, enum alu_shape shape)
 {
 	unsigned size = insn->opnd[0].size;
-	uint64_t a, b, flags;
+	uint64_t a, b;
+	int r;
+	if (shape == SHAPE_ANY) {
+		note_lock(cpu, insn);
+		if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
+			return r;
+		if ((r = emu_opnd_read(cpu, insn, 1, &b)) != EMU_OK)
+			return r;
+	} else {
+		a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
+		if (shape == SHAPE_REG_REG) {
+			b = emu_gpr_get(cpu, insn->opnd[1].reg, size);
+		} else if (shape == SHAPE_REG_IMM) {
+			b = insn->imm;
+		} else if ((r = emu_mem_read_uint(cpu, emu_mem_addr(cpu, insn), size, &b)) != EMU_OK) {
+			return r;
+		}
+	}
+	if (shape != SHAPE_ANY) {
+		uint64_t res = alu_compute(cpu, op, a, b & emu_size_mask(size), size);
+		if (alu_writes_result(op))
+			emu_gpr_set(cpu, insn->opnd[0].reg, size, res);
+		return EMU_OK;
+	}
+	/* A faulting write must leave the flags as they were. */
+	struct emu_lazy_flags before = cpu->lazy;
+	uint64_t res = alu_compute(cpu, op, a, b & emu_size_mask(size), size);
+	if (alu_writes_result(op) && (r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK) {
+		cpu->lazy = before;
+		return r;
+	}
+	return EMU_OK;
+}
+
+/* inc dec neg not, on a register or (any) memory. */
+ALU_INLINE int alu_unary(struct emu_cpu *cpu, const struct emu_insn *insn,
+			 enum alu_op op, enum alu_shape shape)
+{
+	unsigned size = insn->opnd[0].size;
+	if (shape == SHAPE_REG_REG) {
+		uint64_t a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
+		emu_gpr_set(cpu, insn->opnd[0].reg, size, alu_compute(cpu, op, a, 0, size));
+		return EMU_OK;
+	}
+	uint64_t a;
 	int r;
 	note_lock(cpu, insn);
 	if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
 		return r;
-	if ((r = emu_opnd_read(cpu, insn, 1, &b)) != EMU_OK)
+	struct emu_lazy_flags before = cpu->lazy;
+	uint64_t res = alu_compute(cpu, op, a, 0, size);
+	if ((r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK) {
+		cpu->lazy = before;
 		return r;
-	uint64_t res = alu_compute(insn->op, a, b & emu_size_mask(size),
-				   cpu->regs.rflags, size, &flags);
-	if (alu_writes_result(insn->op) &&
-	    (r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK)
-		return r;
-	emu_set_status_flags(cpu, flags);
+	}
 	return EMU_OK;
 }
 
-/* Register-register forms of the common operations, without the operand
- * kind dispatch: they dominate compiled code. */
-static int alu_binary_reg_reg(struct emu_cpu *cpu, const struct emu_insn *insn)
-{
-	unsigned size = insn->opnd[0].size;
-	uint64_t flags;
-	uint64_t a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
-	uint64_t b = emu_gpr_get(cpu, insn->opnd[1].reg, size);
-	uint64_t res = alu_compute(insn->op, a, b, cpu->regs.rflags, size, &flags);
-	if (alu_writes_result(insn->op))
-		emu_gpr_set(cpu, insn->opnd[0].reg, size, res);
-	emu_set_status_flags(cpu, flags);
-	return EMU_OK;
-}
+#define ALU_BINARY_OPS(X) X(ALU_ADD) X(ALU_ADC) X(ALU_SUB) X(ALU_SBB) X(ALU_AND) \
+	X(ALU_OR) X(ALU_XOR) X(ALU_CMP) X(ALU_TEST)
+#define ALU_UNARY_OPS(X) X(ALU_INC) X(ALU_DEC) X(ALU_NEG) X(ALU_NOT)
 
-static int alu_unary(struct emu_cpu *cpu, const struct emu_insn *insn)
-{
-	unsigned size = insn->opnd[0].size;
-	uint64_t a, flags;
-	int r;
-	note_lock(cpu, insn);
-	if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
-		return r;
-	uint64_t res = alu_compute(insn->op, a, 0, cpu->regs.rflags, size, &flags);
-	if ((r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK)
-		return r;
-	emu_set_status_flags(cpu, flags);
-	return EMU_OK;
-}
+#define ALU_BINARY_HANDLERS(OP) \
+	static int OP##_reg_reg(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_REG_REG); } \
+	static int OP##_reg_imm(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_REG_IMM); } \
+	static int OP##_reg_mem(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_REG_MEM); } \
+	static int OP##_any(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_ANY); }
+ALU_BINARY_OPS(ALU_BINARY_HANDLERS)
+
+#define ALU_UNARY_HANDLERS(OP) \
+	static int OP##_reg(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_unary(c, i, OP, SHAPE_REG_REG); } \
+	static int OP##_any(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_unary(c, i, OP, SHAPE_ANY); }
+ALU_UNARY_OPS(ALU_UNARY_HANDLERS)
+
+/* The handlers of each operation by shape: [op][shape]. */
+#define ALU_BINARY_ROW(OP) [OP] = { OP##_reg_reg, OP##_reg_imm, OP##_reg_mem, OP##_any },
+#define ALU_UNARY_ROW(OP) [OP] = { OP##_reg, NULL, NULL, OP##_any },
+static emu_handler *const alu_handlers[][4] = {
+	ALU_BINARY_OPS(ALU_BINARY_ROW)
+	ALU_UNARY_OPS(ALU_UNARY_ROW)
+};
 
 static emu_handler *bind_binary(struct emu_insn *insn)
 {
 	if (insn->nopnd != 2)
 		return NULL;
-	if (insn->opnd[0].kind == EMU_OPND_GPR && insn->opnd[1].kind == EMU_OPND_GPR)
-		return alu_binary_reg_reg;
-	return alu_binary;
+	enum alu_shape shape = SHAPE_ANY;
+	if (insn->opnd[0].kind == EMU_OPND_GPR && !(insn->attr & EMU_ATTR_LOCK)) {
+		switch (insn->opnd[1].kind) {
+		case EMU_OPND_GPR: shape = SHAPE_REG_REG; break;
+		case EMU_OPND_IMM: shape = SHAPE_REG_IMM; break;
+		case EMU_OPND_MEM: shape = SHAPE_REG_MEM; break;
+		default: break;
+		}
+	}
+	return alu_handlers[insn->op][shape];
 }
 
 static emu_handler *bind_unary(struct emu_insn *insn)
 {
-	return insn->nopnd == 1 ? alu_unary : NULL;
+	if (insn->nopnd != 1)
+		return NULL;
+	bool reg = insn->opnd[0].kind == EMU_OPND_GPR && !(insn->attr & EMU_ATTR_LOCK);
+	return alu_handlers[insn->op][reg ? SHAPE_REG_REG : SHAPE_ANY];
 }
 
 static const struct emu_binding alu_bindings[] = {

@@ -103,7 +103,7 @@ static int bmi_three_operand(struct emu_cpu *cpu, const struct emu_insn *insn)
 		return r;
 	if (insn->nopnd == 3 && (r = emu_opnd_read(cpu, insn, 2, &b)) != EMU_OK)
 		return r;
-	uint64_t res = bmi_compute(insn->op, a, b, size, cpu->regs.rflags, &flags);
+	uint64_t res = bmi_compute(insn->op, a, b, size, emu_rflags(cpu), &flags);
 	emu_gpr_set(cpu, insn->opnd[0].reg, size, res);
 	emu_set_status_flags(cpu, flags);
 	return EMU_OK;
@@ -137,7 +137,7 @@ static int add_with_flag(struct emu_cpu *cpu, const struct emu_insn *insn)
 		return r;
 	a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
 	b &= m;
-	unsigned carry_in = (cpu->regs.rflags & flag) != 0;
+	unsigned carry_in = (emu_rflags(cpu) & flag) != 0;
 	uint64_t res = (a + b + carry_in) & m;
 	bool carry = res < a || (carry_in && res == a);
 	emu_gpr_set(cpu, insn->opnd[0].reg, size, res);

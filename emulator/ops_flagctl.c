@@ -14,6 +14,7 @@ enum flag_action { FLAG_CLEAR, FLAG_SET, FLAG_COMPLEMENT };
 static int flag_change(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	uint64_t bit = 1ull << (insn->op >> 2);
+	emu_flags_materialise(cpu);
 	switch (insn->op & 3) {
 	case FLAG_CLEAR: cpu->regs.rflags &= ~bit; break;
 	case FLAG_SET: cpu->regs.rflags |= bit; break;
@@ -28,7 +29,7 @@ static int flag_change(struct emu_cpu *cpu, const struct emu_insn *insn)
 static int lahf(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	(void)insn;
-	emu_gpr_set(cpu, AH_OFF, 1, (cpu->regs.rflags & AH_FLAGS) | 2);
+	emu_gpr_set(cpu, AH_OFF, 1, (emu_rflags(cpu) & AH_FLAGS) | 2);
 	return EMU_OK;
 }
 

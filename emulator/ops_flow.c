@@ -25,7 +25,7 @@ static int jmp(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 static int jcc(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
-	if (emu_condition(cpu->regs.rflags, insn->op))
+	if (emu_cond(cpu, insn->op))
 		return jump_to(cpu, insn, EMU_FLOW_BRANCH_TAKEN, insn->imm);
 	return EMU_OK;
 }
@@ -81,7 +81,7 @@ static int loop_family(struct emu_cpu *cpu, const struct emu_insn *insn)
 	} else {
 		count = (count - 1) & emu_size_mask(width);
 		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RCX), width, count);
-		bool zf = cpu->regs.rflags & EMU_ZF;
+		bool zf = emu_rflags(cpu) & EMU_ZF;
 		taken = count != 0 &&
 			(insn->op == LOOP_ALWAYS ||
 			 (insn->op == LOOP_WHILE_EQUAL && zf) ||

@@ -36,7 +36,7 @@ static int cmov(struct emu_cpu *cpu, const struct emu_insn *insn)
 	int r = emu_opnd_read(cpu, insn, 1, &v);
 	if (r != EMU_OK)
 		return r;
-	if (!emu_condition(cpu->regs.rflags, insn->op))
+	if (!emu_cond(cpu, insn->op))
 		v = emu_gpr_get(cpu, insn->opnd[0].reg, insn->opnd[0].size);
 	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size, v);
 	return EMU_OK;
@@ -44,7 +44,7 @@ static int cmov(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 static int setcc(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
-	return emu_opnd_write(cpu, insn, 0, emu_condition(cpu->regs.rflags, insn->op));
+	return emu_opnd_write(cpu, insn, 0, emu_cond(cpu, insn->op));
 }
 
 static uint64_t byte_swap(uint64_t v, unsigned size)

@@ -155,10 +155,10 @@ static int shift_rotate(struct emu_cpu *cpu, const struct emu_insn *insn)
 	if (count == 0)
 		return unchanged_destination(cpu, insn, a);
 	uint64_t res = shift_compute(insn->op, a, (unsigned)count, size * 8,
-				     cpu->regs.rflags, &flags);
+				     emu_rflags(cpu), &flags);
 	if ((insn->op == SHIFT_ROL || insn->op == SHIFT_ROR) &&
 	    insn->opnd[1].kind == EMU_OPND_IMM && count != 1)
-		flags = (flags & ~(uint64_t)EMU_OF) | (cpu->regs.rflags & EMU_OF);
+		flags = (flags & ~(uint64_t)EMU_OF) | (emu_rflags(cpu) & EMU_OF);
 	if ((r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK)
 		return r;
 	emu_set_status_flags(cpu, flags);

@@ -32,7 +32,7 @@ static int pop(struct emu_cpu *cpu, const struct emu_insn *insn)
 /* RF and VM are never pushed; user mode sees the rest. */
 static int pushf(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
-	return emu_push(cpu, cpu->regs.rflags & 0xfcffff, insn->opsize);
+	return emu_push(cpu, emu_rflags(cpu) & 0xfcffff, insn->opsize);
 }
 
 /* In user mode (CPL 3, IOPL 0) popf changes only these flags; IF and IOPL
@@ -46,7 +46,7 @@ static int popf(struct emu_cpu *cpu, const struct emu_insn *insn)
 	if (r != EMU_OK)
 		return r;
 	uint64_t mask = POPF_WRITABLE & emu_size_mask(insn->opsize);
-	cpu->regs.rflags = (cpu->regs.rflags & ~mask) | (v & mask) | 2;
+	emu_set_flags_masked(cpu, v | 2, mask | 2);
 	return EMU_OK;
 }
 

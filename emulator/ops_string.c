@@ -171,7 +171,7 @@ static bool repeat_ends(const struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	if (insn->op != STR_CMPS && insn->op != STR_SCAS)
 		return false;
-	bool zf = cpu->regs.rflags & EMU_ZF;
+	bool zf = emu_rflags_of(cpu) & EMU_ZF;
 	return (insn->attr & EMU_ATTR_REPNE) ? zf : !zf;
 }
 

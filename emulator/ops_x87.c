@@ -153,7 +153,7 @@ static int x87_escape(struct emu_cpu *cpu, const struct emu_insn *insn)
 	    (rc = emu_mem_read(cpu, mem_addr, buf, info->mem_read)) != EMU_OK)
 		return rc;
 
-	struct x87_exec_frame f = { .mem = buf, .status_flags = r->rflags };
+	struct x87_exec_frame f = { .mem = buf, .status_flags = emu_rflags(cpu) };
 	uint32_t mem32 = (uint32_t)(uintptr_t)buf;
 	state_to_image(r, f.image);
 	prepare_pointers(f.image, info, stub, mem32);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "flags.h"
 
 struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 {
@@ -43,6 +43,8 @@ void emu_free(struct emu_cpu *cpu)
 
 struct emu_regs *emu_regs(struct emu_cpu *cpu)
 {
+	/* Callers read and write regs between runs: no flags left pending. */
+	emu_flags_materialise(cpu);
 	return &cpu->regs;
 }
 
@@ -139,6 +141,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		}
 	}
 out:
+	emu_flags_materialise(cpu);
 	emu_decode_cache_release_retired(cpu->cache);
 	return cpu->exit.reason;
 }

@@ -1,0 +1,229 @@
+/*
+ * test_emu_lazy_flags.c — status flags that one instruction leaves and a
+ * later one of the same run reads, against the CPU. The emulator computes
+ * the flags of add/sub/logic only when read (and decides jcc/setcc/cmovcc
+ * from the operands); the differential harness runs one instruction per
+ * run, so these sequences are what test that path: an arithmetic
+ * instruction, optionally a flag consumer (adc sbb inc dec), then setcc of
+ * every condition or pushf, each run natively and emulated in-process.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "emulator/emu.h"
+#include "check_main.h"
+
+/* Register-register forms "op rax, rcx" (modrm 0xc8): 8-bit opcode; the
+ * wider one is opcode + 1. */
+static const uint8_t binary_opcodes[] = {
+	0x00 /* add */, 0x08 /* or */, 0x10 /* adc */, 0x18 /* sbb */,
+	0x20 /* and */, 0x28 /* sub */, 0x30 /* xor */, 0x38 /* cmp */,
+	0x84 /* test */,
+};
+
+/* One-operand forms on rax: opcode (8-bit; wider + 1) and modrm. */
+struct unary_form { uint8_t opcode, modrm; };
+static const struct unary_form unary_forms[] = {
+	{ 0xfe, 0xc0 } /* inc */, { 0xfe, 0xc8 } /* dec */, { 0xf6, 0xd8 } /* neg */,
+};
+
+static const unsigned sizes[] = { 1, 2, 4, 8 };
+
+static const uint64_t values[] = {
+	0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fffffff,
+	0x80000000, 0xffffffff, 0x7fffffffffffffff, 0x8000000000000000,
+	0xffffffffffffffff, 0x123456789abcdef0, 0xfedcba9876543210, 0x10,
+};
+
+struct code { uint8_t bytes[64]; size_t len; };
+
+static void put(struct code *c, const uint8_t *b, size_t n)
+{
+	memcpy(c->bytes + c->len, b, n);
+	c->len += n;
+}
+
+static void put_size_prefix(struct code *c, unsigned size)
+{
+	if (size == 2)
+		put(c, (const uint8_t[]){ 0x66 }, 1);
+	else if (size == 8)
+		put(c, (const uint8_t[]){ 0x48 }, 1);
+}
+
+static void put_binary(struct code *c, uint8_t opcode, unsigned size)
+{
+	put_size_prefix(c, size);
+	uint8_t b[2] = { (uint8_t)(opcode + (size > 1)), 0xc8 };
+	put(c, b, 2);
+}
+
+static void put_unary(struct code *c, const struct unary_form *f, unsigned size)
+{
+	put_size_prefix(c, size);
+	uint8_t b[2] = { (uint8_t)(f->opcode + (size > 1)), f->modrm };
+	put(c, b, 2);
+}
+
+/* xor edx, edx (known flags: CF = 0 for inc and dec to keep); mov rax,
+ * rdi; mov rcx, rsi: the operands are the function's arguments. */
+static void put_prologue(struct code *c)
+{
+	put(c, (const uint8_t[]){ 0x31, 0xd2, 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf1 }, 8);
+}
+
+/* setcc dl; movzx eax, dl; ret */
+static void put_setcc_epilogue(struct code *c, unsigned cc)
+{
+	put(c, (const uint8_t[]){ 0x0f, (uint8_t)(0x90 + cc), 0xc2, 0x0f, 0xb6, 0xc2, 0xc3 }, 7);
+}
+
+/* pushfq; pop rax; ret */
+static void put_pushf_epilogue(struct code *c)
+{
+	put(c, (const uint8_t[]){ 0x9c, 0x58, 0xc3 }, 3);
+}
+
+struct harness {
+	struct emu_cpu *cpu;
+	uint8_t *stack, *code, *stop;
+};
+
+static void harness_init(struct harness *h)
+{
+	h->cpu = emu_new(&emu_self_memory_ops, NULL);
+	ck_assert_ptr_nonnull(h->cpu);
+	h->stack = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	h->code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(h->stack, MAP_FAILED);
+	ck_assert_ptr_ne(h->code, MAP_FAILED);
+	h->stop = h->code + 4096;
+	h->stop[0] = 0x0f; /* ud2: where the emulated function returns to */
+	h->stop[1] = 0x0b;
+}
+
+static void harness_fini(struct harness *h)
+{
+	emu_free(h->cpu);
+	munmap(h->stack, 1 << 16);
+	munmap(h->code, 8192);
+}
+
+/* Runs the code natively and emulated with (a, b); checks rax agrees. */
+static void compare(struct harness *h, const struct code *c, uint64_t a, uint64_t b,
+		    uint64_t result_mask)
+{
+	memcpy(h->code, c->bytes, c->len);
+	/* New code at the same address: the emulator must decode it again. */
+	emu_invalidate_code(h->cpu, (uint64_t)(uintptr_t)h->code, c->len);
+	uint64_t (*fn)(uint64_t, uint64_t) = (uint64_t (*)(uint64_t, uint64_t))(void *)h->code;
+	uint64_t native = fn(a, b);
+
+	struct emu_regs *r = emu_regs(h->cpu);
+	uint64_t sp = (uint64_t)(uintptr_t)(h->stack + (1 << 16) - 64);
+	uint64_t ret = (uint64_t)(uintptr_t)h->stop;
+	memcpy((void *)(uintptr_t)sp, &ret, 8);
+	r->gpr[EMU_RSP] = sp;
+	r->gpr[EMU_RDI] = a;
+	r->gpr[EMU_RSI] = b;
+	/* Every status flag set: the code's first instruction replaces them. */
+	r->rflags = 0x202 | 0x8d5;
+	r->rip = (uint64_t)(uintptr_t)h->code;
+	enum emu_exit e = emu_run(h->cpu, 100);
+	ck_assert_msg(e == EMU_EXIT_FAULT && r->rip == ret, "stopped with %s at %#lx",
+		      emu_exit_name(e), (unsigned long)r->rip);
+	uint64_t emulated = r->gpr[EMU_RAX];
+	if ((native ^ emulated) & result_mask) {
+		char hex[3 * sizeof(c->bytes) + 1] = "";
+		for (size_t i = 0; i < c->len; i++)
+			snprintf(hex + 3 * i, 4, "%02x ", c->bytes[i]);
+		ck_abort_msg("code %sa=%#lx b=%#lx: native %#lx emulated %#lx", hex,
+			     (unsigned long)a, (unsigned long)b, (unsigned long)native,
+			     (unsigned long)emulated);
+	}
+}
+
+/* The first instruction: binary op i, or unary op i - count of binary. */
+static void put_first(struct code *c, unsigned i, unsigned size)
+{
+	unsigned nb = sizeof(binary_opcodes);
+	if (i < nb)
+		put_binary(c, binary_opcodes[i], size);
+	else
+		put_unary(c, &unary_forms[i - nb], size);
+}
+
+#define FIRST_COUNT (sizeof(binary_opcodes) + sizeof(unary_forms) / sizeof(unary_forms[0]))
+
+/* A second instruction that reads CF and sets flags itself: none, adc, sbb,
+ * inc, dec. */
+static void put_second(struct code *c, unsigned j, unsigned size)
+{
+	switch (j) {
+	case 1: put_binary(c, 0x10, size); break;
+	case 2: put_binary(c, 0x18, size); break;
+	case 3: put_unary(c, &unary_forms[0], size); break;
+	case 4: put_unary(c, &unary_forms[1], size); break;
+	default: break;
+	}
+}
+
+START_TEST(test_conditions_after_arithmetic)
+{
+	struct harness h;
+	harness_init(&h);
+	for (unsigned i = 0; i < FIRST_COUNT; i++)
+		for (unsigned j = 0; j < 5; j++)
+			for (unsigned s = 0; s < 4; s++)
+				for (unsigned cc = 0; cc < 16; cc++) {
+					struct code c = { .len = 0 };
+					put_prologue(&c);
+					put_first(&c, i, sizes[s]);
+					put_second(&c, j, sizes[s]);
+					put_setcc_epilogue(&c, cc);
+					for (size_t x = 0; x < sizeof(values) / 8; x++)
+						for (size_t y = 0; y < sizeof(values) / 8; y += 3)
+							compare(&h, &c, values[x], values[y], 1);
+				}
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_pushf_after_arithmetic)
+{
+	struct harness h;
+	harness_init(&h);
+	/* CF PF AF ZF SF OF: every status flag these instructions define
+	 * (AF after logic as this CPU leaves it, as the differential tests do). */
+	const uint64_t status = 0x8d5;
+	for (unsigned i = 0; i < FIRST_COUNT; i++)
+		for (unsigned j = 0; j < 5; j++)
+			for (unsigned s = 0; s < 4; s++) {
+				struct code c = { .len = 0 };
+				put_prologue(&c);
+				put_first(&c, i, sizes[s]);
+				put_second(&c, j, sizes[s]);
+				put_pushf_epilogue(&c);
+				for (size_t x = 0; x < sizeof(values) / 8; x++)
+					for (size_t y = 0; y < sizeof(values) / 8; y++)
+						compare(&h, &c, values[x], values[y], status);
+			}
+	harness_fini(&h);
+}
+END_TEST
+
+static Suite *emu_lazy_flags_suite(void)
+{
+	Suite *s = suite_create("emu_lazy_flags");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_conditions_after_arithmetic);
+	tcase_add_test(tc, test_pushf_after_arithmetic);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(emu_lazy_flags_suite)
