@@ -9,24 +9,62 @@
 
 enum move_op { MOVE_PLAIN, MOVE_SIGN_EXTEND };
 
-/* mov, movzx, movsx, movsxd, lea: dst = (extended) src. */
-static int move(struct emu_cpu *cpu, const struct emu_insn *insn)
+#define MOVE_INLINE static inline __attribute__((always_inline))
+
+/*
+ * mov, movzx, movsx, movsxd and lea get one handler per operation and
+ * operand shape, generated from the template below (operation and shape
+ * are constants in each), as ops_alu.c does: the common shapes skip the
+ * operand-kind dispatch of emu_opnd_read / emu_opnd_write.
+ */
+enum move_shape { MOVE_REG_REG, MOVE_REG_IMM, MOVE_REG_MEM, MOVE_REG_AGEN, MOVE_MEM_REG,
+		  MOVE_MEM_IMM, MOVE_ANY, MOVE_SHAPES };
+
+/* dst = (extended) src. */
+MOVE_INLINE int move_shaped(struct emu_cpu *cpu, const struct emu_insn *insn,
+			    enum move_op op, enum move_shape shape)
 {
+	const struct emu_operand *dst = &insn->opnd[0], *src = &insn->opnd[1];
 	uint64_t v;
-	int r = emu_opnd_read(cpu, insn, 1, &v);
-	if (r != EMU_OK)
-		return r;
-	if (insn->op == MOVE_SIGN_EXTEND)
-		v = (uint64_t)emu_sign_extend(v, insn->opnd[1].size);
-	return emu_opnd_write(cpu, insn, 0, v);
+	int r;
+	switch (shape) {
+	case MOVE_REG_REG:
+	case MOVE_MEM_REG: v = emu_gpr_get(cpu, src->reg, src->size); break;
+	case MOVE_REG_IMM:
+	case MOVE_MEM_IMM: v = insn->imm; break; /* the write truncates it */
+	case MOVE_REG_AGEN: v = emu_mem_addr(cpu, insn); break;
+	case MOVE_REG_MEM:
+		if ((r = emu_mem_read_uint(cpu, emu_mem_addr(cpu, insn), src->size, &v)) != EMU_OK)
+			return r;
+		break;
+	default:
+		if ((r = emu_opnd_read(cpu, insn, 1, &v)) != EMU_OK)
+			return r;
+		break;
+	}
+	if (op == MOVE_SIGN_EXTEND)
+		v = (uint64_t)emu_sign_extend(v, src->size);
+	switch (shape) {
+	case MOVE_MEM_REG:
+	case MOVE_MEM_IMM: return emu_mem_write_uint(cpu, emu_mem_addr(cpu, insn), dst->size, v);
+	case MOVE_ANY: return emu_opnd_write(cpu, insn, 0, v);
+	default: emu_gpr_set(cpu, dst->reg, dst->size, v); return EMU_OK;
+	}
 }
 
-static int move_reg_reg(struct emu_cpu *cpu, const struct emu_insn *insn)
-{
-	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size,
-		    emu_gpr_get(cpu, insn->opnd[1].reg, insn->opnd[1].size));
-	return EMU_OK;
-}
+#define MOVE_OPS(X) X(MOVE_PLAIN) X(MOVE_SIGN_EXTEND)
+#define MOVE_HANDLER(OP, SHAPE) \
+	static int OP##_##SHAPE(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return move_shaped(c, i, OP, SHAPE); }
+#define MOVE_HANDLERS(OP) MOVE_HANDLER(OP, MOVE_REG_REG) MOVE_HANDLER(OP, MOVE_REG_IMM) \
+	MOVE_HANDLER(OP, MOVE_REG_MEM) MOVE_HANDLER(OP, MOVE_REG_AGEN) \
+	MOVE_HANDLER(OP, MOVE_MEM_REG) MOVE_HANDLER(OP, MOVE_MEM_IMM) MOVE_HANDLER(OP, MOVE_ANY)
+MOVE_OPS(MOVE_HANDLERS)
+
+/* The handlers of each operation by shape: [op][shape]. */
+#define MOVE_ROW(OP) [OP] = { OP##_MOVE_REG_REG, OP##_MOVE_REG_IMM, OP##_MOVE_REG_MEM, \
+	OP##_MOVE_REG_AGEN, OP##_MOVE_MEM_REG, OP##_MOVE_MEM_IMM, OP##_MOVE_ANY },
+static emu_handler *const move_handlers[][MOVE_SHAPES] = { MOVE_OPS(MOVE_ROW) };
 
 /* cmovcc reads its source even when the condition is false (a bad address
  * faults either way), and a 32-bit destination is zero-extended either way. */
@@ -95,15 +133,30 @@ static bool is_integer_operand(const struct emu_operand *o)
 	       o->kind == EMU_OPND_IMM || o->kind == EMU_OPND_AGEN;
 }
 
+static enum move_shape move_shape_of(const struct emu_insn *insn)
+{
+	enum emu_operand_kind dst = insn->opnd[0].kind, src = insn->opnd[1].kind;
+	if (dst == EMU_OPND_GPR)
+		switch (src) {
+		case EMU_OPND_GPR: return MOVE_REG_REG;
+		case EMU_OPND_IMM: return MOVE_REG_IMM;
+		case EMU_OPND_MEM: return MOVE_REG_MEM;
+		case EMU_OPND_AGEN: return MOVE_REG_AGEN;
+		default: return MOVE_ANY;
+		}
+	if (dst == EMU_OPND_MEM && src == EMU_OPND_GPR)
+		return MOVE_MEM_REG;
+	if (dst == EMU_OPND_MEM && src == EMU_OPND_IMM)
+		return MOVE_MEM_IMM;
+	return MOVE_ANY;
+}
+
 static emu_handler *bind_move(struct emu_insn *insn)
 {
 	if (insn->nopnd != 2 || !is_integer_operand(&insn->opnd[0]) ||
 	    !is_integer_operand(&insn->opnd[1]))
 		return NULL;
-	if (insn->opnd[0].kind == EMU_OPND_GPR && insn->opnd[1].kind == EMU_OPND_GPR &&
-	    insn->op == MOVE_PLAIN)
-		return move_reg_reg;
-	return move;
+	return move_handlers[insn->op][move_shape_of(insn)];
 }
 
 static const struct emu_binding move_bindings[] = {
