@@ -58,6 +58,30 @@ struct emu_family {
 	{ ZYDIS_MNEMONIC_##PFX##LE, 14, handler, bind }, \
 	{ ZYDIS_MNEMONIC_##PFX##NLE, 15, handler, bind }
 
+/*
+ * Sixteen handlers NAME_cc0 .. NAME_cc15, one per condition, each calling
+ * TEMPLATE(cpu, insn, cc) with cc a constant, and the table
+ * NAME_by_condition[cc] of them for a binder: the condition's switch folds
+ * away, and each condition is its own indirect-branch target. TEMPLATE
+ * should be always_inline.
+ */
+#define EMU_CONDITION_HANDLER(NAME, TEMPLATE, CC) \
+	static int NAME##_cc##CC(struct emu_cpu *cpu, const struct emu_insn *insn) \
+	{ return TEMPLATE(cpu, insn, CC); }
+#define EMU_CONDITION_HANDLERS(NAME, TEMPLATE) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 0) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 1) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 2) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 3) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 4) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 5) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 6) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 7) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 8) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 9) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 10) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 11) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 12) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 13) \
+	EMU_CONDITION_HANDLER(NAME, TEMPLATE, 14) EMU_CONDITION_HANDLER(NAME, TEMPLATE, 15) \
+	static emu_handler *const NAME##_by_condition[16] = { \
+		NAME##_cc0, NAME##_cc1, NAME##_cc2, NAME##_cc3, NAME##_cc4, NAME##_cc5, \
+		NAME##_cc6, NAME##_cc7, NAME##_cc8, NAME##_cc9, NAME##_cc10, NAME##_cc11, \
+		NAME##_cc12, NAME##_cc13, NAME##_cc14, NAME##_cc15 };
+
 /* The families, one per ops_*.c file (families.def lists them). */
 #define EMU_FAMILY_ENTRY(name) extern const struct emu_family emu_family_##name;
 #include "families.def"

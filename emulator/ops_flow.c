@@ -23,11 +23,18 @@ static int jmp(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return jump_to(cpu, insn, EMU_FLOW_JUMP, target);
 }
 
-static int jcc(struct emu_cpu *cpu, const struct emu_insn *insn)
+static inline __attribute__((always_inline)) int jcc(struct emu_cpu *cpu,
+							 const struct emu_insn *insn, unsigned cc)
 {
-	if (emu_cond(cpu, insn->op))
+	if (emu_cond(cpu, cc))
 		return jump_to(cpu, insn, EMU_FLOW_BRANCH_TAKEN, insn->imm);
 	return EMU_OK;
+}
+EMU_CONDITION_HANDLERS(jcc, jcc)
+
+static emu_handler *bind_jcc(struct emu_insn *insn)
+{
+	return jcc_by_condition[insn->op & 15];
 }
 
 static int call(struct emu_cpu *cpu, const struct emu_insn *insn)
@@ -96,7 +103,7 @@ static const struct emu_binding flow_bindings[] = {
 	{ ZYDIS_MNEMONIC_JMP, 0, NULL, bind_near },
 	{ ZYDIS_MNEMONIC_CALL, 0, NULL, bind_near },
 	{ ZYDIS_MNEMONIC_RET, 0, NULL, bind_near },
-	EMU_CONDITION_BINDINGS(J, jcc, NULL),
+	EMU_CONDITION_BINDINGS(J, NULL, bind_jcc),
 	{ ZYDIS_MNEMONIC_LOOP, LOOP_ALWAYS, loop_family, NULL },
 	{ ZYDIS_MNEMONIC_LOOPE, LOOP_WHILE_EQUAL, loop_family, NULL },
 	{ ZYDIS_MNEMONIC_LOOPNE, LOOP_WHILE_NOT_EQUAL, loop_family, NULL },

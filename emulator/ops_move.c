@@ -67,22 +67,37 @@ MOVE_OPS(MOVE_HANDLERS)
 static emu_handler *const move_handlers[][MOVE_SHAPES] = { MOVE_OPS(MOVE_ROW) };
 
 /* cmovcc reads its source even when the condition is false (a bad address
- * faults either way), and a 32-bit destination is zero-extended either way. */
-static int cmov(struct emu_cpu *cpu, const struct emu_insn *insn)
+ * faults either way), and a 32-bit destination is zero-extended either way.
+ * One handler per condition (binding.h), like setcc. */
+static inline __attribute__((always_inline)) int cmov(struct emu_cpu *cpu,
+							  const struct emu_insn *insn, unsigned cc)
 {
 	uint64_t v;
 	int r = emu_opnd_read(cpu, insn, 1, &v);
 	if (r != EMU_OK)
 		return r;
-	if (!emu_cond(cpu, insn->op))
+	if (!emu_cond(cpu, cc))
 		v = emu_gpr_get(cpu, insn->opnd[0].reg, insn->opnd[0].size);
 	emu_gpr_set(cpu, insn->opnd[0].reg, insn->opnd[0].size, v);
 	return EMU_OK;
 }
+EMU_CONDITION_HANDLERS(cmov, cmov)
 
-static int setcc(struct emu_cpu *cpu, const struct emu_insn *insn)
+static inline __attribute__((always_inline)) int setcc(struct emu_cpu *cpu,
+							   const struct emu_insn *insn, unsigned cc)
 {
-	return emu_opnd_write(cpu, insn, 0, emu_cond(cpu, insn->op));
+	return emu_opnd_write(cpu, insn, 0, emu_cond(cpu, cc));
+}
+EMU_CONDITION_HANDLERS(setcc, setcc)
+
+static emu_handler *bind_cmov(struct emu_insn *insn)
+{
+	return cmov_by_condition[insn->op & 15];
+}
+
+static emu_handler *bind_setcc(struct emu_insn *insn)
+{
+	return setcc_by_condition[insn->op & 15];
 }
 
 static uint64_t byte_swap(uint64_t v, unsigned size)
@@ -168,8 +183,8 @@ static const struct emu_binding move_bindings[] = {
 	{ ZYDIS_MNEMONIC_BSWAP, 0, NULL, bind_swap },
 	{ ZYDIS_MNEMONIC_MOVBE, 0, swap_bytes, NULL },
 	{ ZYDIS_MNEMONIC_XLAT, 0, xlat, NULL },
-	EMU_CONDITION_BINDINGS(CMOV, cmov, NULL),
-	EMU_CONDITION_BINDINGS(SET, setcc, NULL),
+	EMU_CONDITION_BINDINGS(CMOV, NULL, bind_cmov),
+	EMU_CONDITION_BINDINGS(SET, NULL, bind_setcc),
 };
 
 EMU_FAMILY(emu_family_move, move_bindings);
