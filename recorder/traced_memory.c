@@ -66,21 +66,29 @@ static void append(struct traced_memory *tm, const struct idna_record *rec)
 		tm->failed = 1;
 }
 
+/* A read the prediction cache missed: logged with the run of hits before
+ * it. Out of line: misses are rare, and check_read stays small. */
+static __attribute__((noinline)) void log_miss(struct traced_memory *tm, uint64_t hits_before,
+						const uint8_t *bytes, unsigned n)
+{
+	struct idna_record rec = { .type = IDNA_REC_MISS };
+	rec.u.miss.hits_before = hits_before;
+	rec.u.miss.value = bytes;
+	rec.u.miss.len = n;
+	append(tm, &rec);
+	tm->misses++;
+}
+
 /* One read of at most IDNA_MAX_READ bytes against the prediction cache;
- * a miss is logged. */
-static inline void check_read(struct traced_memory *tm, uint64_t addr, const uint8_t *bytes,
-			      unsigned n)
+ * a miss is logged. Inlined into traced_read, whose every call makes it. */
+static inline __attribute__((always_inline)) void check_read(struct traced_memory *tm,
+							     uint64_t addr,
+							     const uint8_t *bytes, unsigned n)
 {
 	uint64_t hits_before;
 	tm->reads++;
-	if (!predict_cache_record_read(&tm->cache, addr, bytes, n, &hits_before)) {
-		struct idna_record rec = { .type = IDNA_REC_MISS };
-		rec.u.miss.hits_before = hits_before;
-		rec.u.miss.value = bytes;
-		rec.u.miss.len = n;
-		append(tm, &rec);
-		tm->misses++;
-	}
+	if (!predict_cache_record_read(&tm->cache, addr, bytes, n, &hits_before))
+		log_miss(tm, hits_before, bytes, n);
 }
 
 /* Any read: pieces of at most IDNA_MAX_READ bytes, as man/idna.5 says. */
