@@ -42,7 +42,7 @@ static void event_stop(struct gdb_target *t, enum resim_status st, struct gdbstu
 	struct replay_session *s = t->s;
 	if (st == RESIM_SIGNAL) {
 		target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
-		stop->signo = s->sim.last_signal;
+		stop->signo = s->sim.counts.last_signal;
 		return;
 	}
 	target_edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
@@ -54,11 +54,11 @@ bool target_segment_may_have_events(const struct gdb_target *t, size_t k)
 {
 	const struct replay_session *s = t->s;
 	const struct resim_state *from = &s->snapshots[k].state;
-	uint64_t signals = k + 1 < s->n_snapshots ? s->snapshots[k + 1].state.signals
+	uint64_t signals = k + 1 < s->n_snapshots ? s->snapshots[k + 1].state.counts.signals
 						  : s->summary.signals;
-	uint64_t syscalls = k + 1 < s->n_snapshots ? s->snapshots[k + 1].state.syscalls
+	uint64_t syscalls = k + 1 < s->n_snapshots ? s->snapshots[k + 1].state.counts.syscalls
 						   : s->summary.syscalls;
-	return signals != from->signals || (t->catching && syscalls != from->syscalls);
+	return signals != from->counts.signals || (t->catching && syscalls != from->counts.syscalls);
 }
 
 int target_last_event(struct gdb_target *t, size_t k, uint64_t end, uint64_t before,

@@ -262,7 +262,7 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	}
 	if (st == RESIM_SIGNAL) {
 		target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
-		stop->signo = s->sim.last_signal;
+		stop->signo = s->sim.counts.last_signal;
 		t->signal_reported_at = replay_session_now(s);
 		return 0;
 	}

@@ -292,11 +292,11 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 	struct replay_summary *m = &s->summary;
 	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	m->instructions = resim_now(&s->sim);
-	m->syscalls = s->sim.syscalls;
-	m->signals = s->sim.signals;
-	m->checkpoints = s->sim.checkpoints;
-	m->native_steps = s->sim.native_steps;
-	m->last_signal = s->sim.last_signal;
+	m->syscalls = s->sim.counts.syscalls;
+	m->signals = s->sim.counts.signals;
+	m->checkpoints = s->sim.counts.checkpoints;
+	m->native_steps = s->sim.counts.native_steps;
+	m->last_signal = s->sim.counts.last_signal;
 	m->have_exit = find_exit_status(s, &m->exit_status);
 	if (st == RESIM_ERROR) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);

@@ -99,7 +99,7 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 	take_regs(s, cp->u.checkpoint.regs);
 	replay_memory_checkpoint(&resim_current(s)->mem);
 	emu_invalidate_code(s->cpu, 0, UINT64_MAX);
-	s->checkpoints++;
+	s->counts.checkpoints++;
 }
 
 /* A new program image: what the memory image knew is gone. */
@@ -115,7 +115,7 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 	if (ev->type == IDNA_REC_NATIVE) {
 		take_regs(s, ev->u.native.regs);
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
-		s->native_steps++;
+		s->counts.native_steps++;
 		/* Its memory writes reach replay as prediction misses. */
 		emu_invalidate_code(s->cpu, 0, UINT64_MAX);
 		return;
@@ -123,7 +123,7 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 	take_regs(s, ev->u.kernel.regs);
 	if (ev->u.kernel.kind == IDNA_KERNEL_SYSCALL) {
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
-		s->syscalls++;
+		s->counts.syscalls++;
 		if ((ev->u.kernel.nr == SYS_execve || ev->u.kernel.nr == SYS_execveat) &&
 		    ev->u.kernel.result == 0)
 			start_new_image(s);
@@ -274,9 +274,9 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			apply_transition(s, ev);
 			break;
 		case IDNA_REC_SIGNAL:
-			s->signals++;
-			s->last_signal = ev->u.signal.signo;
-			s->last_signal_time = resim_now(s);
+			s->counts.signals++;
+			s->counts.last_signal = ev->u.signal.signo;
+			s->counts.last_signal_time = resim_now(s);
 			if (s->stop_at_signals) {
 				/* The delivery (a KERNEL record) comes next. */
 				cursor_next(events);

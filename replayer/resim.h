@@ -26,6 +26,13 @@
 /* The gdb thread id of the initial thread (the trace does not name it). */
 #define RESIM_INITIAL_TID 1
 
+/* What a re-simulation has passed so far, saved and restored whole. */
+struct resim_counts {
+	uint64_t syscalls, signals, checkpoints, native_steps;
+	int last_signal;           /* the last SIGNAL record passed, 0 if none */
+	uint64_t last_signal_time;
+};
+
 enum resim_status {
 	RESIM_AT_TARGET,  /* the requested time was reached */
 	RESIM_STOPPED,    /* the observer stopped it (breakpoint, watchpoint) */
@@ -63,14 +70,12 @@ struct resim {
 	uint64_t clock_offset;         /* time = emu_icount(cpu) + clock_offset */
 	bool ended;
 	char error[320];
-	uint64_t syscalls, signals, checkpoints, native_steps;
+	struct resim_counts counts;
 	bool stop_at_signals;     /* return RESIM_SIGNAL before each delivery */
 	bool stop_at_syscalls;    /* return at each syscall's entry and return */
 	bool stop_at_switch;      /* return RESIM_SWITCHED when another thread takes over */
 	bool syscall_entry_reported;
 	uint64_t syscall_nr;      /* of the last RESIM_SYSCALL_* */
-	int last_signal;          /* the last SIGNAL record passed, 0 if none */
-	uint64_t last_signal_time;
 };
 
 /*
@@ -105,9 +110,7 @@ struct resim_state {
 	uint64_t clock_offset;
 	struct code_page_set *code_pages;
 	uint64_t transition_time;
-	uint64_t syscalls, signals, checkpoints, native_steps;
-	int last_signal;
-	uint64_t last_signal_time;
+	struct resim_counts counts;
 	struct memory_image *image;
 };
 

@@ -63,12 +63,7 @@ int resim_save(struct resim *s, struct resim_state *out)
 	out->current = s->current;
 	out->clock_offset = s->clock_offset;
 	out->transition_time = s->proc.transition_time;
-	out->syscalls = s->syscalls;
-	out->signals = s->signals;
-	out->checkpoints = s->checkpoints;
-	out->native_steps = s->native_steps;
-	out->last_signal = s->last_signal;
-	out->last_signal_time = s->last_signal_time;
+	out->counts = s->counts;
 	return 0;
 }
 
@@ -151,11 +146,6 @@ int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache
 	emu_set_icount(s->cpu, cur->icount);
 	emu_set_memory_context(s->cpu, &s->threads[st->current].mem);
 	s->clock_offset = st->clock_offset;
-	s->syscalls = st->syscalls;
-	s->signals = st->signals;
-	s->checkpoints = st->checkpoints;
-	s->native_steps = st->native_steps;
-	s->last_signal = st->last_signal;
-	s->last_signal_time = st->last_signal_time;
+	s->counts = st->counts;
 	return 0;
 }
