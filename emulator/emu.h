@@ -201,7 +201,10 @@ void emu_skip_insn(struct emu_cpu *cpu);
 
 /* Instructions retired by this CPU since creation, or since the count was
  * last set (a replayer restoring a thread's state sets it). Inside an
- * observer callback: the count of the instruction it is called for. */
+ * observer callback, and inside memory callbacks while an observer is set:
+ * the count of the instruction it is called for. Without an observer the
+ * run brings the count up to date once per block (and at every exit), so
+ * memory callbacks that need it must run with an observer set. */
 uint64_t emu_icount(const struct emu_cpu *cpu);
 void emu_set_icount(struct emu_cpu *cpu, uint64_t icount);
 

@@ -99,10 +99,69 @@ int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return emu_fault(cpu, EMU_FAULT_UD);
 }
 
+/*
+ * One block with nothing watching: icount and rip are brought up to date
+ * once per block instead of once per instruction (no handler reads them;
+ * memory callbacks that need the count run with an observer set). Returns
+ * false when the run must stop (cpu->exit is set).
+ */
+static inline __attribute__((always_inline)) bool run_block_unobserved(struct emu_cpu *cpu,
+								       const struct emu_block *b)
+{
+	const struct emu_insn *first = b->insns, *insn = first;
+	const struct emu_insn *last = first + b->count - 1;
+	cpu->regs.rip = last->addr + last->len;
+	for (;; insn++) {
+		if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
+			cpu->regs.rip = insn->addr;
+			cpu->exit.insn_len = insn->len;
+			cpu->icount += (uint64_t)(insn - first);
+			return false;
+		}
+		if (insn == last)
+			break;
+		if (EMU_UNLIKELY(cpu->code_changed)) {
+			/* This block may be stale from here on. */
+			cpu->code_changed = false;
+			cpu->regs.rip = insn->addr + insn->len;
+			break;
+		}
+	}
+	cpu->icount += (uint64_t)(insn - first) + 1;
+	return true;
+}
+
+/* One block instruction by instruction: observers see each instruction
+ * start with icount and rip current, and the run can end mid-block. */
+static bool run_block_observed(struct emu_cpu *cpu, const struct emu_block *b, uint64_t end)
+{
+	const struct emu_insn *insn = b->insns;
+	const struct emu_insn *last = insn + b->count;
+	for (; insn < last; insn++) {
+		if (cpu->has_observer && cpu->obs.insn_start &&
+		    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {
+			cpu->regs.rip = insn->addr;
+			cpu->exit.reason = EMU_EXIT_STOPPED;
+			return false;
+		}
+		cpu->regs.rip = insn->addr + insn->len;
+		if (insn->handler(cpu, insn) != EMU_OK) {
+			cpu->regs.rip = insn->addr;
+			cpu->exit.insn_len = insn->len;
+			return false;
+		}
+		if (++cpu->icount >= end)
+			return false;
+		if (cpu->code_changed) {
+			cpu->code_changed = false;
+			break;
+		}
+	}
+	return true;
+}
+
 enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 {
-	/* icount is kept current instruction by instruction, so observers
-	 * see the count of the instruction they are called for. */
 	uint64_t end = max_insns > UINT64_MAX - cpu->icount ? UINT64_MAX : cpu->icount + max_insns;
 	memset(&cpu->exit, 0, sizeof(cpu->exit));
 	cpu->exit.reason = EMU_EXIT_LIMIT;
@@ -116,31 +175,13 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			cpu->exit.mnemonic = "(decode cache out of memory)";
 			break;
 		}
-		const struct emu_insn *insn = b->insns;
-		const struct emu_insn *last = insn + b->count;
-		for (; insn < last; insn++) {
-			if (EMU_UNLIKELY(cpu->has_observer) && cpu->obs.insn_start &&
-			    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {
-				cpu->regs.rip = insn->addr;
-				cpu->exit.reason = EMU_EXIT_STOPPED;
-				goto out;
-			}
-			cpu->regs.rip = insn->addr + insn->len;
-			if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
-				cpu->regs.rip = insn->addr;
-				cpu->exit.insn_len = insn->len;
-				goto out;
-			}
-			if (EMU_UNLIKELY(++cpu->icount >= end))
-				goto out;
-			if (EMU_UNLIKELY(cpu->code_changed)) {
-				/* This block may be stale from here on. */
-				cpu->code_changed = false;
+		if (EMU_LIKELY(!cpu->has_observer && end - cpu->icount >= b->count)) {
+			if (EMU_UNLIKELY(!run_block_unobserved(cpu, b)))
 				break;
-			}
+		} else if (!run_block_observed(cpu, b, end)) {
+			break;
 		}
 	}
-out:
 	emu_flags_materialise(cpu);
 	emu_decode_cache_release_retired(cpu->cache);
 	return cpu->exit.reason;
