@@ -92,6 +92,9 @@ static inline uint64_t emu_lazy_status(const struct emu_lazy_flags *l)
 	switch (l->kind) {
 	case EMU_LAZY_ADD: f = emu_flags_add(l->a, l->b, l->res, l->carry_in, l->size); break;
 	case EMU_LAZY_SUB: f = emu_flags_sub(l->a, l->b, l->res, l->carry_in, l->size); break;
+	case EMU_LAZY_SHIFT:
+		f = emu_flags_zsp(l->res, l->size) | (l->a ? EMU_CF : 0) | (l->b ? EMU_OF : 0);
+		break;
 	default: f = emu_flags_logic(l->res, l->size); break;
 	}
 	if (l->keep_cf)
@@ -105,7 +108,7 @@ static inline void emu_flags_materialise(struct emu_cpu *cpu)
 	if (cpu->lazy.kind != EMU_LAZY_NONE) {
 		cpu->regs.rflags = (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) |
 				   emu_lazy_status(&cpu->lazy);
-		cpu->lazy.kind = EMU_LAZY_NONE;
+		cpu->lazy.word = EMU_LAZY_NONE;
 	}
 }
 
@@ -138,28 +141,37 @@ static inline unsigned emu_carry_flag(const struct emu_cpu *cpu)
 		return (l->res & m) < (l->a & m) || (l->carry_in && (l->res & m) == (l->a & m));
 	case EMU_LAZY_SUB:
 		return (l->a & m) < (l->b & m) || (l->carry_in && (l->a & m) == (l->b & m));
+	case EMU_LAZY_SHIFT: return (unsigned)l->a;
 	default: return 0;
 	}
+}
+
+/* Leaves the status flags to be computed from a op b (- carry_in) = res
+ * when read; keep_cf: CF stays cf_value (inc, dec). */
+static inline void emu_set_lazy_flags_carry(struct emu_cpu *cpu, enum emu_lazy_kind kind,
+					    uint64_t a, uint64_t b, uint64_t res, unsigned size,
+					    unsigned carry_in, bool keep_cf, unsigned cf_value)
+{
+	struct emu_lazy_flags *l = &cpu->lazy;
+	l->a = a;
+	l->b = b;
+	l->res = res;
+	l->cf_value = (uint8_t)cf_value;
+	l->word = (uint32_t)kind | (uint32_t)size << 8 | (uint32_t)carry_in << 16 |
+		  (uint32_t)keep_cf << 24;
 }
 
 /* Leaves the status flags to be computed from a op b = res when read. */
 static inline void emu_set_lazy_flags(struct emu_cpu *cpu, enum emu_lazy_kind kind,
 				      uint64_t a, uint64_t b, uint64_t res, unsigned size)
 {
-	struct emu_lazy_flags *l = &cpu->lazy;
-	l->a = a;
-	l->b = b;
-	l->res = res;
-	l->kind = (uint8_t)kind;
-	l->size = (uint8_t)size;
-	l->carry_in = 0;
-	l->keep_cf = 0;
+	emu_set_lazy_flags_carry(cpu, kind, a, b, res, size, 0, false, 0);
 }
 
 /* Replaces the status flags in rflags with `status`. */
 static inline void emu_set_status_flags(struct emu_cpu *cpu, uint64_t status)
 {
-	cpu->lazy.kind = EMU_LAZY_NONE; /* every status flag is replaced */
+	cpu->lazy.word = EMU_LAZY_NONE; /* every status flag is replaced */
 	cpu->regs.rflags = (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) |
 			   (status & EMU_STATUS_FLAGS);
 }

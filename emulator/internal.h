@@ -126,14 +126,29 @@ struct emu_block {
  * instruction usually overwrites; the flags are computed when something
  * reads them. While `kind` is EMU_LAZY_NONE, regs.rflags holds them.
  */
-enum emu_lazy_kind { EMU_LAZY_NONE, EMU_LAZY_ADD, EMU_LAZY_SUB, EMU_LAZY_LOGIC };
+enum emu_lazy_kind {
+	EMU_LAZY_NONE,
+	EMU_LAZY_ADD,
+	EMU_LAZY_SUB,
+	EMU_LAZY_LOGIC,
+	EMU_LAZY_SHIFT, /* shl/shr/sar: a = CF, b = OF (0 or 1), AF clear */
+};
 
 struct emu_lazy_flags {
 	uint64_t a, b, res;  /* res = a op b (- carry_in for SUB) */
-	uint8_t kind;        /* enum emu_lazy_kind */
-	uint8_t size;        /* operand bytes */
-	uint8_t carry_in;    /* adc/sbb: the carry or borrow taken in */
-	uint8_t keep_cf;     /* inc/dec: CF is cf_value, not the operation's */
+	/* The four bytes are written together, as `word`, by every writer: a
+	 * reader the compiler lets load two of them at once would otherwise
+	 * wait for separate byte stores to retire (a failed store-to-load
+	 * forward costs more than the rest of a jcc). */
+	union {
+		struct {
+			uint8_t kind;     /* enum emu_lazy_kind */
+			uint8_t size;     /* operand bytes */
+			uint8_t carry_in; /* adc/sbb: the carry or borrow taken in */
+			uint8_t keep_cf;  /* inc/dec: CF is cf_value, not the operation's */
+		};
+		uint32_t word;
+	};
 	uint8_t cf_value;
 };
 

@@ -27,8 +27,7 @@ ALU_INLINE uint64_t alu_compute(struct emu_cpu *cpu, enum alu_op op, uint64_t a,
 	case ALU_ADC:
 		cf = emu_carry_flag(cpu);
 		r = a + b + cf;
-		emu_set_lazy_flags(cpu, EMU_LAZY_ADD, a, b, r, size);
-		cpu->lazy.carry_in = (uint8_t)cf;
+		emu_set_lazy_flags_carry(cpu, EMU_LAZY_ADD, a, b, r, size, cf, false, 0);
 		break;
 	case ALU_SUB:
 	case ALU_CMP:
@@ -38,8 +37,7 @@ ALU_INLINE uint64_t alu_compute(struct emu_cpu *cpu, enum alu_op op, uint64_t a,
 	case ALU_SBB:
 		cf = emu_carry_flag(cpu);
 		r = a - b - cf;
-		emu_set_lazy_flags(cpu, EMU_LAZY_SUB, a, b, r, size);
-		cpu->lazy.carry_in = (uint8_t)cf;
+		emu_set_lazy_flags_carry(cpu, EMU_LAZY_SUB, a, b, r, size, cf, false, 0);
 		break;
 	case ALU_AND:
 	case ALU_TEST: r = a & b; emu_set_lazy_flags(cpu, EMU_LAZY_LOGIC, a, b, r, size); break;
@@ -50,9 +48,8 @@ ALU_INLINE uint64_t alu_compute(struct emu_cpu *cpu, enum alu_op op, uint64_t a,
 	case ALU_DEC:
 		cf = emu_carry_flag(cpu);
 		r = op == ALU_INC ? a + 1 : a - 1;
-		emu_set_lazy_flags(cpu, op == ALU_INC ? EMU_LAZY_ADD : EMU_LAZY_SUB, a, 1, r, size);
-		cpu->lazy.keep_cf = 1;
-		cpu->lazy.cf_value = (uint8_t)cf;
+		emu_set_lazy_flags_carry(cpu, op == ALU_INC ? EMU_LAZY_ADD : EMU_LAZY_SUB, a, 1, r,
+					 size, 0, true, cf);
 		break;
 	case ALU_NEG: r = 0 - a; emu_set_lazy_flags(cpu, EMU_LAZY_SUB, 0, a, r, size); break;
 	default: /* ALU_NOT: no flags */

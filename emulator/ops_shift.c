@@ -1,7 +1,8 @@
 /*
  * ops_shift.c — shifts and rotates (shl/sal shr sar rol ror rcl rcr, by 1,
  * imm8 or cl) and the double shifts shld, shrd (imm8 or cl). The op selects
- * the operation; one handler serves every shape.
+ * the operation. shl, shr and sar leave their flags pending (flags.h) and
+ * have a handler per operation and shape; the rest share one handler.
  *
  * The count is masked to 5 bits (6 for 64-bit operands); a masked count of
  * 0 changes neither the destination nor any flag. Flags the SDM leaves
@@ -63,6 +64,27 @@ static uint64_t rotate_through_carry_left(uint64_t a, uint64_t *carry, unsigned 
 	return r & m;
 }
 
+/* shl, shr or sar of `a` (bits wide, masked) by count (masked, not zero);
+ * *cf gets the last bit shifted out. */
+static inline __attribute__((always_inline)) uint64_t plain_shift(enum shift_op op, uint64_t a,
+								  unsigned count, unsigned bits,
+								  uint64_t *cf)
+{
+	switch (op) {
+	case SHIFT_SHL:
+		*cf = count <= bits ? bit(a, bits - count) : 0;
+		return count < 64 ? a << count : 0;
+	case SHIFT_SHR:
+		*cf = bit(a, count - 1);
+		return a >> count;
+	default: { /* SHIFT_SAR */
+		int64_t s = emu_sign_extend(a, bits / 8);
+		*cf = (uint64_t)(s >> (count - 1)) & 1;
+		return (uint64_t)(s >> count);
+	}
+	}
+}
+
 /* The result of a shift or rotate of `a` (bits wide) by count (masked, not
  * zero); *flags gets the new status flags from old_flags. */
 static uint64_t shift_compute(enum shift_op op, uint64_t a, unsigned count, unsigned bits,
@@ -80,19 +102,10 @@ static uint64_t shift_compute(enum shift_op op, uint64_t a, unsigned count, unsi
 	}
 	switch (op) {
 	case SHIFT_SHL:
-		r = count < 64 ? a << count : 0;
-		cf = count <= bits ? bit(a, bits - count) : 0;
-		break;
 	case SHIFT_SHR:
-		r = a >> count;
-		cf = bit(a, count - 1);
+	case SHIFT_SAR:
+		r = plain_shift(op, a, count, bits, &cf);
 		break;
-	case SHIFT_SAR: {
-		int64_t s = emu_sign_extend(a, bits / 8);
-		r = (uint64_t)(s >> count);
-		cf = (uint64_t)(s >> (count - 1)) & 1;
-		break;
-	}
 	case SHIFT_ROL: {
 		unsigned n = count % bits;
 		r = n ? (a << n | a >> (bits - n)) : a;
@@ -141,7 +154,57 @@ static int unchanged_destination(struct emu_cpu *cpu, const struct emu_insn *ins
 	return EMU_OK;
 }
 
-/* shl/shr/sar/rol/ror/rcl/rcr r/m, 1|imm8|cl. */
+/*
+ * shl, shr, sar: they replace every status flag (AF is cleared), so the
+ * flags before them do not matter and theirs are left pending (flags.h).
+ * One handler per operation and shape, as in ops_alu.c: a register shifted
+ * by an immediate (the common form) reads no operand descriptor.
+ */
+enum shift_shape { SHIFT_SHAPE_REG_IMM, SHIFT_SHAPE_ANY };
+
+static inline __attribute__((always_inline)) int shift_plain(struct emu_cpu *cpu,
+							     const struct emu_insn *insn,
+							     enum shift_op op,
+							     enum shift_shape shape)
+{
+	unsigned size = insn->opnd[0].size, bits = size * 8;
+	uint64_t a, count, cf;
+	int r;
+	if (shape == SHIFT_SHAPE_REG_IMM) {
+		count = insn->imm;
+		a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
+	} else {
+		if ((r = emu_opnd_read(cpu, insn, 1, &count)) != EMU_OK)
+			return r;
+		if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
+			return r;
+	}
+	count &= count_mask(size);
+	if (count == 0)
+		return unchanged_destination(cpu, insn, a);
+	a &= emu_size_mask(size);
+	uint64_t res = plain_shift(op, a, (unsigned)count, bits, &cf) & emu_size_mask(size);
+	uint64_t of = overflow_of_single_step(op, a, bits, 0);
+	if (shape == SHIFT_SHAPE_REG_IMM)
+		emu_gpr_set(cpu, insn->opnd[0].reg, size, res);
+	else if ((r = emu_opnd_write(cpu, insn, 0, res)) != EMU_OK)
+		return r;
+	emu_set_lazy_flags(cpu, EMU_LAZY_SHIFT, cf, of, res, size);
+	return EMU_OK;
+}
+
+#define SHIFT_PLAIN_OPS(X) X(SHIFT_SHL) X(SHIFT_SHR) X(SHIFT_SAR)
+#define SHIFT_PLAIN_HANDLERS(OP) \
+	static int OP##_reg_imm(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return shift_plain(c, i, OP, SHIFT_SHAPE_REG_IMM); } \
+	static int OP##_any(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return shift_plain(c, i, OP, SHIFT_SHAPE_ANY); }
+SHIFT_PLAIN_OPS(SHIFT_PLAIN_HANDLERS)
+
+#define SHIFT_PLAIN_ROW(OP) [OP] = { OP##_reg_imm, OP##_any },
+static emu_handler *const shift_plain_handlers[][2] = { SHIFT_PLAIN_OPS(SHIFT_PLAIN_ROW) };
+
+/* rol/ror/rcl/rcr r/m, 1|imm8|cl: they keep some of the flags before them. */
 static int shift_rotate(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	unsigned size = insn->opnd[0].size;
@@ -235,9 +298,15 @@ static bool is_count(const struct emu_operand *o)
 
 static emu_handler *bind_shift(struct emu_insn *insn)
 {
-	if (insn->nopnd == 2 && is_rm(&insn->opnd[0]) && is_count(&insn->opnd[1]))
-		return shift_rotate;
-	return NULL;
+	if (insn->nopnd != 2 || !is_rm(&insn->opnd[0]) || !is_count(&insn->opnd[1]))
+		return NULL;
+	if (insn->op == SHIFT_SHL || insn->op == SHIFT_SHR || insn->op == SHIFT_SAR) {
+		bool reg_imm = insn->opnd[0].kind == EMU_OPND_GPR &&
+			       insn->opnd[1].kind == EMU_OPND_IMM;
+		return shift_plain_handlers[insn->op][reg_imm ? SHIFT_SHAPE_REG_IMM
+							      : SHIFT_SHAPE_ANY];
+	}
+	return shift_rotate;
 }
 
 static emu_handler *bind_double_shift(struct emu_insn *insn)

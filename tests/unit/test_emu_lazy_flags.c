@@ -4,7 +4,7 @@
  * the flags of add/sub/logic only when read (and decides jcc/setcc/cmovcc
  * from the operands); the differential harness runs one instruction per
  * run, so these sequences are what test that path: an arithmetic
- * instruction, optionally a flag consumer (adc sbb inc dec), then setcc of
+ * or shift instruction, optionally a flag consumer (adc sbb inc dec rol), then setcc of
  * every condition or pushf, each run natively and emulated in-process.
  */
 #include <check.h>
@@ -23,10 +23,16 @@ static const uint8_t binary_opcodes[] = {
 	0x84 /* test */,
 };
 
-/* One-operand forms on rax: opcode (8-bit; wider + 1) and modrm. */
-struct unary_form { uint8_t opcode, modrm; };
+/* One-operand forms on rax: opcode (8-bit; wider + 1), modrm and an
+ * immediate byte (imm < 0: none). The shifts by cl take rcx, the second
+ * argument, as their count: counts of 0 (flags unchanged) included. */
+struct unary_form { uint8_t opcode, modrm; int imm; };
 static const struct unary_form unary_forms[] = {
-	{ 0xfe, 0xc0 } /* inc */, { 0xfe, 0xc8 } /* dec */, { 0xf6, 0xd8 } /* neg */,
+	{ 0xfe, 0xc0, -1 } /* inc */, { 0xfe, 0xc8, -1 } /* dec */, { 0xf6, 0xd8, -1 } /* neg */,
+	{ 0xd2, 0xe0, -1 } /* shl cl */, { 0xd2, 0xe8, -1 } /* shr cl */,
+	{ 0xd2, 0xf8, -1 } /* sar cl */, { 0xd0, 0xe0, -1 } /* shl 1 */,
+	{ 0xc0, 0xe0, 3 } /* shl 3 */, { 0xc0, 0xe8, 7 } /* shr 7 */, { 0xc0, 0xf8, 5 } /* sar 5 */,
+	{ 0xd0, 0xf8, -1 } /* sar 1 */,
 };
 
 static const unsigned sizes[] = { 1, 2, 4, 8 };
@@ -63,8 +69,8 @@ static void put_binary(struct code *c, uint8_t opcode, unsigned size)
 static void put_unary(struct code *c, const struct unary_form *f, unsigned size)
 {
 	put_size_prefix(c, size);
-	uint8_t b[2] = { (uint8_t)(f->opcode + (size > 1)), f->modrm };
-	put(c, b, 2);
+	uint8_t b[3] = { (uint8_t)(f->opcode + (size > 1)), f->modrm, (uint8_t)f->imm };
+	put(c, b, f->imm < 0 ? 2 : 3);
 }
 
 /* xor edx, edx (known flags: CF = 0 for inc and dec to keep); mov rax,
@@ -158,8 +164,11 @@ static void put_first(struct code *c, unsigned i, unsigned size)
 
 #define FIRST_COUNT (sizeof(binary_opcodes) + sizeof(unary_forms) / sizeof(unary_forms[0]))
 
-/* A second instruction that reads CF and sets flags itself: none, adc, sbb,
- * inc, dec. */
+/* A second instruction that reads flags the first left and sets flags
+ * itself: none, adc, sbb, inc, dec (CF), rol by cl (keeps SF ZF AF PF). */
+static const struct unary_form rotate_left_by_cl = { 0xd2, 0xc0, -1 };
+#define SECOND_COUNT 6
+
 static void put_second(struct code *c, unsigned j, unsigned size)
 {
 	switch (j) {
@@ -167,6 +176,7 @@ static void put_second(struct code *c, unsigned j, unsigned size)
 	case 2: put_binary(c, 0x18, size); break;
 	case 3: put_unary(c, &unary_forms[0], size); break;
 	case 4: put_unary(c, &unary_forms[1], size); break;
+	case 5: put_unary(c, &rotate_left_by_cl, size); break;
 	default: break;
 	}
 }
@@ -176,7 +186,7 @@ START_TEST(test_conditions_after_arithmetic)
 	struct harness h;
 	harness_init(&h);
 	for (unsigned i = 0; i < FIRST_COUNT; i++)
-		for (unsigned j = 0; j < 5; j++)
+		for (unsigned j = 0; j < SECOND_COUNT; j++)
 			for (unsigned s = 0; s < 4; s++)
 				for (unsigned cc = 0; cc < 16; cc++) {
 					struct code c = { .len = 0 };
@@ -200,7 +210,7 @@ START_TEST(test_pushf_after_arithmetic)
 	 * (AF after logic as this CPU leaves it, as the differential tests do). */
 	const uint64_t status = 0x8d5;
 	for (unsigned i = 0; i < FIRST_COUNT; i++)
-		for (unsigned j = 0; j < 5; j++)
+		for (unsigned j = 0; j < SECOND_COUNT; j++)
 			for (unsigned s = 0; s < 4; s++) {
 				struct code c = { .len = 0 };
 				put_prologue(&c);
