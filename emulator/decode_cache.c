@@ -272,6 +272,25 @@ static void decode_one(struct emu_cpu *cpu, uint64_t addr, struct emu_insn *insn
 	}
 }
 
+/* A block ending in cmp/test + jcc runs the pair as one handler when
+ * nothing observes the run (emu_run); the compare keeps its own handler
+ * for stepping. */
+static void fuse_compare_and_branch(struct emu_block *b)
+{
+	b->fused_count = b->count;
+	b->unfused = NULL;
+	if (b->count < 2)
+		return;
+	struct emu_insn *cmp = &b->insns[b->count - 2];
+	int cc = emu_jcc_condition(&b->insns[b->count - 1]);
+	emu_handler *fused = cc >= 0 ? emu_fuse_compare(cmp, (unsigned)cc) : NULL;
+	if (!fused)
+		return;
+	b->unfused = cmp->handler;
+	cmp->handler = fused;
+	b->fused_count = b->count - 1;
+}
+
 static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 {
 	struct emu_insn buf[MAX_BLOCK_INSNS];
@@ -288,7 +307,9 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 			break; /* crosses into or reaches the next page */
 		addr = end;
 	}
-	struct emu_block *b = malloc(sizeof(*b) + n * sizeof(struct emu_insn));
+	size_t align = _Alignof(struct emu_block);
+	size_t size = (sizeof(struct emu_block) + n * sizeof(struct emu_insn) + align - 1) & ~(align - 1);
+	struct emu_block *b = aligned_alloc(align, size);
 	if (!b)
 		return NULL;
 	memcpy(b->insns, buf, n * sizeof(struct emu_insn));
@@ -301,6 +322,8 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 	const struct emu_insn *last = &b->insns[n - 1];
 	uint64_t end = last->addr + (last->len ? last->len : 1);
 	b->last_page = (end - 1) >> PAGE_SHIFT;
+	b->next_rip = last->addr + last->len;
+	fuse_compare_and_branch(b);
 	return b;
 }
 

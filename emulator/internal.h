@@ -108,16 +108,24 @@ struct emu_block_link {
 
 /* Decode cache block: a straight run of decoded instructions. The run loop
  * follows `links` from one block to the next without a cache lookup: one
- * link for each of the two successors a conditional branch has. */
+ * link for each of the two successors a conditional branch has. What the
+ * run loop reads on every block comes first, in one cache line, and each
+ * instruction has a cache line of its own (blocks are 64-byte aligned). */
 struct emu_block {
+	struct emu_block_link links[2];
+	uint64_t next_rip;   /* the address after the last instruction */
+	uint32_t count;
+	/* Handlers the run loop calls when nothing observes it: count, or
+	 * count - 1 when the last two instructions are fused (a compare and
+	 * the conditional jump after it, run by the compare's handler). */
+	uint32_t fused_count;
+	emu_handler *unfused; /* the compare's own handler, for stepping */
+	bool retired;
 	uint64_t start;
 	uint64_t first_page, last_page;
 	struct emu_block *hash_next;
 	struct emu_block *retired_next;
-	bool retired;
-	uint32_t count;
-	struct emu_block_link links[2];
-	struct emu_insn insns[];
+	_Alignas(64) struct emu_insn insns[];
 };
 
 /*
@@ -239,6 +247,16 @@ static inline struct emu_block *emu_block_next(struct emu_cpu *cpu, struct emu_b
 	return b;
 }
 void emu_decode_cache_release_retired(struct emu_decode_cache *c);
+
+/*
+ * Compare-and-branch fusion (decode_cache.c asks, the families answer).
+ * emu_jcc_condition: the condition (0..15) of a conditional jump, or -1.
+ * emu_fuse_compare: a handler that runs the compare `cmp` and then the
+ * conditional jump with condition cc that follows it (cmp + 1), or NULL
+ * when cmp is not a compare it can fuse.
+ */
+int emu_jcc_condition(const struct emu_insn *insn);
+emu_handler *emu_fuse_compare(const struct emu_insn *cmp, unsigned cc);
 
 /* Decoder (decode.c): fills *insn from the bytes at addr. Returns true on
  * success; on failure insn->handler is the unimplemented or #UD handler and

@@ -195,6 +195,53 @@ static emu_handler *bind_unary(struct emu_insn *insn)
 	return alu_handlers[insn->op][reg ? SHAPE_REG_REG : SHAPE_ANY];
 }
 
+/*
+ * cmp or test fused with the conditional jump after it: one dispatch for
+ * the pair, and the condition decided from the operands just compared.
+ * The flags are still left pending for whatever reads them later.
+ */
+ALU_INLINE int compare_and_branch(struct emu_cpu *cpu, const struct emu_insn *insn,
+				  enum alu_op op, enum alu_shape shape, unsigned cc)
+{
+	int r = alu_binary(cpu, insn, op, shape);
+	if (r != EMU_OK)
+		return r;
+	const struct emu_insn *jcc = insn + 1;
+	if (emu_cond(cpu, cc)) {
+		cpu->regs.rip = jcc->imm;
+		emu_note_flow(cpu, EMU_FLOW_BRANCH_TAKEN, jcc->addr, jcc->imm);
+	}
+	return EMU_OK;
+}
+
+#define FUSED_OPS(X) X(ALU_CMP) X(ALU_TEST)
+#define FUSED_TEMPLATES(OP) \
+	ALU_INLINE int OP##_reg_reg_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_REG_REG, cc); } \
+	ALU_INLINE int OP##_reg_imm_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_REG_IMM, cc); } \
+	ALU_INLINE int OP##_reg_mem_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_REG_MEM, cc); } \
+	ALU_INLINE int OP##_any_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_ANY, cc); } \
+	EMU_CONDITION_HANDLERS(OP##_reg_reg_fused, OP##_reg_reg_jcc) \
+	EMU_CONDITION_HANDLERS(OP##_reg_imm_fused, OP##_reg_imm_jcc) \
+	EMU_CONDITION_HANDLERS(OP##_reg_mem_fused, OP##_reg_mem_jcc) \
+	EMU_CONDITION_HANDLERS(OP##_any_fused, OP##_any_jcc)
+FUSED_OPS(FUSED_TEMPLATES)
+
+emu_handler *emu_fuse_compare(const struct emu_insn *cmp, unsigned cc)
+{
+#define FUSED_CASES(OP) \
+	if (cmp->handler == OP##_reg_reg) return OP##_reg_reg_fused_by_condition[cc]; \
+	if (cmp->handler == OP##_reg_imm) return OP##_reg_imm_fused_by_condition[cc]; \
+	if (cmp->handler == OP##_reg_mem) return OP##_reg_mem_fused_by_condition[cc]; \
+	if (cmp->handler == OP##_any) return OP##_any_fused_by_condition[cc];
+	FUSED_OPS(FUSED_CASES)
+#undef FUSED_CASES
+	return NULL;
+}
+
 static const struct emu_binding alu_bindings[] = {
 	{ ZYDIS_MNEMONIC_ADD, ALU_ADD, NULL, bind_binary },
 	{ ZYDIS_MNEMONIC_ADC, ALU_ADC, NULL, bind_binary },

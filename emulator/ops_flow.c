@@ -37,6 +37,12 @@ static emu_handler *bind_jcc(struct emu_insn *insn)
 	return jcc_by_condition[insn->op & 15];
 }
 
+int emu_jcc_condition(const struct emu_insn *insn)
+{
+	unsigned cc = insn->op & 15;
+	return insn->handler == jcc_by_condition[cc] ? (int)cc : -1;
+}
+
 static int call(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	uint64_t target;

@@ -109,8 +109,8 @@ static inline __attribute__((always_inline)) bool run_block_unobserved(struct em
 								       const struct emu_block *b)
 {
 	const struct emu_insn *first = b->insns, *insn = first;
-	const struct emu_insn *last = first + b->count - 1;
-	cpu->regs.rip = last->addr + last->len;
+	const struct emu_insn *last = first + b->fused_count - 1;
+	cpu->regs.rip = b->next_rip;
 	for (;; insn++) {
 		if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
 			cpu->regs.rip = insn->addr;
@@ -127,13 +127,15 @@ static inline __attribute__((always_inline)) bool run_block_unobserved(struct em
 			break;
 		}
 	}
-	cpu->icount += (uint64_t)(insn - first) + 1;
+	/* A fused pair at the end retires two instructions. */
+	cpu->icount += insn == last ? b->count : (uint64_t)(insn - first) + 1;
 	return true;
 }
 
-/* One block instruction by instruction: observers see each instruction
- * start with icount and rip current, and the run can end mid-block. */
-static bool run_block_observed(struct emu_cpu *cpu, const struct emu_block *b, uint64_t end)
+/* One block instruction by instruction, fused pairs unfused: observers
+ * see each instruction start with icount and rip current, and the run can
+ * end mid-block. */
+static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, uint64_t end)
 {
 	const struct emu_insn *insn = b->insns;
 	const struct emu_insn *last = insn + b->count;
@@ -145,7 +147,10 @@ static bool run_block_observed(struct emu_cpu *cpu, const struct emu_block *b, u
 			return false;
 		}
 		cpu->regs.rip = insn->addr + insn->len;
-		if (insn->handler(cpu, insn) != EMU_OK) {
+		emu_handler *handler = insn->handler;
+		if (EMU_UNLIKELY(b->unfused != NULL) && insn == &b->insns[b->fused_count - 1])
+			handler = b->unfused;
+		if (handler(cpu, insn) != EMU_OK) {
 			cpu->regs.rip = insn->addr;
 			cpu->exit.insn_len = insn->len;
 			return false;
@@ -178,7 +183,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		if (EMU_LIKELY(!cpu->has_observer && end - cpu->icount >= b->count)) {
 			if (EMU_UNLIKELY(!run_block_unobserved(cpu, b)))
 				break;
-		} else if (!run_block_observed(cpu, b, end)) {
+		} else if (!run_block_stepwise(cpu, b, end)) {
 			break;
 		}
 	}

@@ -95,6 +95,7 @@ static void put_pushf_epilogue(struct code *c)
 struct harness {
 	struct emu_cpu *cpu;
 	uint8_t *stack, *code, *stop;
+	bool stepwise; /* emulate one instruction per run */
 };
 
 static void harness_init(struct harness *h)
@@ -106,6 +107,7 @@ static void harness_init(struct harness *h)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(h->stack, MAP_FAILED);
 	ck_assert_ptr_ne(h->code, MAP_FAILED);
+	h->stepwise = false;
 	h->stop = h->code + 4096;
 	h->stop[0] = 0x0f; /* ud2: where the emulated function returns to */
 	h->stop[1] = 0x0b;
@@ -138,7 +140,12 @@ static void compare(struct harness *h, const struct code *c, uint64_t a, uint64_
 	/* Every status flag set: the code's first instruction replaces them. */
 	r->rflags = 0x202 | 0x8d5;
 	r->rip = (uint64_t)(uintptr_t)h->code;
-	enum emu_exit e = emu_run(h->cpu, 100);
+	enum emu_exit e;
+	if (h->stepwise)
+		for (int n = 0; (e = emu_run(h->cpu, 1)) == EMU_EXIT_LIMIT && n < 100; n++)
+			;
+	else
+		e = emu_run(h->cpu, 100);
 	ck_assert_msg(e == EMU_EXIT_FAULT && r->rip == ret, "stopped with %s at %#lx",
 		      emu_exit_name(e), (unsigned long)r->rip);
 	uint64_t emulated = r->gpr[EMU_RAX];
@@ -225,6 +232,51 @@ START_TEST(test_pushf_after_arithmetic)
 }
 END_TEST
 
+/*
+ * A compare and the conditional jump after it are run as one handler when
+ * nothing observes the run, and one by one when stepping: both against
+ * the CPU, for cmp and test in each operand shape and every condition.
+ * The jump skips "xor eax, eax; ret" to "mov eax, 1; ret".
+ */
+static const uint8_t store_rcx_below_stack[] = { 0x48, 0x89, 0x4c, 0x24, 0xf8 };
+static const struct { uint8_t bytes[8]; size_t len; } compare_forms[] = {
+	{ { 0x48, 0x39, 0xc8 }, 3 },                   /* cmp rax, rcx */
+	{ { 0x38, 0xc8 }, 2 },                         /* cmp al, cl */
+	{ { 0x85, 0xc8 }, 2 },                         /* test eax, ecx */
+	{ { 0x66, 0x85, 0xc8 }, 3 },                   /* test ax, cx */
+	{ { 0x48, 0x83, 0xf8, 0x7f }, 4 },             /* cmp rax, 0x7f */
+	{ { 0x48, 0x83, 0xf8, 0x80 }, 4 },             /* cmp rax, -0x80 */
+	{ { 0x3c, 0x00 }, 2 },                         /* cmp al, 0 */
+	{ { 0x48, 0xa9, 0x00, 0x00, 0x00, 0x80 }, 6 }, /* test rax, -0x80000000 */
+	{ { 0x48, 0x3b, 0x44, 0x24, 0xf8 }, 5 },       /* cmp rax, [rsp-8] */
+	{ { 0x48, 0x83, 0x7c, 0x24, 0xf8, 0x01 }, 6 }, /* cmp qword [rsp-8], 1 */
+	{ { 0x48, 0x85, 0x44, 0x24, 0xf8 }, 5 },       /* test [rsp-8], rax */
+	{ { 0x39, 0x44, 0x24, 0xf8 }, 4 },             /* cmp [rsp-8], eax */
+};
+
+START_TEST(test_conditional_jump_after_compare)
+{
+	struct harness h;
+	harness_init(&h);
+	for (int stepwise = 0; stepwise < 2; stepwise++) {
+		h.stepwise = stepwise;
+		for (size_t f = 0; f < sizeof(compare_forms) / sizeof(compare_forms[0]); f++)
+			for (unsigned cc = 0; cc < 16; cc++) {
+				struct code c = { .len = 0 };
+				put_prologue(&c);
+				put(&c, store_rcx_below_stack, sizeof(store_rcx_below_stack));
+				put(&c, compare_forms[f].bytes, compare_forms[f].len);
+				put(&c, (const uint8_t[]){ (uint8_t)(0x70 + cc), 0x03, 0x31, 0xc0, 0xc3,
+							   0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3 }, 11);
+				for (size_t x = 0; x < sizeof(values) / 8; x++)
+					for (size_t y = 0; y < sizeof(values) / 8; y++)
+						compare(&h, &c, values[x], values[y], ~0ull);
+			}
+	}
+	harness_fini(&h);
+}
+END_TEST
+
 static Suite *emu_lazy_flags_suite(void)
 {
 	Suite *s = suite_create("emu_lazy_flags");
@@ -232,6 +284,7 @@ static Suite *emu_lazy_flags_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_conditions_after_arithmetic);
 	tcase_add_test(tc, test_pushf_after_arithmetic);
+	tcase_add_test(tc, test_conditional_jump_after_compare);
 	suite_add_tcase(s, tc);
 	return s;
 }
