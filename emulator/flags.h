@@ -203,8 +203,10 @@ static inline bool emu_condition(uint64_t fl, unsigned cc)
 
 /* Condition cc of the current flags. After a compare or a logical
  * operation (the usual case before jcc, setcc, cmovcc) it is decided from
- * the operands, without computing the flags. */
-static inline bool emu_cond(struct emu_cpu *cpu, unsigned cc)
+ * the operands, without computing the flags. Always inlined: callers pass
+ * a constant cc, and the switches fold away. */
+static inline __attribute__((always_inline)) bool emu_cond(struct emu_cpu *cpu,
+								    unsigned cc)
 {
 	const struct emu_lazy_flags *l = &cpu->lazy;
 	unsigned size = l->size;
