@@ -16,9 +16,11 @@ struct emu_insn;
 
 /*
  * Every instruction handler has this signature. It returns EMU_OK or the
- * exit that stops the run (a fault set with emu_fault()). When a handler
- * runs, regs.rip already holds the address of the next instruction; a
- * control transfer overwrites it. A handler that faults must not have
+ * exit that stops the run (a fault set with emu_fault()). When the last
+ * handler of a block runs (control transfers and specials end blocks),
+ * regs.rip holds the address of the next instruction, and a control
+ * transfer overwrites it; earlier handlers of the block must not read
+ * regs.rip (emu_run sets it once per block). A handler that faults must not have
  * changed architectural state (read everything before writing anything).
  */
 typedef int emu_handler(struct emu_cpu *cpu, const struct emu_insn *insn);
