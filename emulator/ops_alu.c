@@ -74,9 +74,31 @@ static void note_lock(struct emu_cpu *cpu, const struct emu_insn *insn)
  * Each operation gets its own handler for each operand shape, generated
  * from these templates (the operation and shape are constants in each):
  * no dispatch on either at run time. The shapes: register-register,
- * register-immediate, register-memory, and any (memory destinations, lock).
+ * register-immediate, register-memory, memory-register, memory-immediate,
+ * and any (lock prefix, anything else).
  */
-enum alu_shape { SHAPE_REG_REG, SHAPE_REG_IMM, SHAPE_REG_MEM, SHAPE_ANY };
+enum alu_shape { SHAPE_REG_REG, SHAPE_REG_IMM, SHAPE_REG_MEM, SHAPE_MEM_REG, SHAPE_MEM_IMM,
+		 SHAPE_ANY };
+
+/* dst op= src with dst in memory (no lock prefix): the address is computed
+ * once for the read and the write. */
+ALU_INLINE int alu_binary_to_memory(struct emu_cpu *cpu, const struct emu_insn *insn,
+				    enum alu_op op, uint64_t b)
+{
+	unsigned size = insn->opnd[0].size;
+	uint64_t addr = emu_mem_addr(cpu, insn), a;
+	int r = emu_mem_read_uint(cpu, addr, size, &a);
+	if (r != EMU_OK)
+		return r;
+	/* A faulting write must leave the flags as they were. */
+	struct emu_lazy_flags before = cpu->lazy;
+	uint64_t res = alu_compute(cpu, op, a, b & emu_size_mask(size), size);
+	if (alu_writes_result(op) && (r = emu_mem_write_uint(cpu, addr, size, res)) != EMU_OK) {
+		cpu->lazy = before;
+		return r;
+	}
+	return EMU_OK;
+}
 
 /* dst op= src. */
 ALU_INLINE int alu_binary(struct emu_cpu *cpu, const struct emu_insn *insn,
@@ -85,6 +107,10 @@ ALU_INLINE int alu_binary(struct emu_cpu *cpu, const struct emu_insn *insn,
 	unsigned size = insn->opnd[0].size;
 	uint64_t a, b;
 	int r;
+	if (shape == SHAPE_MEM_IMM)
+		return alu_binary_to_memory(cpu, insn, op, insn->imm);
+	if (shape == SHAPE_MEM_REG)
+		return alu_binary_to_memory(cpu, insn, op, emu_gpr_get(cpu, insn->opnd[1].reg, size));
 	if (shape == SHAPE_ANY) {
 		note_lock(cpu, insn);
 		if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
@@ -152,6 +178,10 @@ ALU_INLINE int alu_unary(struct emu_cpu *cpu, const struct emu_insn *insn,
 	{ return alu_binary(c, i, OP, SHAPE_REG_IMM); } \
 	static int OP##_reg_mem(struct emu_cpu *c, const struct emu_insn *i) \
 	{ return alu_binary(c, i, OP, SHAPE_REG_MEM); } \
+	static int OP##_mem_reg(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_MEM_REG); } \
+	static int OP##_mem_imm(struct emu_cpu *c, const struct emu_insn *i) \
+	{ return alu_binary(c, i, OP, SHAPE_MEM_IMM); } \
 	static int OP##_any(struct emu_cpu *c, const struct emu_insn *i) \
 	{ return alu_binary(c, i, OP, SHAPE_ANY); }
 ALU_BINARY_OPS(ALU_BINARY_HANDLERS)
@@ -164,9 +194,10 @@ ALU_BINARY_OPS(ALU_BINARY_HANDLERS)
 ALU_UNARY_OPS(ALU_UNARY_HANDLERS)
 
 /* The handlers of each operation by shape: [op][shape]. */
-#define ALU_BINARY_ROW(OP) [OP] = { OP##_reg_reg, OP##_reg_imm, OP##_reg_mem, OP##_any },
-#define ALU_UNARY_ROW(OP) [OP] = { OP##_reg, NULL, NULL, OP##_any },
-static emu_handler *const alu_handlers[][4] = {
+#define ALU_BINARY_ROW(OP) \
+	[OP] = { OP##_reg_reg, OP##_reg_imm, OP##_reg_mem, OP##_mem_reg, OP##_mem_imm, OP##_any },
+#define ALU_UNARY_ROW(OP) [OP] = { [SHAPE_REG_REG] = OP##_reg, [SHAPE_ANY] = OP##_any },
+static emu_handler *const alu_handlers[][SHAPE_ANY + 1] = {
 	ALU_BINARY_OPS(ALU_BINARY_ROW)
 	ALU_UNARY_OPS(ALU_UNARY_ROW)
 };
@@ -181,6 +212,12 @@ static emu_handler *bind_binary(struct emu_insn *insn)
 		case EMU_OPND_GPR: shape = SHAPE_REG_REG; break;
 		case EMU_OPND_IMM: shape = SHAPE_REG_IMM; break;
 		case EMU_OPND_MEM: shape = SHAPE_REG_MEM; break;
+		default: break;
+		}
+	} else if (insn->opnd[0].kind == EMU_OPND_MEM && !(insn->attr & EMU_ATTR_LOCK)) {
+		switch (insn->opnd[1].kind) {
+		case EMU_OPND_GPR: shape = SHAPE_MEM_REG; break;
+		case EMU_OPND_IMM: shape = SHAPE_MEM_IMM; break;
 		default: break;
 		}
 	}
@@ -222,11 +259,17 @@ ALU_INLINE int compare_and_branch(struct emu_cpu *cpu, const struct emu_insn *in
 	{ return compare_and_branch(c, i, OP, SHAPE_REG_IMM, cc); } \
 	ALU_INLINE int OP##_reg_mem_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
 	{ return compare_and_branch(c, i, OP, SHAPE_REG_MEM, cc); } \
+	ALU_INLINE int OP##_mem_reg_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_MEM_REG, cc); } \
+	ALU_INLINE int OP##_mem_imm_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
+	{ return compare_and_branch(c, i, OP, SHAPE_MEM_IMM, cc); } \
 	ALU_INLINE int OP##_any_jcc(struct emu_cpu *c, const struct emu_insn *i, unsigned cc) \
 	{ return compare_and_branch(c, i, OP, SHAPE_ANY, cc); } \
 	EMU_CONDITION_HANDLERS(OP##_reg_reg_fused, OP##_reg_reg_jcc) \
 	EMU_CONDITION_HANDLERS(OP##_reg_imm_fused, OP##_reg_imm_jcc) \
 	EMU_CONDITION_HANDLERS(OP##_reg_mem_fused, OP##_reg_mem_jcc) \
+	EMU_CONDITION_HANDLERS(OP##_mem_reg_fused, OP##_mem_reg_jcc) \
+	EMU_CONDITION_HANDLERS(OP##_mem_imm_fused, OP##_mem_imm_jcc) \
 	EMU_CONDITION_HANDLERS(OP##_any_fused, OP##_any_jcc)
 FUSED_OPS(FUSED_TEMPLATES)
 
@@ -236,6 +279,8 @@ emu_handler *emu_fuse_compare(const struct emu_insn *cmp, unsigned cc)
 	if (cmp->handler == OP##_reg_reg) return OP##_reg_reg_fused_by_condition[cc]; \
 	if (cmp->handler == OP##_reg_imm) return OP##_reg_imm_fused_by_condition[cc]; \
 	if (cmp->handler == OP##_reg_mem) return OP##_reg_mem_fused_by_condition[cc]; \
+	if (cmp->handler == OP##_mem_reg) return OP##_mem_reg_fused_by_condition[cc]; \
+	if (cmp->handler == OP##_mem_imm) return OP##_mem_imm_fused_by_condition[cc]; \
 	if (cmp->handler == OP##_any) return OP##_any_fused_by_condition[cc];
 	FUSED_OPS(FUSED_CASES)
 #undef FUSED_CASES
