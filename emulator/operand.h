@@ -106,14 +106,28 @@ static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
 	return EMU_OK;
 }
 
-/* Little-endian integer of 1, 2, 4 or 8 bytes. */
+/* Little-endian integer of 1, 2, 4 or 8 bytes. The value is loaded back
+ * with the width the memory interface stored it with: a wider load over a
+ * narrower store (say, 8 bytes zeroed, 1 byte read into them) cannot be
+ * forwarded from the store buffer and stalls every such read. The loads
+ * are volatile so that the compiler does not merge them into one 8-byte
+ * load and a mask, which would bring the stall back. */
 static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 				    unsigned size, uint64_t *out)
 {
-	uint64_t v = 0;
+	union { uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } v;
 	int r = emu_mem_read(cpu, addr, &v, size);
-	*out = v;
-	return r;
+	if (r != EMU_OK) {
+		*out = 0;
+		return r;
+	}
+	switch (size) {
+	case 1: *out = *(volatile uint8_t *)&v.u8; break;
+	case 2: *out = *(volatile uint16_t *)&v.u16; break;
+	case 4: *out = *(volatile uint32_t *)&v.u32; break;
+	default: *out = *(volatile uint64_t *)&v.u64; break;
+	}
+	return EMU_OK;
 }
 
 static inline int emu_mem_write_uint(struct emu_cpu *cpu, uint64_t addr,
