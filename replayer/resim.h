@@ -56,6 +56,7 @@ struct resim_thread {
 	bool started;                  /* its first slice has begun */
 	bool finished;                 /* its stream has ended */
 	bool exit_recorded;            /* the global stream has its THREAD_EXIT */
+	int64_t exit_status;           /* ... with this status */
 	/* Where its latest slice began: global time and its own count. */
 	uint64_t slice_time, slice_icount;
 };

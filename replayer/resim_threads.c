@@ -16,26 +16,32 @@
 
 #include "replayer/resim.h"
 
+#define SYS_EXIT_NR 60
+#define SYS_EXIT_GROUP_NR 231
+
 static int compare_streams(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-/* The tid THREAD_CREATE gave the thread of this stream; the initial
- * thread (and a stream the global stream does not explain) keeps a
- * stand-in. exited: a THREAD_EXIT for it was recorded. */
-static int64_t tid_of_stream(struct idna_reader *r, uint32_t stream, bool initial, bool *exited)
+/* Names the thread of t->stream: the tid THREAD_CREATE gave it; the
+ * initial thread (and a stream the global stream does not explain) keeps a
+ * stand-in. Notes whether a THREAD_EXIT for it was recorded. */
+static void name_thread(struct idna_reader *r, struct resim_thread *t, bool initial)
 {
-	*exited = false;
+	t->exit_recorded = initial && idna_reader_initial_thread_exit(r, &t->exit_status);
+	t->tid = initial ? RESIM_INITIAL_TID : t->stream;
 	for (size_t i = 0; i < idna_reader_thread_count(r); i++) {
-		const struct idna_thread_info *t = idna_reader_thread(r, i);
-		if (t->stream == stream) {
-			*exited = t->exited;
-			return initial ? RESIM_INITIAL_TID : (int64_t)t->tid;
+		const struct idna_thread_info *info = idna_reader_thread(r, i);
+		if (info->stream == t->stream) {
+			t->exit_recorded = info->exited;
+			t->exit_status = info->exit_status;
+			if (!initial)
+				t->tid = (int64_t)info->tid;
+			return;
 		}
 	}
-	return initial ? RESIM_INITIAL_TID : stream;
 }
 
 int resim_threads_open(struct resim *s, unsigned cache_log2)
@@ -66,7 +72,7 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 	for (size_t i = 0; i < n; i++) {
 		struct resim_thread *t = &s->threads[i];
 		t->stream = streams[i];
-		t->tid = tid_of_stream(s->reader, t->stream, i == 0, &t->exit_recorded);
+		name_thread(s->reader, t, i == 0);
 		if (replay_memory_init(&t->mem, cache_log2, &s->proc) != 0) {
 			free(streams);
 			snprintf(s->error, sizeof(s->error), "out of memory");
@@ -90,12 +96,26 @@ void resim_threads_close(struct resim *s)
 	s->n_threads = 0;
 }
 
+/* Whether a thread whose stream has ended stopped at its own exit: its
+ * last event is the kernel entry of exit or exit_group (rax holds the
+ * call's number). Any other last event is where it died with the process:
+ * blocked in a system call, or waiting for its turn. */
+static bool stream_ends_at_exit_call(const struct resim *s, size_t i)
+{
+	const struct emu_regs *r = i == s->current ? emu_regs(s->cpu) : &s->threads[i].regs;
+	uint64_t nr = r->gpr[EMU_RAX];
+	return nr == SYS_EXIT_NR || nr == SYS_EXIT_GROUP_NR;
+}
+
 bool resim_thread_alive(const struct resim *s, size_t i)
 {
 	const struct resim_thread *t = &s->threads[i];
-	/* A thread blocked in a syscall when the process ended has no
-	 * THREAD_EXIT: it lives on to the end of history. */
-	return t->started && !(t->finished && t->exit_recorded);
+	if (!t->started)
+		return false;
+	if (!t->finished || !t->exit_recorded)
+		return true; /* running, or the recording stopped with it alive */
+	/* A thread that died with the process exists until history ends. */
+	return !s->ended && !stream_ends_at_exit_call(s, i);
 }
 
 long resim_thread_index(const struct resim *s, int64_t tid)
