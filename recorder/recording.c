@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "recorder/attach.h"
 #include "recorder/auxv_patch.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
@@ -516,8 +517,10 @@ static int open_trace(struct recording *rec)
 {
 	const struct record_options *o = rec->opt;
 	struct idna_cpuid_entry cpuid[16];
+	/* The program's own directory: an attached process has its own. */
 	char cwd[4096];
-	if (!getcwd(cwd, sizeof(cwd)))
+	if (o->attach_pid ? attach_read_cwd(o->attach_pid, cwd, sizeof(cwd)) != 0
+			  : !getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, "?");
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
