@@ -459,6 +459,14 @@ static int main_loop(struct recording *rec)
 			if (log_checkpoint(rec) != 0)
 				return -1;
 			rec->cur->next_checkpoint = now + interval;
+			/* A ring keeps only the recent part of every stream:
+			 * threads that wait (blocked, or not given a turn) get
+			 * checkpoints too, at most an interval apart. */
+			if (rec->opt->ring_bytes && rec->n_threads > 1) {
+				if (threads_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
+					return -1;
+				rec->last_interval_checkpoint = rec->cur->checkpoint_seq;
+			}
 		}
 		uint64_t budget = rec->cur->next_checkpoint - now;
 		if (next_poll > now && next_poll - now < budget)

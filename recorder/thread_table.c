@@ -380,3 +380,22 @@ void threads_kill_all(struct recording *rec)
 	}
 	tracee_kill(&rec->tracee);
 }
+
+int threads_refresh_checkpoints(struct recording *rec, uint64_t since)
+{
+	struct rec_thread *running = rec->cur;
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		/* A thread that has not run yet gets its first checkpoint
+		 * when it does. */
+		if (t == running || t->state == THREAD_GONE || !t->started || t->checkpoint_seq >= since)
+			continue;
+		/* A slice of t (it stays where it is: waiting for its turn or
+		 * in the kernel) holding only the checkpoint: replay applies
+		 * it at the same point of the global order, where it resets
+		 * the code pages all threads share. */
+		if (threads_switch_to(rec, t) != 0 || log_checkpoint(rec) != 0)
+			return -1;
+	}
+	return threads_switch_to(rec, running);
+}

@@ -44,6 +44,44 @@ static void name_thread(struct idna_reader *r, struct resim_thread *t, bool init
 	}
 }
 
+/* Whether the ring evicted the start of a stream: its first kept chunk is
+ * not the stream's chunk 0. */
+static bool stream_truncated(struct idna_reader *r, uint32_t stream)
+{
+	for (size_t i = 0; i < idna_reader_chunk_count(r); i++) {
+		const struct idna_chunk_info *c = idna_reader_chunk(r, i);
+		if (c->stream == stream)
+			return c->stream_chunk_no != 0;
+	}
+	return false;
+}
+
+/* The first checkpoint kept of a stream, or NULL. */
+static const struct idna_checkpoint *first_checkpoint(struct idna_reader *r, uint32_t stream)
+{
+	for (size_t i = 0; i < idna_reader_checkpoint_count(r); i++)
+		if (idna_reader_checkpoint(r, i)->stream == stream)
+			return idna_reader_checkpoint(r, i);
+	return NULL;
+}
+
+/*
+ * The streams a replay can run: all of them, except, in a ring trace, a
+ * stream whose start was evicted and that keeps no checkpoint to begin
+ * from (its records cannot be replayed: man/idna.5, RING MODE). A stream
+ * that begins at a checkpoint gets it in *first.
+ */
+static bool stream_replayable(struct resim *s, uint32_t stream,
+			      const struct idna_checkpoint **first)
+{
+	*first = NULL;
+	if (!stream_truncated(s->reader, stream))
+		return true;
+	*first = first_checkpoint(s->reader, stream);
+	s->ring_start = true;
+	return *first != NULL;
+}
+
 int resim_threads_open(struct resim *s, unsigned cache_log2)
 {
 	size_t n_streams = idna_reader_stream_count(s->reader);
@@ -53,12 +91,15 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 		return -1;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < n_streams; i++)
-		if (idna_reader_stream_id(s->reader, i) != 0)
-			streams[n++] = idna_reader_stream_id(s->reader, i);
+	const struct idna_checkpoint *unused;
+	for (size_t i = 0; i < n_streams; i++) {
+		uint32_t id = idna_reader_stream_id(s->reader, i);
+		if (id != 0 && stream_replayable(s, id, &unused))
+			streams[n++] = id;
+	}
 	if (n == 0) {
 		free(streams);
-		snprintf(s->error, sizeof(s->error), "the trace records no thread");
+		snprintf(s->error, sizeof(s->error), "the trace records no thread it can replay");
 		return -1;
 	}
 	qsort(streams, n, sizeof(*streams), compare_streams);
@@ -72,7 +113,12 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 	for (size_t i = 0; i < n; i++) {
 		struct resim_thread *t = &s->threads[i];
 		t->stream = streams[i];
-		name_thread(s->reader, t, i == 0);
+		name_thread(s->reader, t, t->stream == RESIM_INITIAL_STREAM);
+		stream_replayable(s, t->stream, &t->first);
+		/* A thread that begins at a checkpoint: its count is the
+		 * checkpoint's until it runs (its registers come with it). */
+		if (t->first)
+			t->icount = t->first->icount;
 		if (replay_memory_init(&t->mem, cache_log2, &s->proc) != 0) {
 			free(streams);
 			snprintf(s->error, sizeof(s->error), "out of memory");
@@ -80,8 +126,11 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 		}
 	}
 	free(streams);
-	/* The initial thread's first slice needs no SWITCH frame. */
-	s->threads[0].started = true;
+	/* The initial thread's first slice needs no SWITCH frame. Where the
+	 * ring cut the history, resim_open lets the scheduler pick the
+	 * thread whose first checkpoint comes first. */
+	if (!s->ring_start)
+		s->threads[0].started = true;
 	return 0;
 }
 
@@ -137,15 +186,23 @@ uint64_t resim_thread_icount(const struct resim *s, size_t i)
 }
 
 /* The global counter of thread t's pending SWITCH frame: 1 and *seq if it
- * waits at one, 0 if its stream has ended, -1 if it is at anything else. */
-static int pending_switch(struct resim_thread *t, uint64_t *seq)
+ * waits at one, 0 if its stream has ended, -1 if it is at anything else.
+ * A thread that has not run yet and begins at a checkpoint (the ring cut
+ * its history) waits there: 2, *seq and *icount the checkpoint's. */
+static int pending_switch(struct resim_thread *t, uint64_t *seq, uint64_t *icount)
 {
 	const struct idna_record *ev = cursor_peek(&t->events);
 	if (!ev)
 		return t->events.failed ? -1 : 0;
+	if (!t->started && ev->type == IDNA_REC_CHECKPOINT) {
+		*seq = ev->u.checkpoint.global_seq;
+		*icount = ev->u.checkpoint.icount;
+		return 2;
+	}
 	if (ev->type != IDNA_REC_KEY_FRAME || ev->u.key.reason != IDNA_KEY_SWITCH)
 		return -1;
 	*seq = ev->u.key.global_seq;
+	*icount = ev->u.key.icount;
 	return 1;
 }
 
@@ -166,13 +223,14 @@ int resim_schedule(struct resim *s, bool *switched)
 {
 	*switched = false;
 	size_t best = s->n_threads;
-	uint64_t best_seq = UINT64_MAX;
+	uint64_t best_seq = UINT64_MAX, best_icount = 0;
+	int best_kind = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct resim_thread *t = &s->threads[i];
 		if (t->finished)
 			continue;
-		uint64_t seq;
-		int r = pending_switch(t, &seq);
+		uint64_t seq, icount;
+		int r = pending_switch(t, &seq, &icount);
 		if (r == 0) {
 			t->finished = true;
 			continue;
@@ -190,23 +248,27 @@ int resim_schedule(struct resim *s, bool *switched)
 		}
 		if (seq < best_seq) {
 			best_seq = seq;
+			best_icount = icount;
+			best_kind = r;
 			best = i;
 		}
 	}
 	if (best == s->n_threads)
 		return 0;
 	struct resim_thread *t = &s->threads[best];
-	const struct idna_record *ev = cursor_peek(&t->events);
 	uint64_t own = resim_thread_icount(s, best);
-	if (ev->u.key.icount != own) {
+	if (best_icount != own) {
 		snprintf(s->error, sizeof(s->error),
 			 "replay diverged from the trace at time %llu: thread %lld resumes at its "
 			 "instruction %llu, the replay has it at %llu",
 			 (unsigned long long)resim_now(s), (long long)t->tid,
-			 (unsigned long long)ev->u.key.icount, (unsigned long long)own);
+			 (unsigned long long)best_icount, (unsigned long long)own);
 		return -1;
 	}
-	cursor_next(&t->events);
+	/* A SWITCH frame is consumed; a first checkpoint is applied by the
+	 * event loop, as the thread's first event. */
+	if (best_kind == 1)
+		cursor_next(&t->events);
 	if (best != s->current) {
 		switch_to(s, best);
 		*switched = true;

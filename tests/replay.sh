@@ -237,6 +237,20 @@ if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' exit_blocked.out)" -eq 1 ]; the
 else bad "info threads at the end lists only main: $(grep -E 'Thread [0-9]+ ' exit_blocked.out)"; fi
 expect exit_blocked.out '^\* 1 +Thread 1 +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*3\)' "at the end, main in exit(3)"
 
+# Ring mode with threads: the ring wraps (the main thread's first chunks
+# are gone), every thread, the ones that waited in join or read all along
+# included, is replayed from a checkpoint the ring kept, to the exit.
+cc -D_GNU_SOURCE -g -O0 -pthread -o threads_ring "$programs/threads_ring.c" || exit 1
+verify_program threads_ring --ring 1M --checkpoint-interval 1M ./threads_ring
+"$build/ttdump" threads_ring.idna > ring.dump 2>&1
+if grep -q 'ring mode' ring.dump && ! awk '$2 == 1 && $3 == 0 { found = 1 } END { exit !found }' ring.dump
+then ok; else bad "the ring did not wrap: $(grep -A3 '^chunks' ring.dump | tr '\n' ' ')"; fi
+"$build/ttreplay" --info --json threads_ring.idna > ring.json 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["thread-list"]
+assert [x["stream"] for x in t] == list(range(1, 6)), t
+assert d["exit-status"] == "0" and d["instructions"] > 0' ring.json
+then ok; else bad "--info of a ring trace: every thread replayed: $(cat ring.json)"; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"
