@@ -31,7 +31,7 @@
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514,
        ERESTART_RESTARTBLOCK = 516 };
 
-/* --- the command line ------------------------------------------------- */
+/* --- the command line and working directory --------------------------- */
 
 static ssize_t read_file(const char *path, char *buf, size_t size)
 {
@@ -95,6 +95,21 @@ int attach_read_cmdline(pid_t pid, char ***argv_out)
 		argv[k++] = strings + i;
 	argv[k] = NULL;
 	*argv_out = argv;
+	return 0;
+}
+
+int attach_read_cwd(pid_t pid, char *buf, size_t size)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	ssize_t n = readlink(link, buf, size);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = 0;
 	return 0;
 }
 

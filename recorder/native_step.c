@@ -56,14 +56,22 @@ static bool syscall_awaits_restart(const struct tracee *t)
 
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
 {
+	int64_t status;
 	if (stop->kind == TRACEE_STOP_EXITED) {
 		rec->res->exited = true;
 		rec->res->exit_status = stop->exit_status;
-		log_process_exit(rec, (int64_t)stop->exit_status << 8);
+		status = (int64_t)stop->exit_status << 8;
 	} else {
 		rec->res->term_signal = stop->info.si_signo;
-		log_process_exit(rec, stop->info.si_signo);
+		status = stop->info.si_signo;
 	}
+	/* The leader's status comes last, but every thread still listed
+	 * (the leader, blocked or not) dies with the process: each gets its
+	 * thread-exit, so that replay lists no thread past the end. */
+	for (size_t i = 0; i < rec->n_threads; i++)
+		if (rec->threads[i]->state != THREAD_GONE)
+			threads_note_exit(rec, rec->threads[i], status);
+	log_process_exit(rec, status);
 	rec->tracee.alive = false;
 	rec->finished = true;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "recorder/attach.h"
 #include "recorder/auxv_patch.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
@@ -458,6 +459,14 @@ static int main_loop(struct recording *rec)
 			if (log_checkpoint(rec) != 0)
 				return -1;
 			rec->cur->next_checkpoint = now + interval;
+			/* A ring keeps only the recent part of every stream:
+			 * threads that wait (blocked, or not given a turn) get
+			 * checkpoints too, at most an interval apart. */
+			if (rec->opt->ring_bytes && rec->n_threads > 1) {
+				if (threads_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
+					return -1;
+				rec->last_interval_checkpoint = rec->cur->checkpoint_seq;
+			}
 		}
 		uint64_t budget = rec->cur->next_checkpoint - now;
 		if (next_poll > now && next_poll - now < budget)
@@ -516,8 +525,10 @@ static int open_trace(struct recording *rec)
 {
 	const struct record_options *o = rec->opt;
 	struct idna_cpuid_entry cpuid[16];
+	/* The program's own directory: an attached process has its own. */
 	char cwd[4096];
-	if (!getcwd(cwd, sizeof(cwd)))
+	if (o->attach_pid ? attach_read_cwd(o->attach_pid, cwd, sizeof(cwd)) != 0
+			  : !getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, "?");
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);

@@ -56,6 +56,7 @@ struct rec_thread {
 	uint64_t icount;
 	bool started;          /* its first slice has been logged */
 	uint64_t next_checkpoint; /* its instruction count at the next checkpoint */
+	uint64_t checkpoint_seq;  /* global sequence number of its last checkpoint */
 	struct native_progress native;
 	bool interrupted;      /* a stop request cut its native step short */
 	struct tracee_stop stop; /* THREAD_EVENT */
@@ -86,6 +87,7 @@ struct recording {
 	size_t n_early_stops;
 	bool exiting;                /* the whole process is going away */
 	uint64_t global_seq;
+	uint64_t last_interval_checkpoint; /* its global sequence number (ring mode) */
 	uint32_t address_space;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
@@ -217,6 +219,10 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
 int threads_schedule(struct recording *rec);
 /* Ends the process and reaps every thread. */
 void threads_kill_all(struct recording *rec);
+/* Ring mode: gives every other thread whose last checkpoint is older
+ * than since a checkpoint one of its own, in a slice of its own, so that
+ * the kept part of the trace has a checkpoint for every thread. */
+int threads_refresh_checkpoints(struct recording *rec, uint64_t since);
 
 /* --- hand_back.c ------------------------------------------------------ */
 

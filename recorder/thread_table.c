@@ -117,13 +117,19 @@ int threads_switch_to(struct recording *rec, struct rec_thread *t)
 	return 0;
 }
 
+/* t is no longer ours (it died, or is another process's thread). */
+static void forget_thread(struct recording *rec, struct rec_thread *t)
+{
+	t->state = THREAD_GONE;
+	t->tracee.alive = false;
+	rec->live_threads--;
+}
+
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status)
 {
 	if (t->state == THREAD_GONE)
 		return 0;
-	t->state = THREAD_GONE;
-	t->tracee.alive = false;
-	rec->live_threads--;
+	forget_thread(rec, t);
 	/* The kernel cleared its tid word (CLONE_CHILD_CLEARTID) to wake a
 	 * join: what the mirror holds of it is stale. Dirty bytes go back
 	 * first. */
@@ -265,16 +271,16 @@ int threads_on_clone(struct recording *rec)
 	struct tracee_stop first;
 	if (threads_wait_for(rec, t, &first) != 0 || first.kind == TRACEE_STOP_EXITED ||
 	    first.kind == TRACEE_STOP_KILLED) {
-		threads_note_exit(rec, t, 0);
-		return 0; /* gone before it ran: a group exit under way */
+		/* Gone before it ran (a group exit under way): it has no
+		 * thread-create, so no thread-exit either. */
+		forget_thread(rec, t);
+		return 0;
 	}
 	if (!threads_clone_is_thread(rec)) {
 		/* A new process (clone without CLONE_THREAD, exit signal not
 		 * SIGCHLD) and no --follow-fork: not ours to record. */
 		ptrace(PTRACE_DETACH, (pid_t)tid, NULL, NULL);
-		t->state = THREAD_GONE;
-		t->tracee.alive = false;
-		rec->live_threads--;
+		forget_thread(rec, t);
 		return 0;
 	}
 	struct user_regs_struct k;
@@ -334,9 +340,10 @@ int threads_schedule(struct recording *rec)
 		struct tracee_stop stop = t->stop;
 		t->state = THREAD_RUNNABLE;
 		if (stop.kind == TRACEE_STOP_EXITED || stop.kind == TRACEE_STOP_KILLED) {
-			/* The leader, last: the process ended. */
-			if (threads_switch_to(rec, t) != 0)
-				return -1;
+			/* The leader, last: the process ended. No slice of it
+			 * is logged: history ends with the thread that ran
+			 * last (the one that called exit, or took the fatal
+			 * signal), not with one that died waiting. */
 			recording_end_process(rec, &stop);
 			return 0;
 		}
@@ -372,4 +379,23 @@ void threads_kill_all(struct recording *rec)
 		t->state = THREAD_GONE;
 	}
 	tracee_kill(&rec->tracee);
+}
+
+int threads_refresh_checkpoints(struct recording *rec, uint64_t since)
+{
+	struct rec_thread *running = rec->cur;
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		/* A thread that has not run yet gets its first checkpoint
+		 * when it does. */
+		if (t == running || t->state == THREAD_GONE || !t->started || t->checkpoint_seq >= since)
+			continue;
+		/* A slice of t (it stays where it is: waiting for its turn or
+		 * in the kernel) holding only the checkpoint: replay applies
+		 * it at the same point of the global order, where it resets
+		 * the code pages all threads share. */
+		if (threads_switch_to(rec, t) != 0 || log_checkpoint(rec) != 0)
+			return -1;
+	}
+	return threads_switch_to(rec, running);
 }

@@ -58,6 +58,7 @@ int log_checkpoint(struct recording *rec)
 	r.u.checkpoint.regs = &regs;
 	if (append(rec, rec->cur->stream, &r) != 0)
 		return -1;
+	rec->cur->checkpoint_seq = r.u.checkpoint.global_seq;
 	/* What a checkpoint means for replay: an empty prediction cache, no
 	 * code page logged, nothing decoded. */
 	traced_memory_checkpoint(rec->tm);

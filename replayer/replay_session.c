@@ -241,13 +241,8 @@ static int summarise_threads(struct replay_session *s)
 		t->tid = s->sim.threads[i].tid;
 		t->stream = s->sim.threads[i].stream;
 		t->instructions = resim_thread_icount(&s->sim, i);
-		for (size_t k = 0; k < idna_reader_thread_count(s->reader); k++) {
-			const struct idna_thread_info *info = idna_reader_thread(s->reader, k);
-			if (info->stream == t->stream && info->exited) {
-				t->exited = true;
-				t->exit_status = info->exit_status;
-			}
-		}
+		t->exited = s->sim.threads[i].exit_recorded;
+		t->exit_status = s->sim.threads[i].exit_status;
 	}
 	return 0;
 }

@@ -61,6 +61,19 @@ static int open_process(struct resim *s, struct idna_reader *reader, unsigned ca
 	return 0;
 }
 
+/* A ring trace's history begins (time 0) with the thread whose first
+ * checkpoint comes first; the others join at theirs. */
+static int start_at_first_checkpoint(struct resim *s)
+{
+	emu_set_icount(s->cpu, s->threads[0].icount);
+	s->clock_offset = 0 - s->threads[0].icount; /* time is counted modulo 2^64 */
+	bool switched;
+	int r = resim_schedule(s, &switched);
+	if (r == 0)
+		snprintf(s->error, sizeof(s->error), "the trace keeps no checkpoint to start from");
+	return r == 1 ? 0 : -1;
+}
+
 int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 	       struct memory_image *image)
 {
@@ -70,13 +83,17 @@ int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 	}
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct resim_thread *t = &s->threads[i];
-		if (cursor_open(&t->mem.cursor, reader, t->stream, NULL, CURSOR_MEMORY) != 0 ||
-		    cursor_open(&t->events, reader, t->stream, NULL, CURSOR_EVENTS) != 0) {
+		if (cursor_open(&t->mem.cursor, reader, t->stream, t->first, CURSOR_MEMORY) != 0 ||
+		    cursor_open(&t->events, reader, t->stream, t->first, CURSOR_EVENTS) != 0) {
 			snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
 				 t->events.failed ? t->events.error : t->mem.cursor.error);
 			resim_close(s);
 			return -1;
 		}
+	}
+	if (s->ring_start && start_at_first_checkpoint(s) != 0) {
+		resim_close(s);
+		return -1;
 	}
 	return 0;
 }

@@ -25,6 +25,8 @@
 
 /* The gdb thread id of the initial thread (the trace does not name it). */
 #define RESIM_INITIAL_TID 1
+/* Its stream (man/idna.5, THREADS). */
+#define RESIM_INITIAL_STREAM 1
 
 /* What a re-simulation has passed so far, saved and restored whole. */
 struct resim_counts {
@@ -55,7 +57,11 @@ struct resim_thread {
 	uint64_t icount;               /* its own retired instructions */
 	bool started;                  /* its first slice has begun */
 	bool finished;                 /* its stream has ended */
+	/* Where its replay begins: NULL at the stream's start, else the
+	 * first checkpoint a ring trace kept of it. */
+	const struct idna_checkpoint *first;
 	bool exit_recorded;            /* the global stream has its THREAD_EXIT */
+	int64_t exit_status;           /* ... with this status */
 	/* Where its latest slice began: global time and its own count. */
 	uint64_t slice_time, slice_icount;
 };
@@ -69,6 +75,9 @@ struct resim {
 	size_t current;                /* the thread the emulator runs */
 	uint64_t clock_offset;         /* time = emu_icount(cpu) + clock_offset */
 	bool ended;
+	/* A ring trace: some streams begin at a checkpoint, and history at
+	 * the first of them (time 0). */
+	bool ring_start;
 	char error[320];
 	struct resim_counts counts;
 	bool stop_at_signals;     /* return RESIM_SIGNAL before each delivery */

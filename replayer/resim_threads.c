@@ -16,26 +16,70 @@
 
 #include "replayer/resim.h"
 
+#define SYS_EXIT_NR 60
+#define SYS_EXIT_GROUP_NR 231
+
 static int compare_streams(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-/* The tid THREAD_CREATE gave the thread of this stream; the initial
- * thread (and a stream the global stream does not explain) keeps a
- * stand-in. exited: a THREAD_EXIT for it was recorded. */
-static int64_t tid_of_stream(struct idna_reader *r, uint32_t stream, bool initial, bool *exited)
+/* Names the thread of t->stream: the tid THREAD_CREATE gave it; the
+ * initial thread (and a stream the global stream does not explain) keeps a
+ * stand-in. Notes whether a THREAD_EXIT for it was recorded. */
+static void name_thread(struct idna_reader *r, struct resim_thread *t, bool initial)
 {
-	*exited = false;
+	t->exit_recorded = initial && idna_reader_initial_thread_exit(r, &t->exit_status);
+	t->tid = initial ? RESIM_INITIAL_TID : t->stream;
 	for (size_t i = 0; i < idna_reader_thread_count(r); i++) {
-		const struct idna_thread_info *t = idna_reader_thread(r, i);
-		if (t->stream == stream) {
-			*exited = t->exited;
-			return initial ? RESIM_INITIAL_TID : (int64_t)t->tid;
+		const struct idna_thread_info *info = idna_reader_thread(r, i);
+		if (info->stream == t->stream) {
+			t->exit_recorded = info->exited;
+			t->exit_status = info->exit_status;
+			if (!initial)
+				t->tid = (int64_t)info->tid;
+			return;
 		}
 	}
-	return initial ? RESIM_INITIAL_TID : stream;
+}
+
+/* Whether the ring evicted the start of a stream: its first kept chunk is
+ * not the stream's chunk 0. */
+static bool stream_truncated(struct idna_reader *r, uint32_t stream)
+{
+	for (size_t i = 0; i < idna_reader_chunk_count(r); i++) {
+		const struct idna_chunk_info *c = idna_reader_chunk(r, i);
+		if (c->stream == stream)
+			return c->stream_chunk_no != 0;
+	}
+	return false;
+}
+
+/* The first checkpoint kept of a stream, or NULL. */
+static const struct idna_checkpoint *first_checkpoint(struct idna_reader *r, uint32_t stream)
+{
+	for (size_t i = 0; i < idna_reader_checkpoint_count(r); i++)
+		if (idna_reader_checkpoint(r, i)->stream == stream)
+			return idna_reader_checkpoint(r, i);
+	return NULL;
+}
+
+/*
+ * The streams a replay can run: all of them, except, in a ring trace, a
+ * stream whose start was evicted and that keeps no checkpoint to begin
+ * from (its records cannot be replayed: man/idna.5, RING MODE). A stream
+ * that begins at a checkpoint gets it in *first.
+ */
+static bool stream_replayable(struct resim *s, uint32_t stream,
+			      const struct idna_checkpoint **first)
+{
+	*first = NULL;
+	if (!stream_truncated(s->reader, stream))
+		return true;
+	*first = first_checkpoint(s->reader, stream);
+	s->ring_start = true;
+	return *first != NULL;
 }
 
 int resim_threads_open(struct resim *s, unsigned cache_log2)
@@ -47,12 +91,15 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 		return -1;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < n_streams; i++)
-		if (idna_reader_stream_id(s->reader, i) != 0)
-			streams[n++] = idna_reader_stream_id(s->reader, i);
+	const struct idna_checkpoint *unused;
+	for (size_t i = 0; i < n_streams; i++) {
+		uint32_t id = idna_reader_stream_id(s->reader, i);
+		if (id != 0 && stream_replayable(s, id, &unused))
+			streams[n++] = id;
+	}
 	if (n == 0) {
 		free(streams);
-		snprintf(s->error, sizeof(s->error), "the trace records no thread");
+		snprintf(s->error, sizeof(s->error), "the trace records no thread it can replay");
 		return -1;
 	}
 	qsort(streams, n, sizeof(*streams), compare_streams);
@@ -66,7 +113,12 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 	for (size_t i = 0; i < n; i++) {
 		struct resim_thread *t = &s->threads[i];
 		t->stream = streams[i];
-		t->tid = tid_of_stream(s->reader, t->stream, i == 0, &t->exit_recorded);
+		name_thread(s->reader, t, t->stream == RESIM_INITIAL_STREAM);
+		stream_replayable(s, t->stream, &t->first);
+		/* A thread that begins at a checkpoint: its count is the
+		 * checkpoint's until it runs (its registers come with it). */
+		if (t->first)
+			t->icount = t->first->icount;
 		if (replay_memory_init(&t->mem, cache_log2, &s->proc) != 0) {
 			free(streams);
 			snprintf(s->error, sizeof(s->error), "out of memory");
@@ -74,8 +126,11 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 		}
 	}
 	free(streams);
-	/* The initial thread's first slice needs no SWITCH frame. */
-	s->threads[0].started = true;
+	/* The initial thread's first slice needs no SWITCH frame. Where the
+	 * ring cut the history, resim_open lets the scheduler pick the
+	 * thread whose first checkpoint comes first. */
+	if (!s->ring_start)
+		s->threads[0].started = true;
 	return 0;
 }
 
@@ -90,12 +145,26 @@ void resim_threads_close(struct resim *s)
 	s->n_threads = 0;
 }
 
+/* Whether a thread whose stream has ended stopped at its own exit: its
+ * last event is the kernel entry of exit or exit_group (rax holds the
+ * call's number). Any other last event is where it died with the process:
+ * blocked in a system call, or waiting for its turn. */
+static bool stream_ends_at_exit_call(const struct resim *s, size_t i)
+{
+	const struct emu_regs *r = i == s->current ? emu_regs(s->cpu) : &s->threads[i].regs;
+	uint64_t nr = r->gpr[EMU_RAX];
+	return nr == SYS_EXIT_NR || nr == SYS_EXIT_GROUP_NR;
+}
+
 bool resim_thread_alive(const struct resim *s, size_t i)
 {
 	const struct resim_thread *t = &s->threads[i];
-	/* A thread blocked in a syscall when the process ended has no
-	 * THREAD_EXIT: it lives on to the end of history. */
-	return t->started && !(t->finished && t->exit_recorded);
+	if (!t->started)
+		return false;
+	if (!t->finished || !t->exit_recorded)
+		return true; /* running, or the recording stopped with it alive */
+	/* A thread that died with the process exists until history ends. */
+	return !s->ended && !stream_ends_at_exit_call(s, i);
 }
 
 long resim_thread_index(const struct resim *s, int64_t tid)
@@ -117,15 +186,23 @@ uint64_t resim_thread_icount(const struct resim *s, size_t i)
 }
 
 /* The global counter of thread t's pending SWITCH frame: 1 and *seq if it
- * waits at one, 0 if its stream has ended, -1 if it is at anything else. */
-static int pending_switch(struct resim_thread *t, uint64_t *seq)
+ * waits at one, 0 if its stream has ended, -1 if it is at anything else.
+ * A thread that has not run yet and begins at a checkpoint (the ring cut
+ * its history) waits there: 2, *seq and *icount the checkpoint's. */
+static int pending_switch(struct resim_thread *t, uint64_t *seq, uint64_t *icount)
 {
 	const struct idna_record *ev = cursor_peek(&t->events);
 	if (!ev)
 		return t->events.failed ? -1 : 0;
+	if (!t->started && ev->type == IDNA_REC_CHECKPOINT) {
+		*seq = ev->u.checkpoint.global_seq;
+		*icount = ev->u.checkpoint.icount;
+		return 2;
+	}
 	if (ev->type != IDNA_REC_KEY_FRAME || ev->u.key.reason != IDNA_KEY_SWITCH)
 		return -1;
 	*seq = ev->u.key.global_seq;
+	*icount = ev->u.key.icount;
 	return 1;
 }
 
@@ -146,13 +223,14 @@ int resim_schedule(struct resim *s, bool *switched)
 {
 	*switched = false;
 	size_t best = s->n_threads;
-	uint64_t best_seq = UINT64_MAX;
+	uint64_t best_seq = UINT64_MAX, best_icount = 0;
+	int best_kind = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
 		struct resim_thread *t = &s->threads[i];
 		if (t->finished)
 			continue;
-		uint64_t seq;
-		int r = pending_switch(t, &seq);
+		uint64_t seq, icount;
+		int r = pending_switch(t, &seq, &icount);
 		if (r == 0) {
 			t->finished = true;
 			continue;
@@ -170,23 +248,27 @@ int resim_schedule(struct resim *s, bool *switched)
 		}
 		if (seq < best_seq) {
 			best_seq = seq;
+			best_icount = icount;
+			best_kind = r;
 			best = i;
 		}
 	}
 	if (best == s->n_threads)
 		return 0;
 	struct resim_thread *t = &s->threads[best];
-	const struct idna_record *ev = cursor_peek(&t->events);
 	uint64_t own = resim_thread_icount(s, best);
-	if (ev->u.key.icount != own) {
+	if (best_icount != own) {
 		snprintf(s->error, sizeof(s->error),
 			 "replay diverged from the trace at time %llu: thread %lld resumes at its "
 			 "instruction %llu, the replay has it at %llu",
 			 (unsigned long long)resim_now(s), (long long)t->tid,
-			 (unsigned long long)ev->u.key.icount, (unsigned long long)own);
+			 (unsigned long long)best_icount, (unsigned long long)own);
 		return -1;
 	}
-	cursor_next(&t->events);
+	/* A SWITCH frame is consumed; a first checkpoint is applied by the
+	 * event loop, as the thread's first event. */
+	if (best_kind == 1)
+		cursor_next(&t->events);
 	if (best != s->current) {
 		switch_to(s, best);
 		*switched = true;

@@ -125,6 +125,7 @@ for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modif
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
+record threads_exit-blocked-workers "$n" -- "$PROGRAMS/threads_exit" blocked-workers
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
 record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp

@@ -78,9 +78,11 @@ if [ -z "$why" ] && verify_trace attach-sigint "$tmp/int.idna"; then
 	echo "ok: attach-sigint ($(head -1 "$tmp/int.err" | sed 's/^ttrec: trace [^:]*: //'))"
 fi
 
-# 2. Attach until the program exits by itself.
+# 2. Attach until the program exits by itself. It runs in a directory of
+# its own: the trace header has that one, not ttrec's.
 count=15
-"$COUNTER" $count >"$tmp/exit.out" &
+mkdir "$tmp/progdir"
+(cd "$tmp/progdir" && exec "$COUNTER" $count) >"$tmp/exit.out" &
 prog=$!
 sleep 0.2
 timeout "$LIMIT" "$TTREC" attach -o "$tmp/exit.idna" $prog 2>"$tmp/exit.err"
@@ -92,6 +94,9 @@ why=""
 [ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
 out_why=$(check_counter_output "$tmp/exit.out" $count) || why="$why${why:+; }$out_why"
 grep -q "process $prog exited with status 23" "$tmp/exit.err" || why="$why${why:+; }no exit line"
+header_cwd=$("$BUILD/ttdump" "$tmp/exit.idna" 2>&1 | sed -n 's/^cwd: //p')
+[ "$header_cwd" = "\"$tmp/progdir\"" ] ||
+	why="$why${why:+; }header cwd $header_cwd, want \"$tmp/progdir\""
 [ -z "$why" ] || fail "attach-exit: $why"
 if [ -z "$why" ] && verify_trace attach-exit "$tmp/exit.idna" &&
    ! grep -q "exit status 23" "$tmp/attach-exit.verify"; then

@@ -213,6 +213,44 @@ expect sync.out "^last-write of \\[0x[0-9a-f]+, \\+4\\): time [0-9]+, by the ins
 	"monitor last-write names the writing thread"
 if grep -q 'Remote connection closed\|internal-error' sync.out; then bad "gdb lost the stub (threads)"; else ok; fi
 
+# Threads that die with the process (blocked in pause, join, read or a
+# condition wait when another thread exits) are listed while the process
+# lives, every thread has its exit in --info, and at the end of history
+# only the thread that ended the process is left.
+verify_program threads_exit-blocked ./threads_exit blocked-workers
+for t in threads_exit threads_exit-blocked; do
+	"$build/ttreplay" --info --json $t.idna > $t.json 2>&1
+	if python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["thread-list"]
+assert len(t) == 3 and all(x["exit-status"] is not None for x in t), t' $t.json
+	then ok; else bad "--info --json: every thread of $t exited: $(cat $t.json)"; fi
+done
+gdb -batch -nx -ex "$slow_link" ./threads_exit -ex "target remote | $build/ttreplay threads_exit.idna" \
+	-ex 'break finisher' -ex continue -ex 'info threads' -ex continue -ex 'info threads' \
+	> exit_threads.out 2>&1
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' exit_threads.out)" -eq 4 ]; then ok
+else bad "info threads: three threads at the finisher's start, one at the end: $(grep -E 'Thread [0-9]+ ' exit_threads.out)"; fi
+expect exit_threads.out '^  [0-9]+ +Thread [0-9]+ +.* in __libc_pause' "the thread blocked in pause is listed while the process lives"
+expect exit_threads.out '^\* [0-9]+ +Thread [0-9]+ +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*5\)' "at the end, the thread that called exit(5)"
+gdb -batch -nx -ex "$slow_link" ./threads_exit -ex "target remote | $build/ttreplay threads_exit-blocked.idna" \
+	-ex continue -ex 'info threads' > exit_blocked.out 2>&1
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' exit_blocked.out)" -eq 1 ]; then ok
+else bad "info threads at the end lists only main: $(grep -E 'Thread [0-9]+ ' exit_blocked.out)"; fi
+expect exit_blocked.out '^\* 1 +Thread 1 +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*3\)' "at the end, main in exit(3)"
+
+# Ring mode with threads: the ring wraps (the main thread's first chunks
+# are gone), every thread, the ones that waited in join or read all along
+# included, is replayed from a checkpoint the ring kept, to the exit.
+cc -D_GNU_SOURCE -g -O0 -pthread -o threads_ring "$programs/threads_ring.c" || exit 1
+verify_program threads_ring --ring 1M --checkpoint-interval 1M ./threads_ring
+"$build/ttdump" threads_ring.idna > ring.dump 2>&1
+if grep -q 'ring mode' ring.dump && ! awk '$2 == 1 && $3 == 0 { found = 1 } END { exit !found }' ring.dump
+then ok; else bad "the ring did not wrap: $(grep -A3 '^chunks' ring.dump | tr '\n' ' ')"; fi
+"$build/ttreplay" --info --json threads_ring.idna > ring.json 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["thread-list"]
+assert [x["stream"] for x in t] == list(range(1, 6)), t
+assert d["exit-status"] == "0" and d["instructions"] > 0' ring.json
+then ok; else bad "--info of a ring trace: every thread replayed: $(cat ring.json)"; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"

@@ -308,6 +308,9 @@ size_t idna_reader_checkpoint_count(const struct idna_reader *r);
 const struct idna_checkpoint *idna_reader_checkpoint(const struct idna_reader *r, size_t i);
 size_t idna_reader_thread_count(const struct idna_reader *r);
 const struct idna_thread_info *idna_reader_thread(const struct idna_reader *r, size_t i);
+/* The initial thread (no thread-create) is not in the thread table: true
+ * and *status when its thread-exit was recorded. */
+bool idna_reader_initial_thread_exit(const struct idna_reader *r, int64_t *status);
 size_t idna_reader_module_count(const struct idna_reader *r);
 const struct idna_module_info *idna_reader_module(const struct idna_reader *r, size_t i);
 

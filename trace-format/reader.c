@@ -106,13 +106,24 @@ static int apply_global(struct idna_reader *r, const struct idna_record *rec)
 							      rec->u.thread_create.stream, false, 0};
 		break;
 	}
-	case IDNA_REC_THREAD_EXIT:
+	case IDNA_REC_THREAD_EXIT: {
+		bool created = false;
 		for (size_t i = 0; i < r->n_threads; i++)
-			if (r->threads[i].tid == rec->u.thread_exit.tid && !r->threads[i].exited) {
-				r->threads[i].exited = true;
-				r->threads[i].exit_status = rec->u.thread_exit.status;
+			if (r->threads[i].tid == rec->u.thread_exit.tid) {
+				created = true;
+				if (!r->threads[i].exited) {
+					r->threads[i].exited = true;
+					r->threads[i].exit_status = rec->u.thread_exit.status;
+				}
 			}
+		/* The initial thread has no thread-create: an exit that
+		 * names no created thread is its (man/idna.5, THREADS). */
+		if (!created && !r->initial_exited) {
+			r->initial_exited = true;
+			r->initial_exit_status = rec->u.thread_exit.status;
+		}
 		break;
+	}
 	case IDNA_REC_MODULE_LOAD: {
 		struct idna_module_info *m = grow(r->modules, r->n_modules, sizeof(*m));
 		if (!m)
@@ -255,6 +266,13 @@ const struct idna_checkpoint *idna_reader_checkpoint(const struct idna_reader *r
 const struct idna_thread_info *idna_reader_thread(const struct idna_reader *r, size_t i)
 {
 	return i < r->n_threads ? &r->threads[i] : NULL;
+}
+
+bool idna_reader_initial_thread_exit(const struct idna_reader *r, int64_t *status)
+{
+	if (r->initial_exited)
+		*status = r->initial_exit_status;
+	return r->initial_exited;
 }
 
 const struct idna_module_info *idna_reader_module(const struct idna_reader *r, size_t i)

@@ -33,6 +33,8 @@ struct idna_reader {
 	size_t n_checkpoints;
 	struct idna_thread_info *threads;
 	size_t n_threads;
+	bool initial_exited;         /* the initial thread's thread-exit was read */
+	int64_t initial_exit_status;
 	struct idna_module_info *modules;
 	size_t n_modules;
 	bool index_rebuilt;

@@ -1,18 +1,45 @@
 /*
- * threads_exit.c — the ways a threaded process ends: with an argument,
- * the main thread leaves with pthread_exit and the last thread's exit
- * ends the process (status 0); otherwise a thread calls exit(5) while
- * another is blocked in the kernel and the main thread waits in join.
+ * threads_exit.c — the ways a threaded process ends:
+ *   (no argument) a thread calls exit(5) while another is blocked in the
+ *     kernel (pause) and the main thread waits in join;
+ *   main-first: the main thread leaves with pthread_exit and the last
+ *     thread's exit ends the process (status 0);
+ *   blocked-workers: the main thread calls exit(3) while one worker is
+ *     blocked reading an empty pipe and another waits on a condition
+ *     variable (a futex).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+static int pipe_fds[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 
 static void *sleeper(void *arg)
 {
 	(void)arg;
 	pause(); /* blocked in the kernel until the process ends */
+	return NULL;
+}
+
+static void *pipe_reader(void *arg)
+{
+	(void)arg;
+	char c;
+	if (read(pipe_fds[0], &c, 1) >= 0) /* nobody writes: blocked */
+		printf("pipe_reader: read returned\n");
+	return NULL;
+}
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_cond_wait(&never, &lock); /* nobody signals: blocked */
+	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
@@ -28,13 +55,22 @@ static void *finisher(void *arg)
 
 int main(int argc, char **argv)
 {
-	(void)argv;
 	pthread_t s, f;
-	if (argc > 1) {
+	if (argc > 1 && strcmp(argv[1], "main-first") == 0) {
 		pthread_create(&f, NULL, finisher, "last thread standing");
 		printf("main thread leaves first\n");
 		fflush(stdout);
 		pthread_exit(NULL);
+	}
+	if (argc > 1 && strcmp(argv[1], "blocked-workers") == 0) {
+		if (pipe(pipe_fds) != 0)
+			return 2;
+		pthread_create(&s, NULL, pipe_reader, NULL);
+		pthread_create(&f, NULL, cond_waiter, NULL);
+		usleep(50000); /* both are blocked by then */
+		printf("main exits\n");
+		fflush(stdout);
+		exit(3);
 	}
 	pthread_create(&s, NULL, sleeper, NULL);
 	pthread_create(&f, NULL, finisher, "exit from a thread");
