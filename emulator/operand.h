@@ -2,8 +2,10 @@
  * operand.h — access to registers, memory and decoded operands for handlers.
  *
  * All memory traffic of the emulator passes through emu_mem_read /
- * emu_mem_write, which call the caller's memory interface; writes also tell
- * the decode cache, so self-modifying code is seen.
+ * emu_mem_write (and their integer forms, which use the interface's
+ * read_uint / write_uint when it has them), which call the caller's memory
+ * interface; writes also tell the decode cache, so self-modifying code is
+ * seen.
  */
 #ifndef TTREC_EMU_OPERAND_H
 #define TTREC_EMU_OPERAND_H
@@ -110,6 +112,17 @@ static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
 static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 				    unsigned size, uint64_t *out)
 {
+	if (cpu->mem->read_uint) {
+		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size))) {
+			*out = 0;
+			return emu_fault(cpu, EMU_FAULT_GP);
+		}
+		struct emu_mem_uint got = cpu->mem->read_uint(cpu->mem_ctx, addr, size);
+		*out = got.value;
+		if (EMU_UNLIKELY(got.status != EMU_MEM_OK))
+			return emu_page_fault(cpu, addr, false);
+		return EMU_OK;
+	}
 	uint64_t v = 0;
 	int r = emu_mem_read(cpu, addr, &v, size);
 	*out = v;
@@ -119,6 +132,14 @@ static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 static inline int emu_mem_write_uint(struct emu_cpu *cpu, uint64_t addr,
 				     unsigned size, uint64_t v)
 {
+	if (cpu->mem->write_uint) {
+		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
+			return emu_fault(cpu, EMU_FAULT_GP);
+		if (EMU_UNLIKELY(cpu->mem->write_uint(cpu->mem_ctx, addr, size, v) != EMU_MEM_OK))
+			return emu_page_fault(cpu, addr, true);
+		emu_decode_cache_note_write(cpu, addr, size);
+		return EMU_OK;
+	}
 	return emu_mem_write(cpu, addr, &v, size);
 }
 
