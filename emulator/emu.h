@@ -81,10 +81,25 @@ enum emu_mem_status { EMU_MEM_OK = 0, EMU_MEM_FAULT = 1 };
  * instruction bytes and returns how many of `size` it could read from the
  * start (fewer at the end of executable memory), 0 if none.
  */
+/* What read_uint returns: two words, so both come back in registers. */
+struct emu_mem_uint {
+	uint64_t value;  /* zero-extended; 0 when status is not EMU_MEM_OK */
+	int status;      /* EMU_MEM_OK or EMU_MEM_FAULT, as read's */
+};
+
 struct emu_memory_ops {
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t size);
 	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t size);
 	size_t (*fetch)(void *ctx, uint64_t addr, void *buf, size_t size);
+	/*
+	 * Optional (NULL: the emulator uses read and write): the same access
+	 * for a little-endian integer of 1, 2, 4 or 8 bytes, the value passed
+	 * in a register instead of through a buffer. Must behave exactly as
+	 * read / write of those bytes. For memories on a hot path: no buffer
+	 * is stored by one width and reloaded by another.
+	 */
+	struct emu_mem_uint (*read_uint)(void *ctx, uint64_t addr, unsigned size);
+	int (*write_uint)(void *ctx, uint64_t addr, unsigned size, uint64_t value);
 };
 
 /* Why emu_run() returned. */

@@ -2,8 +2,10 @@
  * operand.h — access to registers, memory and decoded operands for handlers.
  *
  * All memory traffic of the emulator passes through emu_mem_read /
- * emu_mem_write, which call the caller's memory interface; writes also tell
- * the decode cache, so self-modifying code is seen.
+ * emu_mem_write (and their integer forms, which use the interface's
+ * read_uint / write_uint when it has them), which call the caller's memory
+ * interface; writes also tell the decode cache, so self-modifying code is
+ * seen.
  */
 #ifndef TTREC_EMU_OPERAND_H
 #define TTREC_EMU_OPERAND_H
@@ -106,15 +108,28 @@ static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
 	return EMU_OK;
 }
 
-/* Little-endian integer of 1, 2, 4 or 8 bytes. The value is loaded back
- * with the width the memory interface stored it with: a wider load over a
- * narrower store (say, 8 bytes zeroed, 1 byte read into them) cannot be
- * forwarded from the store buffer and stalls every such read. The loads
- * are volatile so that the compiler does not merge them into one 8-byte
- * load and a mask, which would bring the stall back. */
+/* Little-endian integer of 1, 2, 4 or 8 bytes: through the interface's
+ * read_uint when it has one (the value comes back in a register), else
+ * through a buffer. The buffer is loaded back with the width the memory
+ * interface stored it with: a wider load over a narrower store (say, 8
+ * bytes zeroed, 1 byte read into them) cannot be forwarded from the store
+ * buffer and stalls every such read. The loads are volatile so that the
+ * compiler does not merge them into one 8-byte load and a mask, which
+ * would bring the stall back. */
 static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 				    unsigned size, uint64_t *out)
 {
+	if (cpu->mem->read_uint) {
+		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size))) {
+			*out = 0;
+			return emu_fault(cpu, EMU_FAULT_GP);
+		}
+		struct emu_mem_uint got = cpu->mem->read_uint(cpu->mem_ctx, addr, size);
+		*out = got.value;
+		if (EMU_UNLIKELY(got.status != EMU_MEM_OK))
+			return emu_page_fault(cpu, addr, false);
+		return EMU_OK;
+	}
 	union { uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } v;
 	int r = emu_mem_read(cpu, addr, &v, size);
 	if (r != EMU_OK) {
@@ -133,6 +148,14 @@ static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 static inline int emu_mem_write_uint(struct emu_cpu *cpu, uint64_t addr,
 				     unsigned size, uint64_t v)
 {
+	if (cpu->mem->write_uint) {
+		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
+			return emu_fault(cpu, EMU_FAULT_GP);
+		if (EMU_UNLIKELY(cpu->mem->write_uint(cpu->mem_ctx, addr, size, v) != EMU_MEM_OK))
+			return emu_page_fault(cpu, addr, true);
+		emu_decode_cache_note_write(cpu, addr, size);
+		return EMU_OK;
+	}
 	return emu_mem_write(cpu, addr, &v, size);
 }
 

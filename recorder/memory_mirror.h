@@ -112,18 +112,68 @@ static inline bool memory_mirror_read_cached(const struct memory_mirror *m, uint
 	return true;
 }
 
+/* Marks len (1..8) bytes at page offset off dirty. */
+static inline void memory_mirror_mark_dirty(const struct mirror_tlb_entry *t, unsigned off,
+					    size_t len)
+{
+	unsigned bit = off % 64;
+	uint64_t run = (1ull << len) - 1; /* len <= 8 */
+	t->dirty_bits[off / 64] |= run << bit;
+	if (bit + len > 64)
+		t->dirty_bits[off / 64 + 1] |= run >> (64 - bit);
+}
+
 static inline bool memory_mirror_write_cached(struct memory_mirror *m, uint64_t addr,
 					      const void *buf, size_t len)
 {
 	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
 	if (!t || !t->dirty_bits)
 		return false;
-	unsigned off = (unsigned)(addr & 4095), bit = off % 64;
+	unsigned off = (unsigned)(addr & 4095);
 	memory_mirror_copy_small(t->data + off, buf, len);
-	uint64_t run = (1ull << len) - 1; /* len <= 8 */
-	t->dirty_bits[off / 64] |= run << bit;
-	if (bit + len > 64)
-		t->dirty_bits[off / 64 + 1] |= run >> (64 - bit);
+	memory_mirror_mark_dirty(t, off, len);
+	return true;
+}
+
+/*
+ * The integer forms: a little-endian integer of len (1, 2, 4 or 8: other
+ * sizes take the general path) bytes, in a register. The value is loaded
+ * and stored at its own width, so a reload by the caller never waits on a
+ * narrower store; no call is made, so the caller can be a leaf.
+ */
+static inline bool memory_mirror_read_uint_cached(const struct memory_mirror *m, uint64_t addr,
+						  unsigned len, uint64_t *value)
+{
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
+	if (!t)
+		return false;
+	const uint8_t *p = t->data + (addr & 4095);
+	switch (len) {
+	case 1: *value = *p; break;
+	case 2: { uint16_t v; memcpy(&v, p, 2); *value = v; break; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); *value = v; break; }
+	case 8: memcpy(value, p, 8); break;
+	default: return false;
+	}
+	return true;
+}
+
+static inline bool memory_mirror_write_uint_cached(struct memory_mirror *m, uint64_t addr,
+						   unsigned len, uint64_t value)
+{
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
+	if (!t || !t->dirty_bits)
+		return false;
+	unsigned off = (unsigned)(addr & 4095);
+	uint8_t *p = t->data + off;
+	switch (len) {
+	case 1: *p = (uint8_t)value; break;
+	case 2: { uint16_t v = (uint16_t)value; memcpy(p, &v, 2); break; }
+	case 4: { uint32_t v = (uint32_t)value; memcpy(p, &v, 4); break; }
+	case 8: memcpy(p, &value, 8); break;
+	default: return false;
+	}
+	memory_mirror_mark_dirty(t, off, len);
 	return true;
 }
 

@@ -604,8 +604,8 @@ static void finish(struct recording *rec)
 	res->instructions = threads_instructions(rec);
 	for (size_t i = 0; i < rec->n_threads; i++) {
 		const struct rec_thread *t = rec->threads[i];
-		res->reads += t->tm.reads;
-		res->misses += t->tm.misses;
+		res->reads += traced_memory_reads(&t->tm);
+		res->misses += traced_memory_misses(&t->tm);
 		res->code_pages += t->tm.code_pages_logged;
 	}
 	res->threads = rec->n_threads;

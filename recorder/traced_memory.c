@@ -67,7 +67,7 @@ static void append(struct traced_memory *tm, const struct idna_record *rec)
 }
 
 /* A read the prediction cache missed: logged with the run of hits before
- * it. Out of line: misses are rare, and check_read stays small. */
+ * it. Out of line: misses are rare, and the read paths stay small. */
 static __attribute__((noinline)) void log_miss(struct traced_memory *tm, uint64_t hits_before,
 						const uint8_t *bytes, unsigned n)
 {
@@ -76,17 +76,24 @@ static __attribute__((noinline)) void log_miss(struct traced_memory *tm, uint64_
 	rec.u.miss.value = bytes;
 	rec.u.miss.len = n;
 	append(tm, &rec);
-	tm->misses++;
+}
+
+static __attribute__((noinline)) void log_miss_uint(struct traced_memory *tm,
+						     uint64_t hits_before, uint64_t value,
+						     unsigned n)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
+	log_miss(tm, hits_before, bytes, n);
 }
 
 /* One read of at most IDNA_MAX_READ bytes against the prediction cache;
- * a miss is logged. Inlined into traced_read, whose every call makes it. */
+ * a miss is logged. */
 static inline __attribute__((always_inline)) void check_read(struct traced_memory *tm,
 							     uint64_t addr,
 							     const uint8_t *bytes, unsigned n)
 {
 	uint64_t hits_before;
-	tm->reads++;
 	if (!predict_cache_record_read(&tm->cache, addr, bytes, n, &hits_before))
 		log_miss(tm, hits_before, bytes, n);
 }
@@ -106,8 +113,8 @@ static int traced_read_any(struct traced_memory *tm, uint64_t addr, void *buf, s
 	return EMU_MEM_OK;
 }
 
-/* The common read, 1..8 bytes in a page the mirror has at hand: every
- * step inline, one call in all (the emulator's). */
+/* A read through a buffer (vectors, and integers from memories without
+ * read_uint) of 1..8 bytes in a page the mirror has at hand: inline. */
 static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct traced_memory *tm = ctx;
@@ -115,6 +122,51 @@ static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
 		return traced_read_any(tm, addr, buf, size);
 	check_read(tm, addr, buf, (unsigned)size); /* size <= 8 <= IDNA_MAX_READ */
 	return EMU_MEM_OK;
+}
+
+/* An integer read the inline path below does not finish: a miss, an
+ * access crossing an entry or a page, or a page the mirror has not at
+ * hand. Starts over the general way (the inline path changed nothing). */
+static __attribute__((noinline)) struct emu_mem_uint traced_read_uint_rest(struct traced_memory *tm,
+									    uint64_t addr,
+									    unsigned size)
+{
+	uint64_t value, hits_before;
+	if (memory_mirror_read_uint_cached(tm->mirror, addr, size, &value)) {
+		if (!predict_cache_record_read_uint(&tm->cache, addr, value, size, &hits_before))
+			log_miss_uint(tm, hits_before, value, size);
+		return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
+	}
+	uint8_t bytes[8] = { 0 };
+	struct emu_mem_uint got = { .status = traced_read_any(tm, addr, bytes, size) };
+	if (got.status == EMU_MEM_OK)
+		memcpy(&got.value, bytes, sizeof(bytes)); /* little-endian host */
+	return got;
+}
+
+/*
+ * The common read: an integer of 1..8 bytes in a page the mirror has at
+ * hand, which the prediction cache predicted. A leaf with the value in
+ * registers throughout; anything else is a tail call, so the common case
+ * saves no registers.
+ */
+static struct emu_mem_uint traced_read_uint(void *ctx, uint64_t addr, unsigned size)
+{
+	struct traced_memory *tm = ctx;
+	uint64_t value;
+	if (__builtin_expect(memory_mirror_read_uint_cached(tm->mirror, addr, size, &value) &&
+			     predict_cache_try_hit_uint(&tm->cache, addr, value, size), 1))
+		return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
+	return traced_read_uint_rest(tm, addr, size);
+}
+
+/* After a write of size bytes at addr: the code pages it touched are
+ * logged again when next fetched. The filter answers for nearly all. */
+static inline void forget_written_code(struct traced_memory *tm, uint64_t addr, size_t size)
+{
+	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+		if (code_page_set_may_contain(tm->code_pages, pg))
+			code_page_set_remove(tm->code_pages, pg);
 }
 
 static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
@@ -126,9 +178,44 @@ static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 			return r;
 	}
 	predict_cache_update(&tm->cache, addr, buf, size);
-	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
-		if (code_page_set_contains(tm->code_pages, pg))
-			code_page_set_remove(tm->code_pages, pg);
+	forget_written_code(tm, addr, size);
+	return EMU_MEM_OK;
+}
+
+/* An integer write the inline path below does not take: the general
+ * write, on a buffer. */
+static __attribute__((noinline)) int traced_write_uint_any(struct traced_memory *tm,
+							   uint64_t addr, unsigned size,
+							   uint64_t value)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
+	return traced_write(tm, addr, bytes, size);
+}
+
+/* The rest of an integer write the mirror took, when it crosses a
+ * prediction-cache entry or its page may hold logged code. */
+static __attribute__((noinline)) int traced_write_uint_rest(struct traced_memory *tm,
+							    uint64_t addr, unsigned size,
+							    uint64_t value)
+{
+	predict_cache_update_uint(&tm->cache, addr, value, size);
+	forget_written_code(tm, addr, size);
+	return EMU_MEM_OK;
+}
+
+/* The common write, an integer of 1..8 bytes within one page the mirror
+ * has at hand and one prediction-cache entry, to a page with no logged
+ * code: a leaf, as traced_read_uint. */
+static int traced_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+{
+	struct traced_memory *tm = ctx;
+	if (__builtin_expect(!memory_mirror_write_uint_cached(tm->mirror, addr, size, value), 0))
+		return traced_write_uint_any(tm, addr, size, value);
+	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE ||
+			     code_page_set_may_contain(tm->code_pages, addr / PAGE_SIZE), 0))
+		return traced_write_uint_rest(tm, addr, size, value);
+	predict_cache_update_uint(&tm->cache, addr, value, size);
 	return EMU_MEM_OK;
 }
 
@@ -177,4 +264,6 @@ const struct emu_memory_ops traced_memory_ops = {
 	.read = traced_read,
 	.write = traced_write,
 	.fetch = traced_fetch,
+	.read_uint = traced_read_uint,
+	.write_uint = traced_write_uint,
 };

@@ -30,8 +30,21 @@ struct traced_memory {
 	struct code_page_set *code_pages; /* the process's: shared by its threads */
 	bool owns_code_pages;
 	int failed;            /* the writer failed: stop recording */
-	uint64_t reads, misses, code_pages_logged;
+	uint64_t code_pages_logged;
 };
+
+/* Reads checked against the prediction cache, and how many of them missed
+ * (each read is counted once by the cache, as a hit or a miss: the hot
+ * path keeps no count of its own). */
+static inline uint64_t traced_memory_reads(const struct traced_memory *tm)
+{
+	return tm->cache.hits + tm->cache.misses;
+}
+
+static inline uint64_t traced_memory_misses(const struct traced_memory *tm)
+{
+	return tm->cache.misses;
+}
 
 /* 0, or -1 when memory is short or the cache geometry is invalid. A
  * thread's memory shares the logged code pages with its sibling's (NULL:

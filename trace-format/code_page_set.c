@@ -7,14 +7,7 @@
 
 #include "trace-format/code_page_set.h"
 
-#define FILTER_BITS (1u << 16)
 #define EMPTY UINT64_MAX
-
-struct code_page_set {
-	uint64_t *slots;
-	size_t capacity, count; /* capacity: a power of two */
-	uint64_t filter[FILTER_BITS / 64];
-};
 
 static size_t slot_of(const struct code_page_set *s, uint64_t page)
 {
@@ -24,7 +17,7 @@ static size_t slot_of(const struct code_page_set *s, uint64_t page)
 
 static unsigned filter_bit(uint64_t page)
 {
-	return (unsigned)(page & (FILTER_BITS - 1));
+	return (unsigned)(page & (CODE_PAGE_SET_FILTER_BITS - 1));
 }
 
 struct code_page_set *code_page_set_new(void)
@@ -52,8 +45,7 @@ void code_page_set_free(struct code_page_set *s)
 
 bool code_page_set_contains(const struct code_page_set *s, uint64_t page)
 {
-	unsigned b = filter_bit(page);
-	if (!(s->filter[b / 64] & (1ull << (b % 64))))
+	if (!code_page_set_may_contain(s, page))
 		return false;
 	for (size_t i = slot_of(s, page);; i = (i + 1) & (s->capacity - 1)) {
 		if (s->slots[i] == page)

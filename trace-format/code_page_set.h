@@ -12,7 +12,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct code_page_set;
+/*
+ * Visible so that code_page_set_may_contain() below is inline (every
+ * emulated write asks it); only code_page_set.c changes the members.
+ */
+#define CODE_PAGE_SET_FILTER_BITS (1u << 16)
+
+struct code_page_set {
+	uint64_t *slots;
+	size_t capacity, count; /* capacity: a power of two */
+	/* Bit (page mod FILTER_BITS) is set for every page in the set (and
+	 * maybe others: bits are cleared only by code_page_set_clear). */
+	uint64_t filter[CODE_PAGE_SET_FILTER_BITS / 64];
+};
+
+/* False when page is certainly not in s; true when it may be (then ask
+ * code_page_set_contains). One load, no call. */
+static inline bool code_page_set_may_contain(const struct code_page_set *s, uint64_t page)
+{
+	unsigned b = (unsigned)(page & (CODE_PAGE_SET_FILTER_BITS - 1));
+	return (s->filter[b / 64] >> (b % 64)) & 1;
+}
 
 struct code_page_set *code_page_set_new(void);
 void code_page_set_free(struct code_page_set *s);

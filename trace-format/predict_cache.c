@@ -99,6 +99,24 @@ bool predict_cache_record_read_any(struct predict_cache *pc, uint64_t addr, cons
 	return false;
 }
 
+/* The integer forms reach here only for accesses crossing an entry: the
+ * value goes through memory once, on this rare path. */
+void predict_cache_update_uint_any(struct predict_cache *pc, uint64_t addr, uint64_t value,
+				   unsigned n)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
+	predict_cache_update_any(pc, addr, bytes, n);
+}
+
+bool predict_cache_record_read_uint_any(struct predict_cache *pc, uint64_t addr, uint64_t value,
+					unsigned n, uint64_t *hits_before)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes));
+	return predict_cache_record_read_any(pc, addr, bytes, n, hits_before);
+}
+
 int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n,
 			      struct predict_miss *next)
 {

@@ -51,6 +51,11 @@ static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t 
 void predict_cache_update_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes, size_t n);
 bool predict_cache_record_read_any(struct predict_cache *pc, uint64_t addr, const uint8_t *bytes,
 				   unsigned n, uint64_t *hits_before);
+/* The same with the n (1..8) bytes as a little-endian integer. */
+void predict_cache_update_uint_any(struct predict_cache *pc, uint64_t addr, uint64_t value,
+				   unsigned n);
+bool predict_cache_record_read_uint_any(struct predict_cache *pc, uint64_t addr, uint64_t value,
+					unsigned n, uint64_t *hits_before);
 
 /* Replay side: the next miss the log holds for this stream. */
 struct predict_miss {
@@ -99,9 +104,69 @@ static inline bool predict_cache_small(uint64_t addr, const uint8_t *bytes, size
 	}
 }
 
+/* The lanes of n (1..8) bytes. */
 static inline uint64_t predict_cache_lane_mask(size_t n)
 {
-	return n >= 8 ? ~0ull : (1ull << (n * 8)) - 1;
+	return ~0ull >> (64 - 8 * n);
+}
+
+/* The entry holding byte address addr. */
+static inline uint8_t *predict_cache_slot(const struct predict_cache *pc, uint64_t addr)
+{
+	return pc->bytes + predict_cache_entry_offset(pc, addr >> 3);
+}
+
+/* The integer forms of update and record_read: `value` holds the n
+ * (1..8) bytes little-endian, so a caller that has them in a register
+ * never stores them to memory. update ignores the bits above the n bytes
+ * (a byte store of a full register); the reads want them zero.
+ * Accesses crossing an entry go out of line. */
+static inline void predict_cache_update_uint(struct predict_cache *pc, uint64_t addr,
+					     uint64_t value, unsigned n)
+{
+	if ((addr & 7) + n > PREDICT_CACHE_LINE) {
+		predict_cache_update_uint_any(pc, addr, value, n);
+		return;
+	}
+	uint8_t *slot = predict_cache_slot(pc, addr);
+	unsigned shift = (unsigned)(addr & 7) * 8;
+	uint64_t lanes = predict_cache_lane_mask(n), entry;
+	memcpy(&entry, slot, 8);
+	entry = (entry & ~(lanes << shift)) | ((value & lanes) << shift);
+	memcpy(slot, &entry, 8);
+}
+
+/* Record side, the hit alone: true, the hit counted, when the read lies in
+ * one entry and the cache predicted it; false, nothing changed, otherwise
+ * (then predict_cache_record_read_uint must follow). For callers that
+ * keep the common case free of calls. */
+static inline bool predict_cache_try_hit_uint(struct predict_cache *pc, uint64_t addr,
+					      uint64_t value, unsigned n)
+{
+	if ((addr & 7) + n > PREDICT_CACHE_LINE)
+		return false;
+	uint64_t entry;
+	memcpy(&entry, predict_cache_slot(pc, addr), 8);
+	if (((entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(n)) != value)
+		return false;
+	pc->hits++;
+	pc->hits_since_miss++;
+	return true;
+}
+
+static inline bool predict_cache_record_read_uint(struct predict_cache *pc, uint64_t addr,
+						  uint64_t value, unsigned n,
+						  uint64_t *hits_before)
+{
+	if (predict_cache_try_hit_uint(pc, addr, value, n))
+		return true;
+	if ((addr & 7) + n > PREDICT_CACHE_LINE)
+		return predict_cache_record_read_uint_any(pc, addr, value, n, hits_before);
+	predict_cache_update_uint(pc, addr, value, n);
+	*hits_before = pc->hits_since_miss;
+	pc->hits_since_miss = 0;
+	pc->misses++;
+	return false;
 }
 
 static inline void predict_cache_update(struct predict_cache *pc, uint64_t addr,
@@ -112,12 +177,7 @@ static inline void predict_cache_update(struct predict_cache *pc, uint64_t addr,
 		predict_cache_update_any(pc, addr, bytes, n);
 		return;
 	}
-	uint8_t *slot = pc->bytes + predict_cache_entry_offset(pc, addr >> 3);
-	unsigned shift = (unsigned)(addr & 7) * 8;
-	uint64_t mask = predict_cache_lane_mask(n) << shift, entry;
-	memcpy(&entry, slot, 8);
-	entry = (entry & ~mask) | (value << shift);
-	memcpy(slot, &entry, 8);
+	predict_cache_update_uint(pc, addr, value, (unsigned)n);
 }
 
 static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr,
@@ -127,21 +187,7 @@ static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t 
 	uint64_t value;
 	if (!predict_cache_small(addr, bytes, n, &value))
 		return predict_cache_record_read_any(pc, addr, bytes, n, hits_before);
-	uint8_t *slot = pc->bytes + predict_cache_entry_offset(pc, addr >> 3);
-	unsigned shift = (unsigned)(addr & 7) * 8;
-	uint64_t lanes = predict_cache_lane_mask(n), entry;
-	memcpy(&entry, slot, 8);
-	if (((entry >> shift) & lanes) == value) {
-		pc->hits++;
-		pc->hits_since_miss++;
-		return true;
-	}
-	entry = (entry & ~(lanes << shift)) | (value << shift);
-	memcpy(slot, &entry, 8);
-	*hits_before = pc->hits_since_miss;
-	pc->hits_since_miss = 0;
-	pc->misses++;
-	return false;
+	return predict_cache_record_read_uint(pc, addr, value, n, hits_before);
 }
 
 #endif

@@ -86,7 +86,9 @@ static size_t mem_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	return 0;
 }
 
-static const struct emu_memory_ops history_memory = { mem_read, mem_write, mem_fetch };
+static const struct emu_memory_ops history_memory = {
+	.read = mem_read, .write = mem_write, .fetch = mem_fetch,
+};
 
 static void save_state(struct history *h, uint64_t i, const struct emu_regs *r)
 {

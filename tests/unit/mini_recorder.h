@@ -166,7 +166,9 @@ static size_t rec_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	return size;
 }
 
-static const struct emu_memory_ops rec_ops = { rec_read, rec_write, rec_fetch };
+static const struct emu_memory_ops rec_ops = {
+	.read = rec_read, .write = rec_write, .fetch = rec_fetch,
+};
 
 static void key_frame(struct mini_recorder *r, struct mini_thread *t, uint32_t reason, uint64_t seq)
 {

@@ -120,7 +120,9 @@ static size_t window_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	return n;
 }
 
-static const struct emu_memory_ops window_ops = { window_read, window_write, window_fetch };
+static const struct emu_memory_ops window_ops = {
+	.read = window_read, .write = window_write, .fetch = window_fetch,
+};
 
 /* --- forms ----------------------------------------------------------------- */
 

@@ -146,6 +146,70 @@ START_TEST(fast_paths_agree_with_general_forms)
 }
 END_TEST
 
+/* The integer forms (the recorder's register path) against the general
+ * forms, across entries too. A write's value carries garbage above its n
+ * bytes, as a byte store of a full register does: the cache must ignore
+ * it. A try_hit that says no must change nothing. */
+START_TEST(integer_forms_agree_with_general_forms)
+{
+	struct predict_cache uint_pc, any;
+	ck_assert(predict_cache_init(&uint_pc, 6) && predict_cache_init(&any, 6));
+	uint64_t seed = 0x13198a2e03707344ull;
+	static const unsigned sizes[] = { 1, 2, 4, 8, 3, 7 };
+	unsigned tried = 0, crossing = 0;
+	for (int i = 0; i < 200000; i++) {
+		seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+		unsigned n = sizes[(seed >> 8) % 6];
+		uint64_t addr = 0x7000 + (seed >> 16) % 256;
+		uint8_t v[8] = { 0 };
+		for (unsigned k = 0; k < n; k++)
+			v[k] = (uint8_t)((seed >> (24 + k % 4)) & 3);
+		uint64_t value;
+		memcpy(&value, v, 8);
+		crossing += (addr & 7) + n > 8;
+		if (seed & 1) {
+			uint64_t garbage = n == 8 ? 0 : ~0ull << (8 * n);
+			predict_cache_update_uint(&uint_pc, addr, value | garbage, n);
+			predict_cache_update_any(&any, addr, v, n);
+		} else if (seed & 2) {
+			uint64_t hits = uint_pc.hits;
+			uint8_t before[64 * PREDICT_CACHE_LINE];
+			memcpy(before, uint_pc.bytes, sizeof(before));
+			bool hit = predict_cache_try_hit_uint(&uint_pc, addr, value, n);
+			if (!hit) {
+				ck_assert_uint_eq(uint_pc.hits, hits);
+				ck_assert_mem_eq(uint_pc.bytes, before, sizeof(before));
+			}
+			uint64_t hb_uint = 1, hb_any = 2;
+			if (hit)
+				tried++;
+			else
+				hit = predict_cache_record_read_uint(&uint_pc, addr, value, n, &hb_uint);
+			bool hit_any = predict_cache_record_read_any(&any, addr, v, n, &hb_any);
+			ck_assert_int_eq(hit, hit_any);
+			if (!hit)
+				ck_assert_uint_eq(hb_uint, hb_any);
+		} else {
+			uint64_t hb_uint = 1, hb_any = 2;
+			bool hit = predict_cache_record_read_uint(&uint_pc, addr, value, n, &hb_uint);
+			bool hit_any = predict_cache_record_read_any(&any, addr, v, n, &hb_any);
+			ck_assert_int_eq(hit, hit_any);
+			if (!hit)
+				ck_assert_uint_eq(hb_uint, hb_any);
+		}
+		ck_assert_mem_eq(uint_pc.bytes, any.bytes, 64 * PREDICT_CACHE_LINE);
+	}
+	ck_assert_uint_eq(uint_pc.hits, any.hits);
+	ck_assert_uint_eq(uint_pc.misses, any.misses);
+	ck_assert_uint_eq(uint_pc.hits_since_miss, any.hits_since_miss);
+	ck_assert_uint_gt(tried, 1000);
+	ck_assert_uint_gt(crossing, 10000);
+	ck_assert_uint_gt(uint_pc.misses, 1000);
+	predict_cache_fini(&uint_pc);
+	predict_cache_fini(&any);
+}
+END_TEST
+
 START_TEST(replay_agrees_with_record)
 {
 	enum { N = 200000 };
@@ -254,6 +318,7 @@ static Suite *trace_predict_suite(void)
 	tcase_add_test(tc, every_size_and_alignment);
 	tcase_add_test(tc, conflicts_are_misses);
 	tcase_add_test(tc, fast_paths_agree_with_general_forms);
+	tcase_add_test(tc, integer_forms_agree_with_general_forms);
 	tcase_add_test(tc, replay_agrees_with_record);
 	tcase_add_test(tc, replay_detects_a_size_mismatch);
 	suite_add_tcase(s, tc);
