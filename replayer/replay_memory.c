@@ -128,7 +128,8 @@ static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 	struct process_memory *p = m->proc;
 	predict_cache_update(&m->cache, addr, buf, size);
 	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
-		if (code_page_set_contains(p->code_pages, pg))
+		if (code_page_set_may_contain(p->code_pages, pg) &&
+		    code_page_set_contains(p->code_pages, pg))
 			code_page_set_remove(p->code_pages, pg);
 	memory_image_store(p->image, addr, buf, size);
 	if (p->on_access)
