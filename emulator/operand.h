@@ -116,8 +116,9 @@ static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
  * buffer and stalls every such read. The loads are volatile so that the
  * compiler does not merge them into one 8-byte load and a mask, which
  * would bring the stall back. */
-static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
-				    unsigned size, uint64_t *out)
+static inline __attribute__((always_inline)) int emu_mem_read_uint(struct emu_cpu *cpu,
+								     uint64_t addr, unsigned size,
+								     uint64_t *out)
 {
 	if (cpu->mem->read_uint) {
 		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size))) {
@@ -145,8 +146,9 @@ static inline int emu_mem_read_uint(struct emu_cpu *cpu, uint64_t addr,
 	return EMU_OK;
 }
 
-static inline int emu_mem_write_uint(struct emu_cpu *cpu, uint64_t addr,
-				     unsigned size, uint64_t v)
+static inline __attribute__((always_inline)) int emu_mem_write_uint(struct emu_cpu *cpu,
+								      uint64_t addr, unsigned size,
+								      uint64_t v)
 {
 	if (cpu->mem->write_uint) {
 		if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
