@@ -16,8 +16,9 @@ expect() { # expect FILE PATTERN DESCRIPTION
 }
 
 cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
-# ttreplay answers gdb only after its first pass over the trace, which
-# takes seconds under the sanitizers: more than gdb's default 2 s.
+# ttreplay answers gdb's handshake at once (the test at the end checks
+# it); the longer timeout keeps the other tests robust on a loaded machine
+# under the sanitizers.
 slow_link='set remotetimeout 600'
 
 # --verify on recordings of real programs.
