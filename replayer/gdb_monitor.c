@@ -85,6 +85,8 @@ static int monitor_access(struct gdb_target *t, const char *command, gdbstub_pri
 		}
 		uint64_t at = 0, rip = 0;
 		int64_t tid = 0;
+		if (target_whole_history(t) != 0)
+			return -1;
 		int r = find_access(t, queries[i].kind, addr, len, queries[i].dir, &at, &rip, &tid);
 		if (r < 0)
 			return -1;
@@ -111,6 +113,9 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 	struct gdb_target *t = ctx;
 	const struct replay_summary *m = &t->s->summary;
 	char line[256];
+	if ((strcmp(command, "info") == 0 || strcmp(command, "checkpoints") == 0) &&
+	    target_whole_history(t) != 0)
+		return -1;
 	if (strcmp(command, "info") == 0) {
 		snprintf(line, sizeof(line),
 			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",

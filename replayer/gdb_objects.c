@@ -1,7 +1,8 @@
 /*
  * gdb_objects.c — objects gdb reads that the trace holds only indirectly:
  * the program's path (the last execve of the global stream) and the
- * auxiliary vector (from the initial stack as the replay came to know it).
+ * auxiliary vector (from the initial stack as the replay knows it at the
+ * start of history).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,23 +23,26 @@ void gdb_target_find_exec_file(struct gdb_target *t)
 	idna_iter_close(it);
 }
 
-/* The auxiliary vector, from the initial stack as the replay came to know
- * it (the dynamic loader reads all of it at start-up). */
+/* Reads 8 bytes at the start of history: what the replay knows of them
+ * there, from reads made later (see replay_session_read_memory). */
+static bool load_word(struct replay_session *s, uint64_t addr, uint64_t *word)
+{
+	return replay_session_read_memory(s, addr, word, 8) == 8;
+}
+
+/* The auxiliary vector, from the initial stack as the replay knows it at
+ * the start of history (the current time): the dynamic loader reads all
+ * of it at start-up, within the first pass's opening part. */
 void gdb_target_find_auxv(struct gdb_target *t)
 {
 	struct replay_session *s = t->s;
-	if (replay_session_goto(s, target_history_begin(t)) != 0)
-		return;
 	uint64_t rsp = emu_regs(s->sim.cpu)->gpr[EMU_RSP];
-	if (replay_session_goto(s, s->summary.instructions) != 0)
-		return;
-	const struct memory_image *img = s->sim.proc.image;
 	uint64_t argc, word, addr = rsp;
-	if (memory_image_load(img, addr, &argc, 8) != 8 || argc > 4096)
+	if (!load_word(s, addr, &argc) || argc > 4096)
 		return;
 	addr += 8 * (argc + 2); /* argc, argv[], NULL (never read: not known) */
 	for (unsigned i = 0; i < 65536; i++, addr += 8) {
-		if (memory_image_load(img, addr, &word, 8) != 8)
+		if (!load_word(s, addr, &word))
 			return;
 		if (word == 0)
 			break;
@@ -49,9 +53,9 @@ void gdb_target_find_auxv(struct gdb_target *t)
 		/* The loader reads every type but only the values it uses:
 		 * an unknown value is given as 0. */
 		uint64_t pair[2] = { 0, 0 };
-		if (memory_image_load(img, addr + n, &pair[0], 8) != 8)
+		if (!load_word(s, addr + n, &pair[0]))
 			return;
-		memory_image_load(img, addr + n + 8, &pair[1], 8);
+		load_word(s, addr + n + 8, &pair[1]);
 		memcpy(t->auxv + n, pair, 16);
 		n += 16;
 		if (pair[0] == 0) {

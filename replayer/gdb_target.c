@@ -7,7 +7,9 @@
  * breakpoint or watched access before the starting time; go there.
  *
  * Time is the process's global clock; every stop names the thread running
- * then. A step moves time until the thread stepped has retired one
+ * then. Until gdb first moves in time (or asks for the end of history)
+ * the replay stays at the start and the first pass waits
+ * (target_whole_history). A step moves time until the thread stepped has retired one
  * instruction, whatever the others did in between (as they did when
  * recording).
  */
@@ -197,6 +199,14 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 }
 
 /* --- moving in time --------------------------------------------------------- */
+
+int target_whole_history(struct gdb_target *t)
+{
+	if (replay_session_finish_pass(t->s) == 0)
+		return 0;
+	fprintf(stderr, "ttreplay: %s\n", t->s->error);
+	return -1;
+}
 
 uint64_t target_history_begin(const struct gdb_target *t)
 {
@@ -437,7 +447,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 {
 	struct gdb_target *t = ctx;
 	long k = thread_index(t, tid);
-	if (k < 0)
+	if (k < 0 || target_whole_history(t) != 0)
 		return -1;
 	if (dir == GDBSTUB_FORWARD)
 		return step_forward(t, (size_t)k, stop);
@@ -450,6 +460,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	if (target_whole_history(t) != 0)
+		return -1;
 	if (dir == GDBSTUB_FORWARD)
 		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
 	return target_backward(t, replay_session_now(t->s), true, true, stop);
@@ -503,7 +515,10 @@ static uint64_t gt_now(void *ctx)
 
 static uint64_t gt_end(void *ctx)
 {
-	return ((struct gdb_target *)ctx)->s->summary.instructions;
+	struct gdb_target *t = ctx;
+	if (target_whole_history(t) != 0)
+		return replay_session_now(t->s);
+	return t->s->summary.instructions;
 }
 
 static int gt_goto(void *ctx, uint64_t time)
@@ -560,12 +575,16 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 	struct gdb_target t;
 	memset(&t, 0, sizeof(t));
 	t.s = s;
-	gdb_target_find_exec_file(&t);
-	gdb_target_find_auxv(&t);
+	/* gdb's first questions are all about the start of history, which
+	 * the session shows without its first pass: gdb is answered at once
+	 * (within its 2 s timeout) and the pass runs when a resume, a step or
+	 * a monitor command first needs the whole history. */
 	if (replay_session_goto(s, target_history_begin(&t)) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}
+	gdb_target_find_exec_file(&t);
+	gdb_target_find_auxv(&t);
 	struct gdbstub_target target = { &ops, &t };
 	if (port >= 0)
 		return gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port);

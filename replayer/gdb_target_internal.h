@@ -53,6 +53,10 @@ struct gdb_target {
 	size_t auxv_len;
 };
 
+/* Makes sure the first pass has run, before anything that needs the whole
+ * history (its end, snapshots, segment summaries, any time but the start).
+ * 0, or -1 (reported on stderr). */
+int target_whole_history(struct gdb_target *t);
 /* The thread running now, and the first time of the history. */
 int64_t target_current_tid(const struct gdb_target *t);
 uint64_t target_history_begin(const struct gdb_target *t);

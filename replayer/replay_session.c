@@ -1,5 +1,7 @@
 /*
- * replay_session.c — the first pass and time positioning. Going to time t
+ * replay_session.c — the first pass and time positioning. Opening makes
+ * only the first pass's opening part (the start of history); the rest runs
+ * the first time something needs the whole history. Going to time t
  * restarts from the last checkpoint at or before t, with the memory image
  * snapshot taken there, unless running on from the current position is
  * shorter.
@@ -140,7 +142,6 @@ bool replay_session_segment_may_write(const struct replay_session *s, size_t k, 
 	return false;
 }
 
-/* The first pass: replays the whole history, taking snapshots. */
 /* On a terminal, a progress line for long first passes: the share of the
  * stream's chunks read so far. */
 static void show_progress(struct replay_session *s, bool done)
@@ -163,10 +164,16 @@ static void show_progress(struct replay_session *s, bool done)
 		(unsigned long long)(resim_now(&s->sim) / 1000000));
 }
 
-static enum resim_status first_pass(struct replay_session *s)
+/*
+ * Runs the first pass on from where it stands until history ends, or only
+ * until `max_snapshots` are taken (RESIM_AT_TARGET then: paused there).
+ */
+static enum resim_status first_pass(struct replay_session *s, size_t max_snapshots)
 {
-	uint64_t next = 0;
 	for (;;) {
+		uint64_t next = s->n_snapshots
+					? s->snapshots[s->n_snapshots - 1].icount + s->snapshot_interval
+					: 0;
 		enum resim_status st = resim_run(&s->sim, next);
 		if (st != RESIM_AT_TARGET) {
 			show_progress(s, true);
@@ -181,7 +188,8 @@ static enum resim_status first_pass(struct replay_session *s)
 			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
 			return RESIM_ERROR;
 		}
-		next = resim_now(&s->sim) + s->snapshot_interval;
+		if (s->n_snapshots >= max_snapshots)
+			return RESIM_AT_TARGET;
 	}
 }
 
@@ -256,36 +264,31 @@ static uint64_t default_snapshot_budget(void)
 	return quarter && quarter < cap ? quarter : cap;
 }
 
-int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory)
+/* Runs the first pass on (see first_pass), the hooks that note each
+ * segment's pages in place; its time adds to the summary's. */
+static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots)
 {
-	memset(s, 0, sizeof(*s));
-	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
-	s->snapshot_budget = snapshot_memory ? snapshot_memory : default_snapshot_budget();
-	s->reader = idna_reader_open(path, s->error, sizeof(s->error));
-	if (!s->reader)
-		return -1;
-	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct memory_image *image = memory_image_new();
-	if (!image || resim_open(&s->sim, s->reader, s->cache_log2, image) != 0) {
-		snprintf(s->error, sizeof(s->error), "%s: %s", path, image ? s->sim.error : "out of memory");
-		replay_session_close(s);
-		return -1;
-	}
-	s->sim_open = true;
-	s->future = memory_image_new();
 	s->sim.proc.future = s->future;
 	s->sim.proc.on_access = note_write;
 	s->sim.proc.access_ctx = s;
 	s->sim.proc.on_fetch = note_fetch;
 	s->sim.proc.fetch_ctx = s;
-	enum resim_status st = first_pass(s);
+	enum resim_status st = first_pass(s, max_snapshots);
 	s->sim.proc.on_access = NULL;
 	s->sim.proc.on_fetch = NULL;
+	s->sim.proc.future = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->summary.seconds += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return st;
+}
+
+/* The first pass has ended with st, the replay at the end of history:
+ * what it found. 0, or -1 with s->error. */
+static int summarise_history(struct replay_session *s, enum resim_status st)
+{
 	struct replay_summary *m = &s->summary;
-	m->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	m->instructions = resim_now(&s->sim);
 	m->syscalls = s->sim.counts.syscalls;
 	m->signals = s->sim.counts.signals;
@@ -294,24 +297,105 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 	m->last_signal = s->sim.counts.last_signal;
 	m->have_exit = find_exit_status(s, &m->exit_status);
 	if (st == RESIM_ERROR) {
-		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);
-		replay_session_close(s);
+		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
 		return -1;
 	}
 	m->exit_consistent = exit_is_consistent(s);
 	if (summarise_threads(s) != 0) {
-		snprintf(s->error, sizeof(s->error), "%s: out of memory", path);
+		snprintf(s->error, sizeof(s->error), "%s: out of memory", s->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Snapshots the opening part of the first pass takes: the start of
+ * history and one segment after it, in which the program's start-up
+ * reads its stack (argc, environment, auxiliary vector), so that memory
+ * at the start can be shown before the rest of the pass has run. */
+#define OPENING_SNAPSHOTS 2
+
+int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory)
+{
+	memset(s, 0, sizeof(*s));
+	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
+	s->snapshot_budget = snapshot_memory ? snapshot_memory : default_snapshot_budget();
+	s->path = strdup(path);
+	if (!s->path) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	s->reader = idna_reader_open(path, s->error, sizeof(s->error));
+	if (!s->reader) {
 		replay_session_close(s);
 		return -1;
 	}
+	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
+	struct memory_image *image = memory_image_new();
+	s->future = memory_image_new();
+	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, image) != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: %s", path,
+			 image && s->future ? s->sim.error : "out of memory");
+		if (!s->future)
+			memory_image_free(image);
+		replay_session_close(s);
+		return -1;
+	}
+	s->sim_open = true;
 	s->modules = module_files_load(s->reader);
-	s->sim.proc.future = NULL;
+	enum resim_status st = run_pass(s, OPENING_SNAPSHOTS);
+	if (st == RESIM_ERROR) {
+		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);
+		replay_session_close(s);
+		return -1;
+	}
 	if (s->n_snapshots == 0) {
 		snprintf(s->error, sizeof(s->error), "%s: the trace has no checkpoint to start from", path);
 		replay_session_close(s);
 		return -1;
 	}
+	if (st != RESIM_AT_TARGET) {
+		/* The history was shorter than the opening part. */
+		s->pass_done = true;
+		if (summarise_history(s, st) != 0) {
+			replay_session_close(s);
+			return -1;
+		}
+	}
+	if (replay_session_goto(s, s->snapshots[0].icount) != 0) {
+		replay_session_close(s);
+		return -1;
+	}
 	return 0;
+}
+
+int replay_session_finish_pass(struct replay_session *s)
+{
+	if (s->pass_done)
+		return s->pass_failed ? -1 : 0;
+	s->pass_done = true;
+	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
+	/* The pass paused at its last snapshot: it goes on from there. */
+	if (s->sim_open)
+		resim_close(&s->sim);
+	s->sim_open = false;
+	if (resim_open_state(&s->sim, s->reader, s->cache_log2,
+			     &s->snapshots[s->n_snapshots - 1].state) != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
+		s->pass_failed = true;
+		return -1;
+	}
+	s->sim_open = true;
+	enum resim_status st = run_pass(s, SIZE_MAX);
+	if (summarise_history(s, st) != 0) {
+		s->pass_failed = true;
+		/* Keep showing the start, which stays valid. */
+		char error[sizeof(s->error)];
+		memcpy(error, s->error, sizeof(error));
+		replay_session_goto(s, s->snapshots[0].icount);
+		memcpy(s->error, error, sizeof(error));
+		return -1;
+	}
+	return replay_session_goto(s, at);
 }
 
 void replay_session_close(struct replay_session *s)
@@ -337,6 +421,8 @@ void replay_session_close(struct replay_session *s)
 	if (s->reader)
 		idna_reader_close(s->reader);
 	s->reader = NULL;
+	free(s->path);
+	s->path = NULL;
 }
 
 size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
@@ -373,10 +459,14 @@ size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t)
 
 int replay_session_goto(struct replay_session *s, uint64_t t)
 {
-	if (t > s->summary.instructions)
-		t = s->summary.instructions;
-	if (t < s->snapshots[0].icount)
+	/* The start of history is known from the opening part of the pass;
+	 * any other time needs the whole pass (the end, the snapshots). */
+	if (t <= s->snapshots[0].icount)
 		t = s->snapshots[0].icount;
+	else if (replay_session_finish_pass(s) != 0)
+		return -1;
+	else if (t > s->summary.instructions)
+		t = s->summary.instructions;
 	size_t k = replay_session_snapshot_for(s, t);
 	const struct replay_snapshot *snap = &s->snapshots[k];
 	uint64_t now = s->sim_open ? resim_now(&s->sim) : UINT64_MAX;

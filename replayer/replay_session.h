@@ -4,6 +4,13 @@
  * REPLAY_SNAPSHOT_INTERVAL instructions), then positioning anywhere in the history of the recorded
  * process (time: the global clock of resim.h) and running forward from
  * there with an observer.
+ *
+ * The first pass is lazy: opening replays only its start (the first
+ * segment), which is enough to show the start of history, so a debugger
+ * is answered at once however long the trace. Whatever needs the whole
+ * history (its end, the summary, the snapshots and their segment
+ * summaries, any time but the start) calls replay_session_finish_pass
+ * first; replay_session_goto does so itself.
  */
 #ifndef TTREC_REPLAY_SESSION_H
 #define TTREC_REPLAY_SESSION_H
@@ -66,20 +73,33 @@ struct replay_session {
 	uint64_t snapshot_interval;   /* doubles each time snapshots are thinned */
 	uint64_t snapshot_bytes;      /* what they pin, estimated */
 	uint64_t snapshot_budget;
-	struct replay_summary summary;
+	struct replay_summary summary;   /* valid once the first pass is done */
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
+	bool pass_done;               /* the first pass has run to the end (or failed) */
+	bool pass_failed;             /* ... and failed: s->error says why */
+	char *path;                   /* of the trace, for messages */
 	struct resim sim;        /* the current position */
 	bool sim_open;
 	char error[384];
 };
 
-/* Opens the trace and makes the first pass, its snapshots kept within
+/* Opens the trace and makes the opening part of the first pass; the
+ * current time is then the start of history. Snapshots are kept within
  * snapshot_memory bytes (0: a quarter of the machine's memory, at most
  * 4 GiB). 0, or -1 with s->error (the session is then closed). */
 int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory);
 void replay_session_close(struct replay_session *s);
 
-/* Moves to time t (clamped to the history). 0, or -1. */
+/* Makes the rest of the first pass unless it is done: afterwards the
+ * summary, the snapshots and their segment summaries cover the whole
+ * history. The current time stays what it was (the replay restarts there:
+ * observers and stop_at_* flags set on s->sim before are gone). 0, or -1
+ * with s->error (again at each call: the session can still show the
+ * start of history). */
+int replay_session_finish_pass(struct replay_session *s);
+
+/* Moves to time t (clamped to the history; any t but its start finishes
+ * the first pass). 0, or -1. */
 int replay_session_goto(struct replay_session *s, uint64_t t);
 
 /* Runs forward to t or until the observer stops it; the resim status. */

@@ -69,16 +69,12 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 	}
 	self[n] = 0;
 	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
-	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
+	char **argv = calloc((size_t)n_gdb_args + 6, sizeof(char *));
 	if (!argv)
 		return 1;
 	int k = 0;
 	argv[k++] = "gdb";
 	argv[k++] = "-q";
-	/* ttreplay answers only after its first pass over the trace, which
-	 * can take longer than gdb's default 2 s timeout. */
-	argv[k++] = "-ex";
-	argv[k++] = "set remotetimeout 600";
 	argv[k++] = "-ex";
 	argv[k++] = target;
 	for (int i = 0; i < n_gdb_args; i++)
@@ -282,6 +278,11 @@ int main(int argc, char **argv)
 	int rc;
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
 		return exec_gdb(&s, path, gdb_args, n_gdb_args);
+	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
+		fprintf(stderr, "ttreplay: %s\n", s.error);
+		replay_session_close(&s);
+		return EXIT_BAD_TRACE;
+	}
 	if (do_info)
 		rc = print_info(&s, path, json);
 	else if (do_verify)

@@ -19,5 +19,5 @@ echo "=== ttreplay --verify bug.idna"
 "$bin/ttreplay" --verify bug.idna || exit 1
 echo
 echo "=== gdb ./bug -ex 'target remote | ttreplay bug.idna'"
-gdb -batch -nx -q -ex 'set remotetimeout 600' ./bug -ex "target remote | $bin/ttreplay bug.idna" -x "$here/demo.gdb" 2>&1 |
+gdb -batch -nx -q ./bug -ex "target remote | $bin/ttreplay bug.idna" -x "$here/demo.gdb" 2>&1 |
 	grep -v '^warning: remote target does not support file transfer'

@@ -53,6 +53,8 @@ START_TEST(replays_two_threads_at_every_time)
 	struct mini_recorder *r = mini_record(trace_path);
 	struct replay_session s;
 	ck_assert_msg(replay_session_open(&s, trace_path, 0) == 0, "%s", s.error);
+	ck_assert_msg(replay_session_finish_pass(&s) == 0, "%s", s.error);
+	ck_assert_msg(replay_session_goto(&s, r->time) == 0, "%s", s.error);
 	ck_assert_uint_eq(s.summary.instructions, r->time);
 	ck_assert(s.summary.have_exit);
 	ck_assert(s.summary.exit_consistent);
