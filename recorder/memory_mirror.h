@@ -48,7 +48,7 @@ struct mirror_page;
  * that the inline accessors below serve an access to a cached page with no
  * call. Only memory_mirror.c changes it.
  */
-#define MIRROR_TLB_ENTRIES 256u
+#define MIRROR_TLB_ENTRIES 1024u
 #define MIRROR_TLB_EMPTY UINT64_MAX
 
 struct mirror_tlb_entry {
