@@ -154,6 +154,20 @@ static int unchanged_destination(struct emu_cpu *cpu, const struct emu_insn *ins
 	return EMU_OK;
 }
 
+/* The destination (operand 0) and the count (operand 1, masked) of a
+ * shift or rotate; EMU_OK or the fault. */
+static int read_destination_and_count(struct emu_cpu *cpu, const struct emu_insn *insn,
+				      uint64_t *a, uint64_t *count)
+{
+	int r;
+	if ((r = emu_opnd_read(cpu, insn, 1, count)) != EMU_OK)
+		return r;
+	if ((r = emu_opnd_read(cpu, insn, 0, a)) != EMU_OK)
+		return r;
+	*count &= count_mask(insn->opnd[0].size);
+	return EMU_OK;
+}
+
 /*
  * shl, shr, sar: they replace every status flag (AF is cleared), so the
  * flags before them do not matter and theirs are left pending (flags.h).
@@ -171,15 +185,11 @@ static inline __attribute__((always_inline)) int shift_plain(struct emu_cpu *cpu
 	uint64_t a, count, cf;
 	int r;
 	if (shape == SHIFT_SHAPE_REG_IMM) {
-		count = insn->imm;
+		count = insn->imm & count_mask(size);
 		a = emu_gpr_get(cpu, insn->opnd[0].reg, size);
-	} else {
-		if ((r = emu_opnd_read(cpu, insn, 1, &count)) != EMU_OK)
-			return r;
-		if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
-			return r;
+	} else if ((r = read_destination_and_count(cpu, insn, &a, &count)) != EMU_OK) {
+		return r;
 	}
-	count &= count_mask(size);
 	if (count == 0)
 		return unchanged_destination(cpu, insn, a);
 	a &= emu_size_mask(size);
@@ -209,12 +219,9 @@ static int shift_rotate(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	unsigned size = insn->opnd[0].size;
 	uint64_t a, count, flags;
-	int r;
-	if ((r = emu_opnd_read(cpu, insn, 1, &count)) != EMU_OK)
+	int r = read_destination_and_count(cpu, insn, &a, &count);
+	if (r != EMU_OK)
 		return r;
-	if ((r = emu_opnd_read(cpu, insn, 0, &a)) != EMU_OK)
-		return r;
-	count &= count_mask(size);
 	if (count == 0)
 		return unchanged_destination(cpu, insn, a);
 	uint64_t res = shift_compute(insn->op, a, (unsigned)count, size * 8,
