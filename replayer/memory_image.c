@@ -1,6 +1,9 @@
 /*
  * memory_image.c — pages of known bytes in a chained hash table; pages are
  * reference-counted and copied before a write when shared with a snapshot.
+ * Every replayed read and write lands here, so a small direct-mapped cache
+ * of recently found slots sits in front of the hash table (slots live as
+ * long as their image), and known-bit ranges are set a word at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +27,14 @@ struct slot {
 	struct slot *next;
 };
 
+#define RECENT_SLOTS 64u
+
 struct memory_image {
 	struct slot *buckets[BUCKETS];
+	/* A slot found lately, by page number modulo RECENT_SLOTS. A lookup
+	 * aid, not part of the image's contents: readers of a const image
+	 * update it too. */
+	struct slot *recent[RECENT_SLOTS];
 };
 
 static unsigned bucket_of(uint64_t page_addr)
@@ -82,11 +91,17 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	return c;
 }
 
-static struct slot *find(const struct memory_image *m, uint64_t page_addr)
+static struct slot *find(const struct memory_image *image, uint64_t page_addr)
 {
+	struct memory_image *m = (struct memory_image *)image; /* only `recent` changes */
+	struct slot **recent = &m->recent[(page_addr >> 12) % RECENT_SLOTS];
+	if (*recent && (*recent)->addr == page_addr)
+		return *recent;
 	for (struct slot *s = m->buckets[bucket_of(page_addr)]; s; s = s->next)
-		if (s->addr == page_addr)
+		if (s->addr == page_addr) {
+			*recent = s;
 			return s;
+		}
 	return NULL;
 }
 
@@ -123,14 +138,40 @@ static struct image_page *writable_page(struct memory_image *m, uint64_t page_ad
 	return s->page;
 }
 
+/* The bits of known-word off / 64 that [off, off + n) covers, n > 0; *taken
+ * receives how many of the n bytes they are. */
+static uint64_t known_mask(unsigned off, unsigned n, unsigned *taken)
+{
+	unsigned bit = off % 64, take = 64 - bit < n ? 64 - bit : n;
+	*taken = take;
+	return (take == 64 ? ~0ull : (1ull << take) - 1) << bit;
+}
+
 static void set_known(struct image_page *p, unsigned off, unsigned n, bool known)
 {
-	for (unsigned i = off; i < off + n; i++) {
+	while (n) {
+		unsigned take;
+		uint64_t mask = known_mask(off, n, &take);
 		if (known)
-			p->known[i / 64] |= 1ull << (i % 64);
+			p->known[off / 64] |= mask;
 		else
-			p->known[i / 64] &= ~(1ull << (i % 64));
+			p->known[off / 64] &= ~mask;
+		off += take;
+		n -= take;
 	}
+}
+
+static bool all_known(const struct image_page *p, unsigned off, unsigned n)
+{
+	while (n) {
+		unsigned take;
+		uint64_t mask = known_mask(off, n, &take);
+		if ((p->known[off / 64] & mask) != mask)
+			return false;
+		off += take;
+		n -= take;
+	}
+	return true;
 }
 
 bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes, size_t len)
@@ -194,24 +235,46 @@ static bool byte_known(const struct memory_image *m, uint64_t a)
 	return s && (s->page->known[off / 64] & (1ull << (off % 64)));
 }
 
+/* One page's part of memory_image_store_first_reads: [off, off + n) of the
+ * page at pa. false when memory is short. */
+static bool store_first_reads_in_page(const struct memory_image *past, struct memory_image *future,
+				      uint64_t pa, unsigned off, unsigned n, const uint8_t *b,
+				      uint64_t valid_from)
+{
+	const struct slot *known_before = find(past, pa);
+	/* The common case: a read of bytes the replay has seen already. */
+	if (known_before && all_known(known_before->page, off, n))
+		return true;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = pa + off + i;
+		if (byte_known(past, a) || byte_known(future, a))
+			continue;
+		struct image_page *p = writable_page(future, pa);
+		if (!p)
+			return false;
+		unsigned o = off + i;
+		p->data[o] = b[i];
+		set_known(p, o, 1, true);
+		if (valid_from > p->valid_from[o / 8])
+			p->valid_from[o / 8] = valid_from;
+	}
+	return true;
+}
+
 void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
 				    uint64_t addr, const void *bytes, size_t len,
 				    uint64_t valid_from)
 {
 	const uint8_t *b = bytes;
-	for (size_t i = 0; i < len; i++) {
-		uint64_t a = addr + i;
-		if (byte_known(past, a) || byte_known(future, a))
-			continue;
-		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
-		struct image_page *p = writable_page(future, pa);
-		if (!p)
+	while (len) {
+		uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+		unsigned off = (unsigned)(addr - pa);
+		unsigned n = PAGE_SIZE - off < len ? PAGE_SIZE - off : (unsigned)len;
+		if (!store_first_reads_in_page(past, future, pa, off, n, b, valid_from))
 			return;
-		unsigned off = (unsigned)(a - pa);
-		p->data[off] = b[i];
-		set_known(p, off, 1, true);
-		if (valid_from > p->valid_from[off / 8])
-			p->valid_from[off / 8] = valid_from;
+		addr += n;
+		b += n;
+		len -= n;
 	}
 }
 

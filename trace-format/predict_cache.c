@@ -50,6 +50,17 @@ static inline size_t piece_at(const struct predict_cache *pc, uint64_t a, size_t
 void predict_cache_predict(const struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n)
 {
 	uint8_t *slot;
+	if ((addr & 7) + n <= PREDICT_CACHE_LINE) {
+		/* One entry (nearly every read replay makes): a sized copy. */
+		slot = pc->bytes + predict_cache_entry_offset(pc, addr >> 3) + (addr & 7);
+		switch (n) {
+		case 1: out[0] = slot[0]; return;
+		case 2: memcpy(out, slot, 2); return;
+		case 4: memcpy(out, slot, 4); return;
+		case 8: memcpy(out, slot, 8); return;
+		default: break;
+		}
+	}
 	for (size_t done = 0, len; done < n; done += len) {
 		len = piece_at(pc, addr + done, n - done, &slot);
 		memcpy(out + done, slot, len);

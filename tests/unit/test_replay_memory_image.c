@@ -1,0 +1,184 @@
+/*
+ * test_replay_memory_image.c — the replay's memory image against a plain
+ * model (a byte array with a known flag per byte and a valid-from time per
+ * 8-byte word), under random stores, loads, forgets, snapshots and
+ * first-read records over a few pages, accesses crossing page boundaries
+ * included. Snapshots must keep the contents they were taken with while
+ * the image they came from changes.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/memory_image.h"
+#include "check_main.h"
+
+#define BASE 0x7000ull
+#define SPAN (3 * 4096u) /* three pages */
+
+struct model {
+	uint8_t data[SPAN];
+	bool known[SPAN];
+	uint64_t valid_from[SPAN / 8];
+};
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A range inside the span: short ones mostly, some crossing pages. */
+static void random_range(uint64_t *off, size_t *len)
+{
+	size_t n = rng() % 4 == 0 ? 1 + rng() % 300 : 1 + rng() % 16;
+	*off = rng() % (SPAN - n + 1);
+	*len = n;
+}
+
+static void model_store(struct model *m, uint64_t off, const uint8_t *b, size_t len)
+{
+	memcpy(m->data + off, b, len);
+	for (size_t i = 0; i < len; i++)
+		m->known[off + i] = true;
+}
+
+/* What memory_image_load_at returns for the model at time now. */
+static size_t model_load_at(const struct model *m, uint64_t off, uint8_t *out, size_t len,
+			    uint64_t now)
+{
+	size_t done = 0;
+	while (done < len && m->known[off + done] && m->valid_from[(off + done) / 8] <= now) {
+		out[done] = m->data[off + done];
+		done++;
+	}
+	return done;
+}
+
+static void check_load(const struct memory_image *image, const struct model *m, uint64_t now)
+{
+	uint64_t off;
+	size_t len;
+	random_range(&off, &len);
+	uint8_t got[300], want[300];
+	size_t n_got = now == UINT64_MAX ? memory_image_load(image, BASE + off, got, len)
+					 : memory_image_load_at(image, BASE + off, got, len, now);
+	size_t n_want = model_load_at(m, off, want, len, now);
+	ck_assert_uint_eq(n_got, n_want);
+	ck_assert_int_eq(memcmp(got, want, n_got), 0);
+}
+
+START_TEST(test_image_against_model)
+{
+	static struct model past, snap_model;
+	memset(&past, 0, sizeof(past));
+	struct memory_image *image = memory_image_new(), *snap = NULL;
+	ck_assert_ptr_nonnull(image);
+	for (int step = 0; step < 200000; step++) {
+		uint64_t off;
+		size_t len;
+		uint8_t bytes[300];
+		switch (rng() % 8) {
+		case 0: case 1: case 2:
+			random_range(&off, &len);
+			for (size_t i = 0; i < len; i++)
+				bytes[i] = (uint8_t)rng();
+			ck_assert(memory_image_store(image, BASE + off, bytes, len));
+			model_store(&past, off, bytes, len);
+			break;
+		case 3:
+			random_range(&off, &len);
+			memory_image_forget(image, BASE + off, len);
+			for (size_t i = 0; i < len; i++)
+				past.known[off + i] = false;
+			break;
+		case 4:
+			if (rng() % 64 == 0) {
+				memory_image_free(snap);
+				snap = memory_image_snapshot(image);
+				ck_assert_ptr_nonnull(snap);
+				snap_model = past;
+			}
+			break;
+		case 5:
+			if (rng() % 512 == 0) { /* the walk over every page */
+				memory_image_forget(image, 0, UINT64_MAX);
+				memset(past.known, 0, sizeof(past.known));
+			}
+			break;
+		default:
+			check_load(image, &past, UINT64_MAX);
+			if (snap)
+				check_load(snap, &snap_model, UINT64_MAX);
+			break;
+		}
+	}
+	memory_image_free(snap);
+	memory_image_free(image);
+}
+END_TEST
+
+START_TEST(test_first_reads_against_model)
+{
+	static struct model past, future;
+	memset(&past, 0, sizeof(past));
+	memset(&future, 0, sizeof(future));
+	struct memory_image *image = memory_image_new(), *later = memory_image_new();
+	ck_assert_ptr_nonnull(image);
+	ck_assert_ptr_nonnull(later);
+	uint64_t now = 0;
+	for (int step = 0; step < 200000; step++) {
+		uint64_t off;
+		size_t len;
+		uint8_t bytes[300];
+		random_range(&off, &len);
+		for (size_t i = 0; i < len; i++)
+			bytes[i] = (uint8_t)rng();
+		switch (rng() % 4) {
+		case 0: /* a write the replay makes: known from now on */
+			ck_assert(memory_image_store(image, BASE + off, bytes, len));
+			model_store(&past, off, bytes, len);
+			break;
+		case 1: /* a read: first reads go to the future, then the past */
+			memory_image_store_first_reads(image, later, BASE + off, bytes, len, now);
+			for (size_t i = 0; i < len; i++) {
+				uint64_t a = off + i;
+				if (past.known[a] || future.known[a])
+					continue;
+				future.data[a] = bytes[i];
+				future.known[a] = true;
+				if (now > future.valid_from[a / 8])
+					future.valid_from[a / 8] = now;
+			}
+			ck_assert(memory_image_store(image, BASE + off, bytes, len));
+			model_store(&past, off, bytes, len);
+			break;
+		case 2:
+			now += rng() % 3;
+			break;
+		default:
+			check_load(later, &future, rng() % (now + 2));
+			break;
+		}
+	}
+	memory_image_free(later);
+	memory_image_free(image);
+}
+END_TEST
+
+static Suite *memory_image_suite(void)
+{
+	Suite *s = suite_create("replay_memory_image");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_image_against_model);
+	tcase_add_test(tc, test_first_reads_against_model);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(memory_image_suite)
