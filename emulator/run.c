@@ -118,14 +118,16 @@ static inline __attribute__((always_inline)) bool run_block_unobserved(struct em
 			cpu->icount += (uint64_t)(insn - first);
 			return false;
 		}
-		if (insn == last)
-			break;
 		if (EMU_UNLIKELY(cpu->code_changed)) {
 			/* This block may be stale from here on. */
 			cpu->code_changed = false;
-			cpu->regs.rip = insn->addr + insn->len;
-			break;
+			if (insn != last) {
+				cpu->regs.rip = insn->addr + insn->len;
+				break;
+			}
 		}
+		if (insn == last)
+			break;
 	}
 	/* A fused pair at the end retires two instructions. */
 	cpu->icount += insn == last ? b->count : (uint64_t)(insn - first) + 1;
