@@ -129,6 +129,13 @@ static inline void predict_cache_update_uint(struct predict_cache *pc, uint64_t 
 		return;
 	}
 	uint8_t *slot = predict_cache_slot(pc, addr);
+	if (n == PREDICT_CACHE_LINE) {
+		/* A whole entry (most writes: pointers, counters): stored
+		 * without first loading the entry, which is rarely in the
+		 * CPU's L1 cache. */
+		memcpy(slot, &value, 8);
+		return;
+	}
 	unsigned shift = (unsigned)(addr & 7) * 8;
 	uint64_t lanes = predict_cache_lane_mask(n), entry;
 	memcpy(&entry, slot, 8);
