@@ -184,16 +184,28 @@ static void unlink_block(struct emu_decode_cache *c, struct emu_block *b)
 		*pp = b->hash_next;
 }
 
+/* A retired block may be the one running: what is left of it must not run
+ * (emu_handler_stale sends the run loop back to decoding). Its memory
+ * stays until emu_decode_cache_release_retired. */
+static void mark_retired(struct emu_decode_cache *c, struct emu_block *b)
+{
+	b->retired = true;
+	for (uint32_t i = 0; i < b->count; i++)
+		b->insns[i].handler = emu_handler_stale;
+	if (b->unfused)
+		b->unfused = emu_handler_stale;
+	b->retired_next = c->retired;
+	c->retired = b;
+}
+
 static void retire_block(struct emu_decode_cache *c, struct emu_block *b)
 {
 	if (b->retired)
 		return;
-	b->retired = true;
 	unlink_block(c, b);
 	for (uint64_t pg = b->first_page; pg <= b->last_page; pg++)
 		page_remove_block(c, pg, b);
-	b->retired_next = c->retired;
-	c->retired = b;
+	mark_retired(c, b);
 }
 
 static void retire_page(struct emu_cpu *cpu, uint64_t page)
@@ -224,9 +236,7 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 			struct emu_block *b = c->buckets[i];
 			while (b) {
 				struct emu_block *next = b->hash_next;
-				b->retired = true;
-				b->retired_next = c->retired;
-				c->retired = b;
+				mark_retired(c, b);
 				b = next;
 			}
 			c->buckets[i] = NULL;

@@ -25,7 +25,9 @@ struct emu_insn;
  */
 typedef int emu_handler(struct emu_cpu *cpu, const struct emu_insn *insn);
 
-enum { EMU_OK = 0, EMU_STOP = 1 };
+/* EMU_STALE: returned only by emu_handler_stale, never by an instruction's
+ * own handler. */
+enum { EMU_OK = 0, EMU_STOP = 1, EMU_STALE = 2 };
 
 /* Kinds of decoded operands. */
 enum emu_operand_kind {
@@ -172,8 +174,10 @@ struct emu_cpu {
 	struct emu_exit_info exit;
 	uint64_t icount;
 	struct emu_decode_cache *cache;
-	/* Set when code the current block holds was invalidated, so the run
-	 * loop leaves the block after the current instruction. */
+	/* Set when decoded code was invalidated, so a block run one
+	 * instruction at a time stops after the current instruction. A block
+	 * run whole needs no check: retiring a block replaces each of its
+	 * handlers with emu_handler_stale (decode_cache.c). */
 	bool code_changed;
 	/* Bumped whenever decoded blocks are retired: invalidates every
 	 * emu_block_link at once. */
@@ -272,5 +276,8 @@ const char *emu_mnemonic_name(uint16_t mnemonic);
 /* Handlers every family may use. */
 int emu_handler_unimplemented(struct emu_cpu *cpu, const struct emu_insn *insn);
 int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn);
+/* The handler of every instruction of a retired block: the instruction was
+ * not run, and the run loop decodes again from its address. */
+int emu_handler_stale(struct emu_cpu *cpu, const struct emu_insn *insn);
 
 #endif

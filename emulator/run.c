@@ -99,48 +99,61 @@ int emu_handler_undefined(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return emu_fault(cpu, EMU_FAULT_UD);
 }
 
+int emu_handler_stale(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	(void)cpu;
+	(void)insn;
+	return EMU_STALE;
+}
+
 /*
  * One block with nothing watching: icount and rip are brought up to date
  * once per block instead of once per instruction (no handler reads them;
  * memory callbacks that need the count run with an observer set). Returns
  * false when the run must stop (cpu->exit is set).
+ *
+ * A write to this block's own code retires it, and retiring turns the
+ * handlers of its remaining instructions into emu_handler_stale: the loop
+ * needs no check of its own, and leaves at the first instruction not yet
+ * run, with rip at it. *stale tells the caller not to link from b.
  */
 static inline __attribute__((always_inline)) bool run_block_unobserved(struct emu_cpu *cpu,
-								       const struct emu_block *b)
+								       const struct emu_block *b,
+								       bool *stale)
 {
 	const struct emu_insn *first = b->insns, *insn = first;
 	const struct emu_insn *last = first + b->fused_count - 1;
 	cpu->regs.rip = b->next_rip;
 	for (;; insn++) {
-		if (EMU_UNLIKELY(insn->handler(cpu, insn) != EMU_OK)) {
+		int status = insn->handler(cpu, insn);
+		if (EMU_UNLIKELY(status != EMU_OK)) {
 			cpu->regs.rip = insn->addr;
-			cpu->exit.insn_len = insn->len;
 			cpu->icount += (uint64_t)(insn - first);
-			return false;
-		}
-		if (EMU_UNLIKELY(cpu->code_changed)) {
-			/* This block may be stale from here on. */
-			cpu->code_changed = false;
-			if (insn != last) {
-				cpu->regs.rip = insn->addr + insn->len;
-				break;
+			if (status == EMU_STALE) {
+				*stale = true;
+				return true;
 			}
+			cpu->exit.insn_len = insn->len;
+			return false;
 		}
 		if (insn == last)
 			break;
 	}
 	/* A fused pair at the end retires two instructions. */
-	cpu->icount += insn == last ? b->count : (uint64_t)(insn - first) + 1;
+	cpu->icount += b->count;
 	return true;
 }
 
 /* One block instruction by instruction, fused pairs unfused: observers
  * see each instruction start with icount and rip current, and the run can
  * end mid-block. */
-static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, uint64_t end)
+static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, uint64_t end,
+			       bool *stale)
 {
 	const struct emu_insn *insn = b->insns;
 	const struct emu_insn *last = insn + b->count;
+	/* Blocks run whole leave the flag set: only this loop reads it. */
+	cpu->code_changed = false;
 	for (; insn < last; insn++) {
 		if (cpu->has_observer && cpu->obs.insn_start &&
 		    cpu->obs.insn_start(cpu->obs.ctx, insn->addr)) {
@@ -152,8 +165,13 @@ static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, u
 		emu_handler *handler = insn->handler;
 		if (EMU_UNLIKELY(b->unfused != NULL) && insn == &b->insns[b->fused_count - 1])
 			handler = b->unfused;
-		if (handler(cpu, insn) != EMU_OK) {
+		int status = handler(cpu, insn);
+		if (status != EMU_OK) {
 			cpu->regs.rip = insn->addr;
+			if (status == EMU_STALE) {
+				*stale = true;
+				return true;
+			}
 			cpu->exit.insn_len = insn->len;
 			return false;
 		}
@@ -161,6 +179,7 @@ static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, u
 			return false;
 		if (cpu->code_changed) {
 			cpu->code_changed = false;
+			*stale = true;
 			break;
 		}
 	}
@@ -182,12 +201,15 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			cpu->exit.mnemonic = "(decode cache out of memory)";
 			break;
 		}
+		bool stale = false;
 		if (EMU_LIKELY(!cpu->has_observer && end - cpu->icount >= b->count)) {
-			if (EMU_UNLIKELY(!run_block_unobserved(cpu, b)))
+			if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale)))
 				break;
-		} else if (!run_block_stepwise(cpu, b, end)) {
+		} else if (!run_block_stepwise(cpu, b, end, &stale)) {
 			break;
 		}
+		if (EMU_UNLIKELY(stale))
+			b = NULL; /* retired, or may be: no link from it */
 	}
 	emu_flags_materialise(cpu);
 	emu_decode_cache_release_retired(cpu->cache);

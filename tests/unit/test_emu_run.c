@@ -113,20 +113,31 @@ END_TEST
 START_TEST(test_self_modifying_code)
 {
 	/* mov byte [rip+1], 0x05 rewrites the immediate of the following
-	 * "mov eax, imm32" before it runs; the emulator must see the new byte. */
+	 * "mov eax, imm32" before it runs; the emulator must see the new byte
+	 * and count each instruction once. Rounds 0 and 1 run the block whole
+	 * (a limit past its end; round 1 after an invalidation), round 2 one
+	 * instruction per run (the stepping path). */
 	struct harness h;
 	harness_init(&h);
 	static const uint8_t code[] = {
 		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x05, /* mov byte [rip+1], 5 */
 		0xb8, 0x01, 0x00, 0x00, 0x00,             /* mov eax, 1 */
+		0x90,                                     /* nop */
 		0x0f, 0x0b,                               /* ud2 */
 	};
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < 3; round++) {
 		memcpy(h.stop_code + 64, code, sizeof(code));
 		struct emu_regs *r = emu_regs(h.cpu);
 		r->rip = (uint64_t)(uintptr_t)(h.stop_code + 64);
-		ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_FAULT);
+		uint64_t before = emu_icount(h.cpu);
+		enum emu_exit e;
+		do
+			e = emu_run(h.cpu, round == 2 ? 1 : 1000);
+		while (e == EMU_EXIT_LIMIT);
+		ck_assert_int_eq(e, EMU_EXIT_FAULT);
 		ck_assert_uint_eq(r->gpr[EMU_RAX], 5);
+		ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 64 + 13));
+		ck_assert_uint_eq(emu_icount(h.cpu) - before, 3);
 		emu_invalidate_code(h.cpu, (uint64_t)(uintptr_t)h.stop_code, 4096);
 	}
 	harness_fini(&h);
