@@ -539,6 +539,11 @@ static const char *gt_exec_file(void *ctx)
 	return t->exec_file[0] ? t->exec_file : NULL;
 }
 
+static const char *gt_libraries(void *ctx)
+{
+	return ((struct gdb_target *)ctx)->libraries_xml;
+}
+
 static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t n)
 {
 	struct gdb_target *t = ctx;
@@ -585,8 +590,14 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 	}
 	gdb_target_find_exec_file(&t);
 	gdb_target_find_auxv(&t);
-	struct gdbstub_target target = { &ops, &t };
-	if (port >= 0)
-		return gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port);
-	return gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
+	gdb_target_images_from_modules(&t);
+	/* The library list is offered only when made here: otherwise gdb
+	 * reads the loader's own, with its real link maps. */
+	struct gdbstub_target_ops with_libraries = ops;
+	with_libraries.libraries_svr4_xml = gt_libraries;
+	struct gdbstub_target target = { t.libraries_xml ? &with_libraries : &ops, &t };
+	int r = port >= 0 ? gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port)
+			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
+	free(t.libraries_xml);
+	return r;
 }

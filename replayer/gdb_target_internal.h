@@ -51,6 +51,7 @@ struct gdb_target {
 	char exec_file[4096];
 	uint8_t auxv[4096];
 	size_t auxv_len;
+	char *libraries_xml; /* made from the module list, or NULL */
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole
@@ -81,5 +82,8 @@ const char *gdb_target_monitor_help(void *ctx);
 /* gdb_objects.c: the program's path and auxiliary vector, read once. */
 void gdb_target_find_exec_file(struct gdb_target *t);
 void gdb_target_find_auxv(struct gdb_target *t);
+/* When the initial stack is not known (a ring dropped the trace's start):
+ * the auxiliary vector and the library list from the mapped images. */
+void gdb_target_images_from_modules(struct gdb_target *t);
 
 #endif

@@ -171,3 +171,18 @@ size_t module_files_read(struct module_files *m, uint64_t addr, void *buf, size_
 	}
 	return 0;
 }
+
+void module_files_each_image(const struct module_files *m,
+			     void (*fn)(void *ctx, const char *path, uint64_t addr), void *ctx)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		const struct module_mapping *mm = &m->maps[i];
+		if (mm->offset != 0)
+			continue;
+		bool later = false; /* a later mapping of the same file's start wins */
+		for (size_t j = i + 1; j < m->count && !later; j++)
+			later = m->maps[j].offset == 0 && strcmp(m->maps[j].path, mm->path) == 0;
+		if (!later)
+			fn(ctx, mm->path, mm->addr);
+	}
+}

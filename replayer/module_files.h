@@ -23,4 +23,10 @@ void module_files_free(struct module_files *m);
  * many leading bytes it could read (0 when no usable file maps addr). */
 size_t module_files_read(struct module_files *m, uint64_t addr, void *buf, size_t len);
 
+/* Calls fn once per file mapped from its first byte (file offset 0), with
+ * the address of the last such mapping the trace lists: where the file's
+ * image starts. */
+void module_files_each_image(const struct module_files *m,
+			     void (*fn)(void *ctx, const char *path, uint64_t addr), void *ctx);
+
 #endif
