@@ -202,8 +202,15 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 
 int target_whole_history(struct gdb_target *t)
 {
-	if (replay_session_finish_pass(t->s) == 0)
-		return 0;
+	return target_whole_history_interruptible(t, NULL, NULL);
+}
+
+int target_whole_history_interruptible(struct gdb_target *t, gdbstub_interrupt_fn interrupted,
+				       void *interrupt_ctx)
+{
+	int r = replay_session_finish_pass_interruptible(t->s, interrupted, interrupt_ctx);
+	if (r >= 0)
+		return r;
 	fprintf(stderr, "ttreplay: %s\n", t->s->error);
 	return -1;
 }
@@ -460,8 +467,18 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
-	if (target_whole_history(t) != 0)
+	/* The first pass can take long: Ctrl-C stops it, and the program is
+	 * shown where it was. */
+	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);
+	if (r < 0)
 		return -1;
+	if (r > 0) {
+		fprintf(stderr, "ttreplay: interrupted while reading the trace ahead (%llu instructions"
+				" so far); the next resume goes on with it\n",
+			(unsigned long long)t->s->snapshots[t->s->n_snapshots - 1].icount);
+		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
+		return 0;
+	}
 	if (dir == GDBSTUB_FORWARD)
 		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
 	return target_backward(t, replay_session_now(t->s), true, true, stop);

@@ -58,6 +58,10 @@ struct gdb_target {
  * history (its end, snapshots, segment summaries, any time but the start).
  * 0, or -1 (reported on stderr). */
 int target_whole_history(struct gdb_target *t);
+/* The same, stopping when interrupted() says so: then 1, the pass not
+ * finished and the time unchanged. */
+int target_whole_history_interruptible(struct gdb_target *t, gdbstub_interrupt_fn interrupted,
+				       void *interrupt_ctx);
 /* The thread running now, and the first time of the history. */
 int64_t target_current_tid(const struct gdb_target *t);
 uint64_t target_history_begin(const struct gdb_target *t);

@@ -190,6 +190,10 @@ static enum resim_status first_pass(struct replay_session *s, size_t max_snapsho
 		}
 		if (s->n_snapshots >= max_snapshots)
 			return RESIM_AT_TARGET;
+		if (s->pass_interrupted && s->pass_interrupted(s->pass_interrupt_ctx)) {
+			s->pass_was_interrupted = true;
+			return RESIM_AT_TARGET;
+		}
 	}
 }
 
@@ -368,11 +372,11 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 	return 0;
 }
 
-int replay_session_finish_pass(struct replay_session *s)
+int replay_session_finish_pass_interruptible(struct replay_session *s,
+					     bool (*interrupted)(void *ctx), void *ctx)
 {
 	if (s->pass_done)
 		return s->pass_failed ? -1 : 0;
-	s->pass_done = true;
 	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
 	/* The pass paused at its last snapshot: it goes on from there. */
 	if (s->sim_open)
@@ -381,11 +385,21 @@ int replay_session_finish_pass(struct replay_session *s)
 	if (resim_open_state(&s->sim, s->reader, s->cache_log2,
 			     &s->snapshots[s->n_snapshots - 1].state) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
-		s->pass_failed = true;
+		s->pass_done = s->pass_failed = true;
 		return -1;
 	}
 	s->sim_open = true;
+	s->pass_interrupted = interrupted;
+	s->pass_interrupt_ctx = ctx;
+	s->pass_was_interrupted = false;
 	enum resim_status st = run_pass(s, SIZE_MAX);
+	s->pass_interrupted = NULL;
+	if (s->pass_was_interrupted)
+		/* Paused at its last snapshot, as after opening; back to the
+		 * time it was (the start: nothing later is shown before the
+		 * pass is done). */
+		return replay_session_goto(s, at) == 0 ? 1 : -1;
+	s->pass_done = true;
 	if (summarise_history(s, st) != 0) {
 		s->pass_failed = true;
 		/* Keep showing the start, which stays valid. */
@@ -396,6 +410,11 @@ int replay_session_finish_pass(struct replay_session *s)
 		return -1;
 	}
 	return replay_session_goto(s, at);
+}
+
+int replay_session_finish_pass(struct replay_session *s)
+{
+	return replay_session_finish_pass_interruptible(s, NULL, NULL);
 }
 
 void replay_session_close(struct replay_session *s)

@@ -77,6 +77,11 @@ struct replay_session {
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
 	bool pass_done;               /* the first pass has run to the end (or failed) */
 	bool pass_failed;             /* ... and failed: s->error says why */
+	/* While the rest of the pass runs: asked at each snapshot whether to
+	 * stop early (replay_session_finish_pass_interruptible). */
+	bool (*pass_interrupted)(void *ctx);
+	void *pass_interrupt_ctx;
+	bool pass_was_interrupted;
 	char *path;                   /* of the trace, for messages */
 	struct resim sim;        /* the current position */
 	bool sim_open;
@@ -97,6 +102,13 @@ void replay_session_close(struct replay_session *s);
  * with s->error (again at each call: the session can still show the
  * start of history). */
 int replay_session_finish_pass(struct replay_session *s);
+
+/* The same, asking interrupted(ctx) at each snapshot (a few million
+ * instructions apart) whether to stop: then 1, with the pass paused at its
+ * last snapshot (the next call goes on from there) and the current time
+ * what it was. */
+int replay_session_finish_pass_interruptible(struct replay_session *s,
+					     bool (*interrupted)(void *ctx), void *ctx);
 
 /* Moves to time t (clamped to the history; any t but its start finishes
  * the first pass). 0, or -1. */

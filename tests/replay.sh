@@ -86,6 +86,11 @@ if grep -q 'Remote connection closed\|internal-error' gdb.out; then bad "gdb los
 # snapshot segments before the end.
 cc -g -O0 -o late "$here/programs/late.c" || exit 1
 "$build/ttrec" run -q -o late.idna ./late > /dev/null
+# Ctrl-C while ttreplay reads the trace ahead (the first resume starts its
+# first pass, seconds on late.idna): the resume stops at once with SIGINT,
+# and the next one goes on to the end.
+if python3 "$here/interrupt_pass.py" "$build/ttreplay" late.idna > interrupt.out 2>&1; then ok
+else bad "Ctrl-C during the first pass: $(head -3 interrupt.out | tr '\n' ' ')"; fi
 gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
 	-ex 'eval "monitor last-write %lu 8", &marker' > late.out 2>&1
 write_time=$(sed -n 's/^last-write of .*: time \([0-9]*\), .*/\1/p' late.out)

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""interrupt_pass.py TTREPLAY TRACE: Ctrl-C while ttreplay reads the trace
+ahead (its first pass, which the first resume starts) stops the resume
+with SIGINT at once, where the program was, and the next resume goes on
+with the pass to the end of history.
+
+Speaks the GDB remote protocol to `TTREPLAY TRACE` on pipes. The interrupt
+byte goes out once the stub has acknowledged the continue packet, as gdb
+sends it: the pass then runs for seconds (late.idna), so the byte arrives
+while it does. Exit status 0 when every check passes; each failure is
+printed."""
+import subprocess
+import sys
+
+
+def checksum(body):
+    return '%02x' % (sum(body.encode()) & 0xff)
+
+
+class Stub:
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+
+    def send(self, body):
+        self.p.stdin.write(('$%s#%s' % (body, checksum(body))).encode())
+        self.p.stdin.flush()
+
+    def wait_ack(self):
+        c = self.p.stdout.read(1)
+        if c != b'+':
+            raise RuntimeError('expected an ack, got %r' % c)
+
+    def interrupt(self):
+        self.p.stdin.write(b'\x03')
+        self.p.stdin.flush()
+
+    def reply(self):
+        """The next packet's body (acks skipped, each packet acked)."""
+        c = self.p.stdout.read(1)
+        while c in (b'+', b'-'):
+            c = self.p.stdout.read(1)
+        if c != b'$':
+            raise RuntimeError('unexpected byte %r from the stub' % c)
+        body = b''
+        while True:
+            c = self.p.stdout.read(1)
+            if not c:
+                raise RuntimeError('the stub closed the connection')
+            if c == b'#':
+                break
+            body += c
+        self.p.stdout.read(2)
+        self.p.stdin.write(b'+')
+        self.p.stdin.flush()
+        return body.decode()
+
+
+def main():
+    ttreplay, trace = sys.argv[1], sys.argv[2]
+    stub = Stub([ttreplay, trace])
+    failures = []
+    stub.send('qSupported:swbreak+')
+    stub.reply()
+    stub.send('c')
+    stub.wait_ack()
+    stub.interrupt()
+    first = stub.reply()
+    if not first.startswith('T02'):
+        failures.append('Ctrl-C during the first pass: stop reply %r, not T02' % first)
+    stub.send('c')
+    second = stub.reply()
+    if not second or second[0] not in 'TSWX':
+        failures.append('the next continue: reply %r' % second)
+    stub.send('D')
+    stub.reply()
+    stub.p.stdin.close()
+    err = stub.p.stderr.read().decode()
+    stub.p.wait()
+    if 'interrupted while reading the trace ahead' not in err:
+        failures.append('the pass was not interrupted (stderr: %r)' % err[-300:])
+    if 'ttreplay: ' in err.replace('ttreplay: interrupted', ''):
+        failures.append('ttreplay reported an error: %r' % err[-300:])
+    for f in failures:
+        print(f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
