@@ -37,6 +37,8 @@ print(len(out), sum(out))
 PY
 
 now() { date +%s.%N; }
+# The interpreter itself, not a version manager's shell-script python3.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 printf '%-22s %8s %9s %9s %8s %12s %8s %9s %10s\n' program threads native_s recorded_s slowdown \
 	instructions slices bits/insn replay_M/s
 # row NAME -- COMMAND...: record, compare with native, replay.
@@ -72,4 +74,4 @@ row() {
 row threads_workload-1 -- "$WORKLOAD" 40 1
 row threads_workload-4 -- "$WORKLOAD" 40 4
 row xz-T2 -- xz -T2 -1 -c "$tmp/data.txt"
-row python3-4-threads -- python3 "$tmp/threads_queue.py"
+row python3-4-threads -- "$PYTHON" "$tmp/threads_queue.py"

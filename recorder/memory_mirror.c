@@ -7,6 +7,7 @@
  * compare, a bounds check and a copy.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,13 +23,15 @@ struct mirror_page {
 	struct mirror_page *dirty_next;  /* list of pages with dirty bytes */
 	unsigned prot;            /* MAPPING_* of the mapping holding it */
 	bool dirty;
+	/* The inline write path finds dirty_bits right after data. */
+	_Alignas(8) uint8_t data[PAGE_SIZE];
 	uint64_t dirty_bits[PAGE_SIZE / 64];
-	uint8_t data[PAGE_SIZE];
 };
 
 struct memory_mirror {
 	/* First member: the inline accessors of memory_mirror.h reach it. */
 	struct memory_mirror_tlb tlb;
+	struct mirror_page *tlb_pages[MIRROR_TLB_ENTRIES]; /* what each entry serves */
 	struct mirror_backend backend;
 	const struct mapping_table *maps;
 	struct mirror_page *buckets[BUCKETS];
@@ -36,9 +39,19 @@ struct memory_mirror {
 	struct memory_mirror_stats stats;
 };
 
-static inline struct mirror_tlb_entry *tlb_slot(struct memory_mirror *m, uint64_t page_addr)
+_Static_assert(offsetof(struct mirror_page, dirty_bits) ==
+		       offsetof(struct mirror_page, data) + PAGE_SIZE,
+	       "memory_mirror_mark_dirty finds the dirty bits after the data");
+
+static unsigned tlb_index(uint64_t page_addr)
 {
-	return &m->tlb.entries[(page_addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
+	return (unsigned)(page_addr >> 12) & (MIRROR_TLB_ENTRIES - 1);
+}
+
+/* The page the translation-cache entry for page_addr serves, or NULL. */
+static struct mirror_page *tlb_page(const struct memory_mirror *m, uint64_t page_addr)
+{
+	return m->tlb_pages[tlb_index(page_addr)];
 }
 
 /* Makes p the page its translation-cache entry serves. Writes take the
@@ -46,18 +59,20 @@ static inline struct mirror_tlb_entry *tlb_slot(struct memory_mirror *m, uint64_
  * not link it. */
 static void tlb_fill(struct memory_mirror *m, struct mirror_page *p)
 {
-	struct mirror_tlb_entry *t = tlb_slot(m, p->addr);
-	t->page_addr = p->addr;
-	t->data = p->data;
-	t->dirty_bits = p->dirty && (p->prot & MAPPING_WRITE) ? p->dirty_bits : NULL;
-	t->page = p;
+	unsigned i = tlb_index(p->addr);
+	bool writable = p->dirty && (p->prot & MAPPING_WRITE);
+	m->tlb.entries[i] = (struct mirror_tlb_entry){
+		.tag = p->addr | (writable ? MIRROR_TLB_WRITABLE : 0), .data = p->data };
+	m->tlb_pages[i] = p;
 }
 
 static void tlb_forget(struct memory_mirror *m, const struct mirror_page *p)
 {
-	struct mirror_tlb_entry *t = tlb_slot(m, p->addr);
-	if (t->page == p)
-		*t = (struct mirror_tlb_entry){ .page_addr = MIRROR_TLB_EMPTY };
+	unsigned i = tlb_index(p->addr);
+	if (m->tlb_pages[i] == p) {
+		m->tlb.entries[i] = (struct mirror_tlb_entry){ .tag = MIRROR_TLB_EMPTY };
+		m->tlb_pages[i] = NULL;
+	}
 }
 
 static unsigned bucket_of(uint64_t page_addr)
@@ -75,7 +90,7 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 	m->backend = *backend;
 	m->maps = maps;
 	for (unsigned i = 0; i < MIRROR_TLB_ENTRIES; i++)
-		m->tlb.entries[i].page_addr = MIRROR_TLB_EMPTY;
+		m->tlb.entries[i].tag = MIRROR_TLB_EMPTY;
 	return m;
 }
 
@@ -139,7 +154,7 @@ void memory_mirror_free(struct memory_mirror *m)
 static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 			     unsigned *prot)
 {
-	struct mirror_page *p = tlb_slot(m, page_addr)->page;
+	struct mirror_page *p = tlb_page(m, page_addr);
 	if (p && p->addr == page_addr) {
 		*prot = p->prot;
 		return p;
@@ -190,7 +205,7 @@ static inline void mark_dirty(struct memory_mirror *m, struct mirror_page *p, un
 		p->dirty = true;
 		p->dirty_next = m->dirty_pages;
 		m->dirty_pages = p;
-		if (tlb_slot(m, p->addr)->page == p)
+		if (tlb_page(m, p->addr) == p)
 			tlb_fill(m, p);
 	}
 }
@@ -340,7 +355,7 @@ static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 	}
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->dirty = false;
-	if (tlb_slot(m, p->addr)->page == p)
+	if (tlb_page(m, p->addr) == p)
 		tlb_fill(m, p);
 	return 0;
 }

@@ -46,16 +46,17 @@ struct mirror_page;
  * The translation cache: recently used cached pages by page number modulo
  * MIRROR_TLB_ENTRIES. It is the first member of struct memory_mirror, so
  * that the inline accessors below serve an access to a cached page with no
- * call. Only memory_mirror.c changes it.
+ * call. Only memory_mirror.c changes it. An entry is 16 bytes, so that the
+ * whole cache takes a third of the CPU's L1 data cache, not all of it.
  */
 #define MIRROR_TLB_ENTRIES 1024u
 #define MIRROR_TLB_EMPTY UINT64_MAX
+#define MIRROR_TLB_WRITABLE 1u /* in tag: writes may take the inline path */
 
 struct mirror_tlb_entry {
-	uint64_t page_addr;    /* MIRROR_TLB_EMPTY when unused */
-	uint8_t *data;         /* the page's bytes (readable: only such are cached) */
-	uint64_t *dirty_bits;  /* non-NULL when writes may take the inline path */
-	struct mirror_page *page;
+	uint64_t tag;  /* the page's address, | MIRROR_TLB_WRITABLE; or EMPTY */
+	uint8_t *data; /* the page's bytes (readable: only such are cached),
+			* followed by its dirty bits, one per byte */
 };
 
 struct memory_mirror_tlb {
@@ -91,13 +92,31 @@ static inline void memory_mirror_copy_small(void *dst, const void *src, size_t l
 	}
 }
 
+static inline const struct mirror_tlb_entry *memory_mirror_tlb_entry(
+	const struct memory_mirror *m, uint64_t addr)
+{
+	return &((const struct memory_mirror_tlb *)(const void *)m)
+			->entries[(addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
+}
+
+/* The entry serving len (1..8) bytes at addr for reading, or NULL. */
 static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup(
 	const struct memory_mirror *m, uint64_t addr, size_t len)
 {
-	const struct mirror_tlb_entry *t =
-		&((const struct memory_mirror_tlb *)(const void *)m)
-			 ->entries[(addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
-	if (t->page_addr != (addr & ~(uint64_t)4095) || len > 8 || (addr & 4095) + len > 4096)
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_entry(m, addr);
+	if ((t->tag & ~(uint64_t)MIRROR_TLB_WRITABLE) != (addr & ~(uint64_t)4095) || len > 8 ||
+	    (addr & 4095) + len > 4096)
+		return NULL;
+	return t;
+}
+
+/* The same for writing: the page must also take inline writes. */
+static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup_write(
+	const struct memory_mirror *m, uint64_t addr, size_t len)
+{
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_entry(m, addr);
+	if (t->tag != ((addr & ~(uint64_t)4095) | MIRROR_TLB_WRITABLE) || len > 8 ||
+	    (addr & 4095) + len > 4096)
 		return NULL;
 	return t;
 }
@@ -116,18 +135,19 @@ static inline bool memory_mirror_read_cached(const struct memory_mirror *m, uint
 static inline void memory_mirror_mark_dirty(const struct mirror_tlb_entry *t, unsigned off,
 					    size_t len)
 {
+	uint64_t *dirty_bits = (uint64_t *)(void *)(t->data + 4096);
 	unsigned bit = off % 64;
 	uint64_t run = (1ull << len) - 1; /* len <= 8 */
-	t->dirty_bits[off / 64] |= run << bit;
+	dirty_bits[off / 64] |= run << bit;
 	if (bit + len > 64)
-		t->dirty_bits[off / 64 + 1] |= run >> (64 - bit);
+		dirty_bits[off / 64 + 1] |= run >> (64 - bit);
 }
 
 static inline bool memory_mirror_write_cached(struct memory_mirror *m, uint64_t addr,
 					      const void *buf, size_t len)
 {
-	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
-	if (!t || !t->dirty_bits)
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup_write(m, addr, len);
+	if (!t)
 		return false;
 	unsigned off = (unsigned)(addr & 4095);
 	memory_mirror_copy_small(t->data + off, buf, len);
@@ -161,8 +181,8 @@ static inline bool memory_mirror_read_uint_cached(const struct memory_mirror *m,
 static inline bool memory_mirror_write_uint_cached(struct memory_mirror *m, uint64_t addr,
 						   unsigned len, uint64_t value)
 {
-	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup(m, addr, len);
-	if (!t || !t->dirty_bits)
+	const struct mirror_tlb_entry *t = memory_mirror_tlb_lookup_write(m, addr, len);
+	if (!t)
 		return false;
 	unsigned off = (unsigned)(addr & 4095);
 	uint8_t *p = t->data + off;
