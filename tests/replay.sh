@@ -283,6 +283,13 @@ expect lazy.out "^time $((all - 1)) of $all\$" "reverse-stepi from the end after
 if grep -q 'Remote replied unexpectedly\|Ignoring packet error\|Remote connection closed' lazy.out; then
 	bad "gdb timed out on a quick connection: $(grep -m1 'Remote' lazy.out)"
 else ok; fi
+# A monitor command that needs the whole history first: the pass prints
+# progress every second, so gdb (2 s for an answer) never gives up.
+gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' > lazy-monitor.out 2>&1
+expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info as the first command"
+if grep -q 'Ignoring packet error\|Remote connection closed' lazy-monitor.out; then
+	bad "gdb timed out on monitor info: $(grep -m1 'packet error\|Remote' lazy-monitor.out)"
+else ok; fi
 
 echo "replay: $pass passed, $fail failed"
 [ $fail -eq 0 ]
