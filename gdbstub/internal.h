@@ -37,6 +37,11 @@ struct gdbstub {
 	int64_t reg_thread;     /* Hg: thread for g/p; 0 or -1 = current */
 	int64_t exec_thread;    /* Hc: thread for s/bs; 0 or -1 = current */
 	struct gdbstub_stop last_stop; /* for '?' */
+	/* While a packet is handled: the bytes gdbstub_feed was given after
+	 * it, not yet decoded. A 0x03 among them, before any other packet,
+	 * interrupts a resume that packet started. */
+	const uint8_t *unfed;
+	size_t unfed_len;
 };
 
 typedef void gdbstub_handler(struct gdbstub *stub, const char *args,

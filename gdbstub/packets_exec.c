@@ -86,9 +86,26 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop)
 	}
 }
 
+/* An interrupt gdb sent right after the resume packet may have arrived
+ * in the same read: it is among the bytes not decoded yet (acks may come
+ * first). The decoding loop ignores it afterwards: the target has stopped. */
+static bool interrupt_unfed(const struct gdbstub *stub)
+{
+	for (size_t i = 0; i < stub->unfed_len; i++) {
+		uint8_t c = stub->unfed[i];
+		if (c == 0x03)
+			return true;
+		if (c != '+' && c != '-')
+			return false;
+	}
+	return false;
+}
+
 static bool link_interrupted(void *ctx)
 {
 	struct gdbstub *stub = ctx;
+	if (interrupt_unfed(stub))
+		return true;
 	return stub->io.interrupted && stub->io.interrupted(stub->io.ctx);
 }
 

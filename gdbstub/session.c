@@ -86,7 +86,11 @@ int gdbstub_feed(struct gdbstub *stub, const void *buf, size_t len)
 		int rc = 0;
 		switch (rsp_decode_byte(&stub->decoder, bytes[i])) {
 		case RSP_EVENT_PACKET:
+			stub->unfed = bytes + i + 1;
+			stub->unfed_len = len - i - 1;
 			rc = handle_packet(stub);
+			stub->unfed = NULL;
+			stub->unfed_len = 0;
 			break;
 		case RSP_EVENT_BAD_CHECKSUM:
 			if (!stub->no_ack)

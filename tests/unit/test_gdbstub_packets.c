@@ -190,6 +190,18 @@ START_TEST(test_execution)
 	ck_assert_str_eq(exchange(&s, "Czz"), "E16");
 	ck_assert_str_eq(exchange(&s, "bsx"), "E16");
 	ck_assert_uint_eq(s.target_state.now, 0xff);
+	/* An interrupt in the same read as the continue (after an ack)
+	 * stops it too, at its first poll; the link is not asked. */
+	{
+		static const char bytes[] = "$c#63+\x03";
+		uint64_t before = s.target_state.now;
+		unsigned polls = s.target_state.interrupt_polls;
+		rsp_buf_clear(&s.link.sent);
+		ck_assert_int_eq(gdbstub_feed(s.stub, bytes, sizeof(bytes) - 1), 0);
+		ck_assert_uint_eq(s.target_state.interrupt_polls, polls + 1);
+		ck_assert_uint_eq(s.target_state.now, before + 1);
+		ck_assert(memmem(s.link.sent.data, s.link.sent.len, "$T02", 4) != NULL);
+	}
 	close_session(&s);
 }
 END_TEST
