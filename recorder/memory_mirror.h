@@ -46,8 +46,9 @@ struct mirror_page;
  * The translation cache: recently used cached pages by page number modulo
  * MIRROR_TLB_ENTRIES. It is the first member of struct memory_mirror, so
  * that the inline accessors below serve an access to a cached page with no
- * call. Only memory_mirror.c changes it. An entry is 16 bytes, so that the
- * whole cache takes a third of the CPU's L1 data cache, not all of it.
+ * call. Only memory_mirror.c changes it. An entry is 16 bytes: the whole
+ * cache takes a third of a 48 KiB L1 data cache (32-byte entries took two
+ * thirds).
  */
 #define MIRROR_TLB_ENTRIES 1024u
 #define MIRROR_TLB_EMPTY UINT64_MAX
