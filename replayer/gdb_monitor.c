@@ -11,9 +11,10 @@
 
 #include "replayer/gdb_target_internal.h"
 
-/* A monitor command's answer may need the first pass first. gdb waits for
- * the answer only 2 s by default, but any output restarts its clock: a
- * progress line goes out every second the pass runs. */
+/* A monitor command's answer may need the first pass first. gdb waits
+ * for each packet 2 s by default (remotetimeout) and, after three such
+ * waits, prints "Ignoring packet error, continuing...": a progress line
+ * goes out every second the pass runs, and each restarts the wait. */
 struct pass_progress {
 	struct gdb_target *t;
 	gdbstub_print_fn print;

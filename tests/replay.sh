@@ -284,7 +284,9 @@ if grep -q 'Remote replied unexpectedly\|Ignoring packet error\|Remote connectio
 	bad "gdb timed out on a quick connection: $(grep -m1 'Remote' lazy.out)"
 else ok; fi
 # A monitor command that needs the whole history first: the pass prints
-# progress every second, so gdb (2 s for an answer) never gives up.
+# progress every second, so gdb's 2 s waits for a packet never run out
+# (without it gdb complains after three, when the pass is that slow, as
+# under the sanitizers).
 gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' > lazy-monitor.out 2>&1
 expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info as the first command"
 if grep -q 'Ignoring packet error\|Remote connection closed' lazy-monitor.out; then
