@@ -37,6 +37,20 @@ static inline emu_vec *emu_vreg(struct emu_cpu *cpu, unsigned n)
 	return &cpu->regs.zmm[n & 31];
 }
 
+/* Copies between vectors at the widths instructions use: a copy of a
+ * variable length would be a call on every vector move. */
+static inline void emu_vec_copy_bytes(void *dst, const void *src, unsigned size)
+{
+	switch (size) {
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	case 32: memcpy(dst, src, 32); break;
+	case 64: memcpy(dst, src, 64); break;
+	default: memcpy(dst, src, size); break;
+	}
+}
+
 /* Reads `size` bytes of vector operand i into out (the rest of out is
  * zeroed). Memory operands fault like any read. */
 static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
@@ -46,7 +60,7 @@ static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
 	memset(out, 0, sizeof(*out));
 	switch (o->kind) {
 	case EMU_OPND_VEC:
-		memcpy(out, emu_vreg(cpu, o->reg), size);
+		emu_vec_copy_bytes(out, emu_vreg(cpu, o->reg), size);
 		return EMU_OK;
 	case EMU_OPND_MEM:
 		return emu_mem_read(cpu, emu_mem_addr(cpu, insn), out, size);
@@ -108,7 +122,7 @@ static inline int emu_vec_write_operand(struct emu_cpu *cpu, const struct emu_in
 	switch (o->kind) {
 	case EMU_OPND_VEC: {
 		emu_vec *d = emu_vreg(cpu, o->reg);
-		memcpy(d, v, size);
+		emu_vec_copy_bytes(d, v, size);
 		if (emu_vec_zero_upper(insn))
 			memset(d->b + size, 0, sizeof(*d) - size);
 		return EMU_OK;

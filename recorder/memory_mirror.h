@@ -79,9 +79,14 @@ int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t
 int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len);
 size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
 
-/* Inline fast paths for accesses of 1..8 bytes within one cached page:
- * true when done, false when the access must go through
- * memory_mirror_read / memory_mirror_write (nothing is changed then). */
+/* Inline fast paths for accesses of 1..MIRROR_INLINE_MAX bytes (integers
+ * and vectors) within one cached page: true when done, false when the
+ * access must go through memory_mirror_read / memory_mirror_write (nothing
+ * is changed then). */
+#define MIRROR_INLINE_MAX 64u
+
+/* The sizes instructions use are copied with a constant length: a copy of
+ * a variable length is a call. */
 static inline void memory_mirror_copy_small(void *dst, const void *src, size_t len)
 {
 	switch (len) {
@@ -89,6 +94,8 @@ static inline void memory_mirror_copy_small(void *dst, const void *src, size_t l
 	case 2: memcpy(dst, src, 2); break;
 	case 4: memcpy(dst, src, 4); break;
 	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	case 32: memcpy(dst, src, 32); break;
 	default: memcpy(dst, src, len); break;
 	}
 }
@@ -100,12 +107,14 @@ static inline const struct mirror_tlb_entry *memory_mirror_tlb_entry(
 			->entries[(addr >> 12) & (MIRROR_TLB_ENTRIES - 1)];
 }
 
-/* The entry serving len (1..8) bytes at addr for reading, or NULL. */
+/* The entry serving len (1..MIRROR_INLINE_MAX) bytes at addr for reading,
+ * or NULL. */
 static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup(
 	const struct memory_mirror *m, uint64_t addr, size_t len)
 {
 	const struct mirror_tlb_entry *t = memory_mirror_tlb_entry(m, addr);
-	if ((t->tag & ~(uint64_t)MIRROR_TLB_WRITABLE) != (addr & ~(uint64_t)4095) || len > 8 ||
+	if ((t->tag & ~(uint64_t)MIRROR_TLB_WRITABLE) != (addr & ~(uint64_t)4095) ||
+	    len > MIRROR_INLINE_MAX ||
 	    (addr & 4095) + len > 4096)
 		return NULL;
 	return t;
@@ -116,7 +125,7 @@ static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup_write(
 	const struct memory_mirror *m, uint64_t addr, size_t len)
 {
 	const struct mirror_tlb_entry *t = memory_mirror_tlb_entry(m, addr);
-	if (t->tag != ((addr & ~(uint64_t)4095) | MIRROR_TLB_WRITABLE) || len > 8 ||
+	if (t->tag != ((addr & ~(uint64_t)4095) | MIRROR_TLB_WRITABLE) || len > MIRROR_INLINE_MAX ||
 	    (addr & 4095) + len > 4096)
 		return NULL;
 	return t;
@@ -132,13 +141,14 @@ static inline bool memory_mirror_read_cached(const struct memory_mirror *m, uint
 	return true;
 }
 
-/* Marks len (1..8) bytes at page offset off dirty. */
+/* Marks len (1..MIRROR_INLINE_MAX) bytes at page offset off dirty: they
+ * span at most two words of dirty bits. */
 static inline void memory_mirror_mark_dirty(const struct mirror_tlb_entry *t, unsigned off,
 					    size_t len)
 {
 	uint64_t *dirty_bits = (uint64_t *)(void *)(t->data + 4096);
 	unsigned bit = off % 64;
-	uint64_t run = (1ull << len) - 1; /* len <= 8 */
+	uint64_t run = len >= 64 ? ~0ull : (1ull << len) - 1;
 	dirty_bits[off / 64] |= run << bit;
 	if (bit + len > 64)
 		dirty_bits[off / 64 + 1] |= run >> (64 - bit);

@@ -113,14 +113,16 @@ static int traced_read_any(struct traced_memory *tm, uint64_t addr, void *buf, s
 	return EMU_MEM_OK;
 }
 
+_Static_assert(MIRROR_INLINE_MAX <= IDNA_MAX_READ, "an inline read is one prediction-cache read");
+
 /* A read through a buffer (vectors, and integers from memories without
- * read_uint) of 1..8 bytes in a page the mirror has at hand: inline. */
+ * read_uint) within a page the mirror has at hand: inline. */
 static int traced_read(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct traced_memory *tm = ctx;
 	if (!memory_mirror_read_cached(tm->mirror, addr, buf, size))
 		return traced_read_any(tm, addr, buf, size);
-	check_read(tm, addr, buf, (unsigned)size); /* size <= 8 <= IDNA_MAX_READ */
+	check_read(tm, addr, buf, (unsigned)size);
 	return EMU_MEM_OK;
 }
 

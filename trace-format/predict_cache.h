@@ -176,15 +176,36 @@ static inline bool predict_cache_record_read_uint(struct predict_cache *pc, uint
 	return false;
 }
 
+/* Whether n bytes at addr are whole entries (aligned vectors): then each
+ * entry is one 8-byte load or store, with no call. */
+static inline bool predict_cache_whole_entries(uint64_t addr, size_t n)
+{
+	return ((addr | n) & (PREDICT_CACHE_LINE - 1)) == 0 && n <= 64;
+}
+
 static inline void predict_cache_update(struct predict_cache *pc, uint64_t addr,
 					const uint8_t *bytes, size_t n)
 {
 	uint64_t value;
-	if (!predict_cache_small(addr, bytes, n, &value)) {
+	if (predict_cache_small(addr, bytes, n, &value)) {
+		predict_cache_update_uint(pc, addr, value, (unsigned)n);
+	} else if (predict_cache_whole_entries(addr, n)) {
+		for (size_t i = 0; i < n; i += PREDICT_CACHE_LINE)
+			memcpy(predict_cache_slot(pc, addr + i), bytes + i, PREDICT_CACHE_LINE);
+	} else {
 		predict_cache_update_any(pc, addr, bytes, n);
-		return;
 	}
-	predict_cache_update_uint(pc, addr, value, (unsigned)n);
+}
+
+/* Whether whole entries at addr hold the n bytes (the general form's
+ * test, for predict_cache_whole_entries accesses). */
+static inline bool predict_cache_entries_match(const struct predict_cache *pc, uint64_t addr,
+					       const uint8_t *bytes, size_t n)
+{
+	for (size_t i = 0; i < n; i += PREDICT_CACHE_LINE)
+		if (memcmp(predict_cache_slot(pc, addr + i), bytes + i, PREDICT_CACHE_LINE) != 0)
+			return false;
+	return true;
 }
 
 static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t addr,
@@ -192,9 +213,14 @@ static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t 
 					     uint64_t *hits_before)
 {
 	uint64_t value;
-	if (!predict_cache_small(addr, bytes, n, &value))
-		return predict_cache_record_read_any(pc, addr, bytes, n, hits_before);
-	return predict_cache_record_read_uint(pc, addr, value, n, hits_before);
+	if (predict_cache_small(addr, bytes, n, &value))
+		return predict_cache_record_read_uint(pc, addr, value, n, hits_before);
+	if (predict_cache_whole_entries(addr, n) && predict_cache_entries_match(pc, addr, bytes, n)) {
+		pc->hits++;
+		pc->hits_since_miss++;
+		return true;
+	}
+	return predict_cache_record_read_any(pc, addr, bytes, n, hits_before);
 }
 
 #endif
