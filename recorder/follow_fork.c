@@ -5,13 +5,21 @@
  *
  * With PTRACE_O_TRACEFORK & co. the kernel stops the child before its
  * first instruction, traced by us. The child's recorder is this same
- * binary, re-executed as `ttrec attach --resume-stopped`: a forked copy
- * of ttrec could not use the parent's trace writer (its compressor thread
- * does not survive fork), and a fresh process shares nothing by accident.
- * Between our detach and its seize the child must not run: it is detached
- * with a SIGSTOP queued, so it stops at once in a group stop, which its
- * recorder ends with SIGCONT (attach.c, resume_stopped). The child's
- * recorder follows forks too, so grandchildren get
+ * binary, re-executed as `ttrec attach`: a forked copy of ttrec could not
+ * use the parent's trace writer (its compressor thread does not survive
+ * fork), and a fresh process shares nothing by accident. Between our
+ * detach and its seize the child must not run its own code. It is parked:
+ * every signal blocked (PTRACE_SETSIGMASK) and its registers set to run
+ * pause() on the system call instruction it just returned from, which it
+ * then sleeps in until its recorder interrupts it and puts back its mask
+ * and registers (attach.c, resume_parked). Nothing of this is visible to
+ * the child or its parent; a signal sent meanwhile stays pending until
+ * the mask is back. Parking changes no memory, so it is as safe for a
+ * child that shares its parent's memory (vfork, clone) as for a fork. A
+ * child that cannot be parked (its fork was not a `syscall` instruction)
+ * is detached with a SIGSTOP queued instead, which its recorder ends with
+ * SIGCONT (resume_stopped): its parent can see that stop and continue.
+ * The child's recorder follows forks too, so grandchildren get
  * <trace minus .idna>.<child>.<grandchild>.idna.
  */
 #include <errno.h>
@@ -24,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "recorder/child_parking.h"
 #include "recorder/recording_internal.h"
 
 long follow_fork_options(const struct recording *rec)
@@ -41,10 +50,17 @@ static void child_trace_name(const char *trace, pid_t pid, char *out, size_t siz
 	snprintf(out, size, "%.*s.%d.idna", (int)len, trace, (int)pid);
 }
 
+/* How the child waits for its recorder: parked (child_parking.h), or
+ * stopped by a SIGSTOP. */
+struct handover {
+	bool parked;
+	struct child_parking parking;
+};
+
 /* Waits for the child's first stop (a wait for any thread's stop may
- * have taken it already), then lets it go with a SIGSTOP queued; -1 if it
- * is already gone. */
-static int park_child(struct recording *rec, pid_t child)
+ * have taken it already), parks it or queues a SIGSTOP, and detaches it;
+ * -1 if it is already gone. */
+static int park_child(struct recording *rec, pid_t child, struct handover *h)
 {
 	int status;
 	pid_t r = child;
@@ -55,15 +71,33 @@ static int park_child(struct recording *rec, pid_t child)
 	}
 	if (r != child || WIFEXITED(status) || WIFSIGNALED(status))
 		return -1;
-	if (kill(child, SIGSTOP) != 0)
+	h->parked = child_parking_park(child, &h->parking) == 0;
+	if (!h->parked && kill(child, SIGSTOP) != 0)
 		return -1;
 	return ptrace(PTRACE_DETACH, child, NULL, NULL) == 0 ? 0 : -1;
 }
 
-/* Starts `ttrec attach --resume-stopped ...` for the child; its pid, or -1. */
-static pid_t spawn_recorder(const struct recording *rec, pid_t child)
+/* A child no recorder takes runs on untraced, as it was. */
+static void let_go(pid_t child, const struct handover *h)
 {
-	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48];
+	if (!h->parked) {
+		kill(child, SIGCONT);
+		return;
+	}
+	struct tracee t;
+	if (tracee_seize(&t, child, 0) != 0)
+		return;
+	if (child_parking_release(child, &h->parking) != 0)
+		fprintf(stderr, "ttrec: cannot release child process %d: %s\n", (int)child,
+			strerror(errno));
+	tracee_detach(&t);
+}
+
+/* Starts `ttrec attach --resume-parked=... PID` (or --resume-stopped) for
+ * the child; its pid, or -1. */
+static pid_t spawn_recorder(const struct recording *rec, pid_t child, const struct handover *h)
+{
+	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
 	child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
 	snprintf(cpuid, sizeof(cpuid), "--cpuid=%s",
@@ -74,7 +108,14 @@ static pid_t spawn_recorder(const struct recording *rec, pid_t child)
 	size_t n = 0;
 	argv[n++] = "ttrec";
 	argv[n++] = "attach";
-	argv[n++] = "--resume-stopped";
+	strcpy(resume, "--resume-stopped");
+	if (h->parked) {
+		strcpy(resume, "--resume-parked=");
+		if (child_parking_format(&h->parking, resume + strlen(resume),
+					 sizeof(resume) - strlen(resume)) != 0)
+			return -1;
+	}
+	argv[n++] = resume;
 	argv[n++] = "--follow-fork";
 	argv[n++] = cpuid;
 	if (rec->opt->quiet)
@@ -106,22 +147,27 @@ void follow_fork_child(struct recording *rec)
 	if (ptrace(PTRACE_GETEVENTMSG, rec->cur->tracee.pid, NULL, &msg) != 0)
 		return;
 	pid_t child = (pid_t)msg;
-	if (park_child(rec, child) != 0) {
+	struct handover handover;
+	if (park_child(rec, child, &handover) != 0) {
 		fprintf(stderr, "ttrec: cannot hand child process %d to a recorder: %s\n", (int)child,
 			strerror(errno));
 		return;
 	}
-	pid_t recorder = spawn_recorder(rec, child);
+	pid_t recorder = spawn_recorder(rec, child, &handover);
 	pid_t *grown = recorder > 0 ? realloc(rec->child_recorders,
 					      (rec->n_child_recorders + 1) * sizeof(pid_t))
 				    : NULL;
-	if (!grown) {
-		/* No recorder: the child must not stay stopped forever. */
+	if (recorder < 0) {
+		/* The child must not wait forever. */
 		fprintf(stderr, "ttrec: cannot start a recorder for child process %d: %s; it runs untraced\n",
 			(int)child, strerror(errno));
-		kill(child, SIGCONT);
-		if (recorder > 0)
-			waitpid(recorder, NULL, 0);
+		let_go(child, &handover);
+		return;
+	}
+	if (!grown) {
+		/* Out of memory to remember it: its recorder runs to its end
+		 * now, before the parent goes on. */
+		waitpid(recorder, NULL, 0);
 		return;
 	}
 	rec->child_recorders = grown;

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "recorder/child_parking.h"
+
 struct record_options {
 	char *const *argv;          /* the program and its arguments */
 	const char *trace_path;
@@ -21,9 +23,12 @@ struct record_options {
 	/* ttrec attach (attach.c): record the running process attach_pid
 	 * instead of starting argv (which then is its command line, for the
 	 * trace header); resume_stopped: it is in the SIGSTOP stop a parent
-	 * recorder left it in (follow_fork.c). */
+	 * recorder left it in (follow_fork.c); resume_parked: it waits
+	 * parked as `parking` says (child_parking.h). */
 	pid_t attach_pid;
 	bool resume_stopped;
+	bool resume_parked;
+	struct child_parking parking;
 	bool follow_forks;       /* record child processes into their own traces */
 	bool show_progress;      /* the progress line, if stderr is a terminal */
 	bool quiet;              /* passed on to the recorders of children */

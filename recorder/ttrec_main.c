@@ -248,7 +248,7 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
-	       OPT_FOLLOW_FORK, OPT_RESUME_STOPPED };
+	       OPT_FOLLOW_FORK, OPT_RESUME_STOPPED, OPT_RESUME_PARKED };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -259,6 +259,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
+		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,6 +302,13 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
+		case OPT_RESUME_PARKED:
+			if (!child_parking_parse(optarg, &opt.parking)) {
+				fprintf(stderr, "ttrec: bad --resume-parked '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			opt.resume_parked = true;
+			break;
 		case OPT_VERIFY_MAX:
 			if (size_arg_parse(optarg, &verify_max) != 0 || !verify_max) {
 				fprintf(stderr, "ttrec: bad --verify-max '%s' (a positive count)\n", optarg);
@@ -319,8 +327,8 @@ static int record_command(int argc, char **argv, bool attach)
 		fprintf(stderr, "ttrec: %s is for ttrec run, not attach\n", run_option);
 		return EXIT_USAGE;
 	}
-	if (opt.resume_stopped && !attach) {
-		fprintf(stderr, "ttrec: --resume-stopped is for ttrec attach\n");
+	if ((opt.resume_stopped || opt.resume_parked) && !attach) {
+		fprintf(stderr, "ttrec: --resume-stopped and --resume-parked are for ttrec attach\n");
 		return EXIT_USAGE;
 	}
 	if (verify && trace_option) {
@@ -340,7 +348,7 @@ static int record_command(int argc, char **argv, bool attach)
 	}
 	opt.quiet = quiet;
 	/* A child's recorder keeps the terminal to its parent's line. */
-	opt.show_progress = !quiet && !opt.resume_stopped;
+	opt.show_progress = !quiet && !opt.resume_stopped && !opt.resume_parked;
 	if (attach) {
 		/* The process has seen the real CPU's CPUID already: hiding
 		 * features now would contradict what its libraries chose. */

@@ -1,0 +1,39 @@
+/*
+ * child_parking.h — how a --follow-fork child waits, detached, between its
+ * parent's recorder and its own (follow_fork.c hands it over, attach.c
+ * takes it): parked in pause() with every signal blocked, so that it runs
+ * none of its own code and nothing of the wait shows to the program.
+ */
+#ifndef TTREC_CHILD_PARKING_H
+#define TTREC_CHILD_PARKING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct child_parking {
+	uint64_t sigmask;      /* the child's own signal mask, to put back */
+	uint64_t syscall_addr; /* the syscall instruction it runs pause() on */
+};
+
+/*
+ * Parks a child in a ptrace stop at its first instruction after fork (it
+ * returns 0 from the syscall instruction before rip): its signal mask and
+ * registers are changed so that once detached it sleeps in pause(). 0,
+ * or -1 with the child unchanged when it cannot be parked (its fork was
+ * not a syscall instruction, or ptrace failed).
+ */
+int child_parking_park(pid_t child, struct child_parking *p);
+
+/*
+ * Puts back the mask and registers of a parked child that is in a ptrace
+ * stop again, whether it was stopped before or inside pause(). 0, or -1
+ * with errno (EINVAL: it is not where the parking left it).
+ */
+int child_parking_release(pid_t child, const struct child_parking *p);
+
+/* The --resume-parked argument: "SIGMASK,SYSCALL_ADDR" in hex. */
+int child_parking_format(const struct child_parking *p, char *buf, size_t size);
+bool child_parking_parse(const char *arg, struct child_parking *p);
+
+#endif
