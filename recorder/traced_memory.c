@@ -71,11 +71,8 @@ static void append(struct traced_memory *tm, const struct idna_record *rec)
 static __attribute__((noinline)) void log_miss(struct traced_memory *tm, uint64_t hits_before,
 						const uint8_t *bytes, unsigned n)
 {
-	struct idna_record rec = { .type = IDNA_REC_MISS };
-	rec.u.miss.hits_before = hits_before;
-	rec.u.miss.value = bytes;
-	rec.u.miss.len = n;
-	append(tm, &rec);
+	if (!tm->failed && idna_writer_append_miss(tm->writer, tm->stream, hits_before, bytes, n) != 0)
+		tm->failed = 1;
 }
 
 static __attribute__((noinline)) void log_miss_uint(struct traced_memory *tm,

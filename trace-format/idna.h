@@ -217,6 +217,11 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
  * after which the writer only accepts close (see idna_writer_error). */
 int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna_record *rec);
 
+/* The same for a MISS record, the recorder's most frequent: encoded
+ * straight into the stream's open chunk when it has room. */
+int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+			    const uint8_t *value, uint32_t len);
+
 /* Ends every open chunk and waits until all are written to the file. */
 int idna_writer_flush(struct idna_writer *w);
 

@@ -237,6 +237,35 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 	return 0;
 }
 
+/* The bytes record_encode makes of a MISS record (man/idna.5): type,
+ * payload length, hits_before, value. The codec state plays no part. */
+int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+			    const uint8_t *value, uint32_t len)
+{
+	enum { MISS_MAX_ENCODED = 1 + 2 + 10 + IDNA_MAX_READ };
+	struct stream_state *s = stream < w->n_streams ? w->streams[stream] : NULL;
+	struct chunk_buf *c = s ? s->open : NULL;
+	if (!c || w->error[0] || len < 1 || len > IDNA_MAX_READ ||
+	    c->len + MISS_MAX_ENCODED > w->chunk_bytes || c->len + MISS_MAX_ENCODED > c->cap) {
+		struct idna_record rec = { .type = IDNA_REC_MISS };
+		rec.u.miss.hits_before = hits_before;
+		rec.u.miss.value = value;
+		rec.u.miss.len = len;
+		return idna_writer_append(w, stream, &rec);
+	}
+	struct byte_writer out = { c->data + c->len, c->data + c->cap, false };
+	bw_varint(&out, IDNA_REC_MISS);
+	bw_varint(&out, varint_size(hits_before) + len);
+	bw_varint(&out, hits_before);
+	bw_bytes(&out, value, len);
+	size_t n = (size_t)(out.p - (c->data + c->len));
+	c->len += n;
+	c->n_records++;
+	w->stats.records++;
+	w->stats.record_bytes += n;
+	return 0;
+}
+
 static int wait_idle(struct idna_writer *w)
 {
 	pthread_mutex_lock(&w->lock);

@@ -9,8 +9,19 @@
 
 static const struct idna_writer_options small_chunks = {.chunk_bytes = 70000};
 
-static void write_streams(const char *path, uint32_t n_streams, uint64_t per_stream,
-			  const struct idna_writer_options *opt)
+/* Appends one record; MISS records through idna_writer_append_miss when
+ * miss_path is set. */
+static int append_sample(struct idna_writer *w, uint32_t stream, const struct idna_record *rec,
+			 bool miss_path)
+{
+	if (miss_path && rec->type == IDNA_REC_MISS)
+		return idna_writer_append_miss(w, stream, rec->u.miss.hits_before, rec->u.miss.value,
+					       rec->u.miss.len);
+	return idna_writer_append(w, stream, rec);
+}
+
+static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per_stream,
+			      const struct idna_writer_options *opt, bool miss_path)
 {
 	char err[256] = "";
 	const char *argv[] = {"prog", "--flag", "x y"};
@@ -23,10 +34,32 @@ static void write_streams(const char *path, uint32_t n_streams, uint64_t per_str
 	for (uint64_t i = 0; i < per_stream; i++)
 		for (uint32_t st = 0; st < n_streams; st++) {
 			sample_record(s, st, i);
-			ck_assert_msg(idna_writer_append(w, st, &s->rec) == 0, "%s", idna_writer_error(w));
+			ck_assert_msg(append_sample(w, st, &s->rec, miss_path) == 0, "%s",
+				      idna_writer_error(w));
 		}
 	free(s);
 	ck_assert_msg(idna_writer_close(w, err, sizeof(err)) == 0, "%s", err);
+}
+
+static void write_streams(const char *path, uint32_t n_streams, uint64_t per_stream,
+			  const struct idna_writer_options *opt)
+{
+	write_streams_via(path, n_streams, per_stream, opt, false);
+}
+
+static uint8_t *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	ck_assert_int_gt(n, 0);
+	rewind(f);
+	uint8_t *bytes = malloc((size_t)n);
+	ck_assert_uint_eq(fread(bytes, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return bytes;
 }
 
 static uint64_t read_stream(struct idna_reader *r, uint32_t stream, const struct idna_checkpoint *from,
@@ -184,6 +217,26 @@ START_TEST(writer_errors_are_returned)
 }
 END_TEST
 
+/* The recorder's path for MISS records writes the file the general one
+ * writes, byte for byte, across chunk boundaries and streams. */
+START_TEST(miss_path_writes_the_same_file)
+{
+	char general[256], direct[256];
+	sample_temp_path(general, sizeof(general), "miss-general");
+	sample_temp_path(direct, sizeof(direct), "miss-direct");
+	write_streams_via(general, 3, 4000, &small_chunks, false);
+	write_streams_via(direct, 3, 4000, &small_chunks, true);
+	size_t a_len, b_len;
+	uint8_t *a = read_whole(general, &a_len), *b = read_whole(direct, &b_len);
+	ck_assert_uint_eq(a_len, b_len);
+	ck_assert_int_eq(memcmp(a, b, a_len), 0);
+	free(a);
+	free(b);
+	unlink(general);
+	unlink(direct);
+}
+END_TEST
+
 START_TEST(build_id_of_an_elf_file)
 {
 	uint8_t id[64];
@@ -204,6 +257,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_add_test(tc, interleaved_streams_and_checkpoints);
 	tcase_add_test(tc, unknown_record_types_are_skipped);
 	tcase_add_test(tc, writer_errors_are_returned);
+	tcase_add_test(tc, miss_path_writes_the_same_file);
 	tcase_add_test(tc, build_id_of_an_elf_file);
 	suite_add_tcase(s, tc);
 	return s;
