@@ -193,6 +193,59 @@ bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes
 	return true;
 }
 
+/* The known bits of n bytes at page offset off, within one aligned 8-byte
+ * word (so within one known word). */
+static inline uint64_t word_known_bits(unsigned off, unsigned n)
+{
+	return (~0ull >> (64 - n)) << (off % 64);
+}
+
+/* The slot's page, private to m: the slot's own when nothing shares it. */
+static inline struct image_page *writable_slot_page(struct memory_image *m, struct slot *s,
+						    uint64_t page_addr)
+{
+	return s && s->page->refs == 1 ? s->page : writable_page(m, page_addr);
+}
+
+static inline bool store_word_in(struct memory_image *m, struct slot *s, uint64_t addr,
+				 unsigned n, uint64_t value)
+{
+	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+	unsigned off = (unsigned)(addr - pa);
+	struct image_page *p = writable_slot_page(m, s, pa);
+	if (!p)
+		return false;
+	switch (n) {
+	case 1: p->data[off] = (uint8_t)value; break;
+	case 2: { uint16_t v = (uint16_t)value; memcpy(p->data + off, &v, 2); break; }
+	case 4: { uint32_t v = (uint32_t)value; memcpy(p->data + off, &v, 4); break; }
+	case 8: memcpy(p->data + off, &value, 8); break;
+	default: memcpy(p->data + off, &value, n); break; /* little-endian host */
+	}
+	p->known[off / 64] |= word_known_bits(off, n);
+	return true;
+}
+
+bool memory_image_store_word(struct memory_image *m, uint64_t addr, unsigned n, uint64_t value)
+{
+	return store_word_in(m, find(m, addr & ~(uint64_t)(PAGE_SIZE - 1)), addr, n, value);
+}
+
+void memory_image_read_word(struct memory_image *m, struct memory_image *future, uint64_t addr,
+			    unsigned n, uint64_t value, uint64_t valid_from)
+{
+	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+	struct slot *s = find(m, pa);
+	if (future) {
+		uint64_t bits = word_known_bits((unsigned)(addr - pa), n);
+		/* The common case: bytes the replay has seen already. */
+		if (!s || (s->page->known[(addr - pa) / 64] & bits) != bits) {
+			memory_image_store_first_reads(m, future, addr, &value, n, valid_from);
+		}
+	}
+	store_word_in(m, s, addr, n, value);
+}
+
 /* Plain images never set valid_from: every known byte holds from time 0. */
 size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len)
 {

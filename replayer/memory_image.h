@@ -23,6 +23,17 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m);
 /* Records that [addr, addr+len) holds bytes. false when memory is short. */
 bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes, size_t len);
 
+/*
+ * The replay's integer accesses: n (1..8) bytes at addr within one aligned
+ * 8-byte word, value holding them little-endian (bits above ignored).
+ * memory_image_store_word is memory_image_store; memory_image_read_word is
+ * what a replayed read does: with `future` (the first pass),
+ * memory_image_store_first_reads into it, then memory_image_store.
+ */
+bool memory_image_store_word(struct memory_image *m, uint64_t addr, unsigned n, uint64_t value);
+void memory_image_read_word(struct memory_image *m, struct memory_image *future, uint64_t addr,
+			    unsigned n, uint64_t value, uint64_t valid_from);
+
 /* Copies the known prefix of [addr, addr+len) into buf; returns how many
  * leading bytes are known. */
 size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf, size_t len);

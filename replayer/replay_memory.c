@@ -178,8 +178,61 @@ static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	return done;
 }
 
+/*
+ * The integer forms, for reads and writes of 1..8 bytes within one
+ * prediction-cache entry (nearly all): the same steps as replay_read and
+ * replay_write, without buffers, loops or calls for the common case.
+ * Anything else, and a read the log says missed, takes those.
+ */
+static struct emu_mem_uint replay_read_uint(void *ctx, uint64_t addr, unsigned size)
+{
+	struct replay_memory *m = ctx;
+	if (__builtin_expect((addr & 7) + size <= PREDICT_CACHE_LINE, 1)) {
+		load_next(m);
+		if (__builtin_expect(!m->next.valid || m->next.hits_before != 0, 1)) {
+			uint64_t entry, value;
+			memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
+			value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
+			if (m->next.valid)
+				m->next.hits_before--;
+			m->cache.hits++;
+			m->cache.hits_since_miss++;
+			struct process_memory *p = m->proc;
+			memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
+			if (p->on_access)
+				p->on_access(p->access_ctx, addr, size, false);
+			return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
+		}
+	}
+	uint8_t bytes[8] = { 0 };
+	struct emu_mem_uint got = { .status = replay_read(ctx, addr, bytes, size) };
+	memcpy(&got.value, bytes, sizeof(bytes)); /* little-endian host */
+	return got;
+}
+
+static int replay_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+{
+	struct replay_memory *m = ctx;
+	struct process_memory *p = m->proc;
+	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0)) {
+		uint8_t bytes[8];
+		memcpy(bytes, &value, sizeof(bytes));
+		return replay_write(ctx, addr, bytes, size);
+	}
+	predict_cache_update_uint(&m->cache, addr, value, size);
+	uint64_t pg = addr / PAGE_SIZE; /* one page: the entry is aligned */
+	if (code_page_set_may_contain(p->code_pages, pg) && code_page_set_contains(p->code_pages, pg))
+		code_page_set_remove(p->code_pages, pg);
+	memory_image_store_word(p->image, addr, size, value);
+	if (p->on_access)
+		p->on_access(p->access_ctx, addr, size, true);
+	return EMU_MEM_OK;
+}
+
 const struct emu_memory_ops replay_memory_ops = {
 	.read = replay_read,
 	.write = replay_write,
 	.fetch = replay_fetch,
+	.read_uint = replay_read_uint,
+	.write_uint = replay_write_uint,
 };

@@ -3,8 +3,10 @@
  * model (a byte array with a known flag per byte and a valid-from time per
  * 8-byte word), under random stores, loads, forgets, snapshots and
  * first-read records over a few pages, accesses crossing page boundaries
- * included. Snapshots must keep the contents they were taken with while
- * the image they came from changes.
+ * included, and the integer forms (memory_image_store_word,
+ * memory_image_read_word) wherever an access lies in one aligned word.
+ * Snapshots must keep the contents they were taken with while the image
+ * they came from changes.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -38,6 +40,19 @@ static void random_range(uint64_t *off, size_t *len)
 	size_t n = rng() % 4 == 0 ? 1 + rng() % 300 : 1 + rng() % 16;
 	*off = rng() % (SPAN - n + 1);
 	*len = n;
+}
+
+/* Whether an access may take the integer forms, and then half the time
+ * whether it does; *value receives its bytes. */
+static bool as_word(uint64_t off, size_t len, const uint8_t *b, uint64_t *value)
+{
+	if ((BASE + off) % 8 + len > 8 || rng() % 2)
+		return false;
+	*value = len < 8 ? rng() << 8 * len : 0; /* bits above the access: ignored */
+	uint64_t low = 0;
+	memcpy(&low, b, len);
+	*value |= low;
+	return true;
 }
 
 static void model_store(struct model *m, uint64_t off, const uint8_t *b, size_t len)
@@ -87,7 +102,11 @@ START_TEST(test_image_against_model)
 			random_range(&off, &len);
 			for (size_t i = 0; i < len; i++)
 				bytes[i] = (uint8_t)rng();
-			ck_assert(memory_image_store(image, BASE + off, bytes, len));
+			uint64_t word;
+			if (as_word(off, len, bytes, &word))
+				ck_assert(memory_image_store_word(image, BASE + off, (unsigned)len, word));
+			else
+				ck_assert(memory_image_store(image, BASE + off, bytes, len));
 			model_store(&past, off, bytes, len);
 			break;
 		case 3:
@@ -143,8 +162,14 @@ START_TEST(test_first_reads_against_model)
 			ck_assert(memory_image_store(image, BASE + off, bytes, len));
 			model_store(&past, off, bytes, len);
 			break;
-		case 1: /* a read: first reads go to the future, then the past */
-			memory_image_store_first_reads(image, later, BASE + off, bytes, len, now);
+		case 1: { /* a read: first reads go to the future, then the past */
+			uint64_t word;
+			if (as_word(off, len, bytes, &word)) {
+				memory_image_read_word(image, later, BASE + off, (unsigned)len, word, now);
+			} else {
+				memory_image_store_first_reads(image, later, BASE + off, bytes, len, now);
+				ck_assert(memory_image_store(image, BASE + off, bytes, len));
+			}
 			for (size_t i = 0; i < len; i++) {
 				uint64_t a = off + i;
 				if (past.known[a] || future.known[a])
@@ -154,9 +179,9 @@ START_TEST(test_first_reads_against_model)
 				if (now > future.valid_from[a / 8])
 					future.valid_from[a / 8] = now;
 			}
-			ck_assert(memory_image_store(image, BASE + off, bytes, len));
 			model_store(&past, off, bytes, len);
 			break;
+		}
 		case 2:
 			now += rng() % 3;
 			break;
