@@ -406,6 +406,14 @@ void attach_release(struct recording *rec)
 {
 	if (!rec->tracee.alive)
 		return; /* it never was ours, or it ended: res says how */
+	if (rec->n_threads == 0) {
+		/* Seized, but taking it failed before the recording had its
+		 * threads: let it go as it stands. */
+		if (tracee_detach(&rec->tracee) != 0 && rec->error == RECORD_OK)
+			recording_fail(rec, RECORD_ERR_PTRACE, "cannot detach from the process: %s",
+				       strerror(errno));
+		return;
+	}
 	if (rec->cur && rec->interrupted_in_step)
 		rec->cur->interrupted = true;
 	if (rec->cpu && rec->address_space > 0 && memory_mirror_flush(rec->mirror) != 0)

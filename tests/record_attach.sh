@@ -158,6 +158,15 @@ kill -INT $first
 wait $first || fail "already-traced: the first recorder failed"
 wait $prog
 [ $? -eq 23 ] || fail "already-traced: the program did not survive"
+# The hand-over option of --follow-fork (internal) on a process that no
+# recorder parked: refused, and the process runs on untouched.
+expect_error resume-parked-bad-argument 64 'bad --resume-parked' --resume-parked=zz 1
+"$COUNTER" 10 >"$tmp/unparked.out" &
+prog=$!
+sleep 0.2
+expect_error resume-parked-not-parked 77 'cannot take parked process' --resume-parked=0,1000 $prog
+wait $prog
+[ $? -eq 23 ] || fail "resume-parked-not-parked: the program did not survive"
 # 4. The progress line: never when stderr is not a terminal, once a
 # recording is past a second when it is.
 count=40
