@@ -252,9 +252,12 @@ int attach_seize(struct recording *rec)
 	if (rec->opt->resume_stopped && resume_stopped(rec) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot resume process %d: %s",
 				      (int)pid, strerror(errno));
-	if (rec->opt->resume_parked && child_parking_release(pid, &rec->opt->parking) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot take parked process %d: %s",
-				      (int)pid, strerror(errno));
+	if (rec->opt->resume_parked) {
+		if (child_parking_release(pid, &rec->opt->parking) != 0)
+			return recording_fail(rec, RECORD_ERR_PTRACE, "cannot take parked process %d: %s",
+					      (int)pid, strerror(errno));
+		child_parking_say_taken(&rec->opt->parking);
+	}
 	struct user_regs_struct k;
 	if (tracee_get_regs(&rec->tracee, &k) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the registers of process %d: %s",

@@ -16,6 +16,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
+#include <unistd.h>
 
 enum { SYSCALL_INSN_LEN = 2, ERESTARTNOHAND = 514 };
 
@@ -80,9 +81,21 @@ int child_parking_release(pid_t child, const struct child_parking *p)
 	return ptrace(PTRACE_SETSIGMASK, child, (void *)sizeof(mask), &mask) == 0 ? 0 : -1;
 }
 
+void child_parking_say_taken(const struct child_parking *p)
+{
+	if (p->taken_fd < 0)
+		return;
+	ssize_t n;
+	do
+		n = write(p->taken_fd, "t", 1);
+	while (n < 0 && errno == EINTR);
+	close(p->taken_fd);
+}
+
 int child_parking_format(const struct child_parking *p, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%" PRIx64 ",%" PRIx64, p->sigmask, p->syscall_addr);
+	int n = snprintf(buf, size, "%" PRIx64 ",%" PRIx64 ",%d", p->sigmask, p->syscall_addr,
+			 p->taken_fd);
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
@@ -95,9 +108,17 @@ bool child_parking_parse(const char *arg, struct child_parking *p)
 		return false;
 	const char *second = end + 1;
 	unsigned long long addr = strtoull(second, &end, 16);
-	if (errno != 0 || end == second || *end != 0)
+	if (errno != 0 || end == second || (*end != 0 && *end != ','))
 		return false;
+	long fd = -1;
+	if (*end == ',') {
+		const char *third = end + 1;
+		fd = strtol(third, &end, 10);
+		if (errno != 0 || end == third || *end != 0 || fd < -1 || fd > 65535)
+			return false;
+	}
 	p->sigmask = mask;
 	p->syscall_addr = addr;
+	p->taken_fd = (int)fd;
 	return true;
 }

@@ -14,6 +14,8 @@
 struct child_parking {
 	uint64_t sigmask;      /* the child's own signal mask, to put back */
 	uint64_t syscall_addr; /* the syscall instruction it runs pause() on */
+	int taken_fd;          /* the taker writes a byte here once the child is
+				* released, then closes it; -1: none */
 };
 
 /*
@@ -32,7 +34,12 @@ int child_parking_park(pid_t child, struct child_parking *p);
  */
 int child_parking_release(pid_t child, const struct child_parking *p);
 
-/* The --resume-parked argument: "SIGMASK,SYSCALL_ADDR" in hex. */
+/* The taker's side of the hand-over: says on taken_fd that the child is
+ * released, and closes it. */
+void child_parking_say_taken(const struct child_parking *p);
+
+/* The --resume-parked argument: "SIGMASK,SYSCALL_ADDR[,TAKEN_FD]", the
+ * first two in hex. */
 int child_parking_format(const struct child_parking *p, char *buf, size_t size);
 bool child_parking_parse(const char *arg, struct child_parking *p);
 

@@ -12,17 +12,22 @@
  * every signal blocked (PTRACE_SETSIGMASK) and its registers set to run
  * pause() on the system call instruction it just returned from, which it
  * then sleeps in until its recorder interrupts it and puts back its mask
- * and registers (attach.c, resume_parked). Nothing of this is visible to
- * the child or its parent; a signal sent meanwhile stays pending until
- * the mask is back. Parking changes no memory, so it is as safe for a
- * child that shares its parent's memory (vfork, clone) as for a fork. A
- * child that cannot be parked (its fork was not a `syscall` instruction)
- * is detached with a SIGSTOP queued instead, which its recorder ends with
- * SIGCONT (resume_stopped): its parent can see that stop and continue.
+ * and registers (attach.c). Nothing of this is visible to the child or
+ * its parent; a signal sent meanwhile stays pending until the mask is
+ * back. Parking changes no memory, so it is as safe for a child that
+ * shares its parent's memory (vfork, clone) as for a fork. The recorder
+ * says on a pipe when it has taken the child; until then the parent's
+ * recording waits, and if the recorder ends without saying so, the child
+ * is released here and runs untraced. A child that cannot be parked (its
+ * fork was not a `syscall` instruction, or a seccomp filter might answer
+ * pause() otherwise) is detached with a SIGSTOP queued instead, which its
+ * recorder ends with SIGCONT (resume_stopped): its parent can see that
+ * stop and continue.
  * The child's recorder follows forks too, so grandchildren get
  * <trace minus .idna>.<child>.<grandchild>.idna.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +62,33 @@ struct handover {
 	struct child_parking parking;
 };
 
+/* A recorder started for a child, until it is reaped. */
+struct child_recorder {
+	pid_t recorder, child;
+	struct handover handover;
+	bool reaped;
+};
+
+/* Parking relies on pause() sleeping. A seccomp filter, inherited by the
+ * child, may answer it with an error or a kill instead: such children
+ * are handed over stopped. */
+static bool under_seccomp(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true; /* cannot tell: the safe way */
+	bool filtered = true;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Seccomp:", 8) == 0) {
+			filtered = atoi(line + 8) != 0;
+			break;
+		}
+	fclose(f);
+	return filtered;
+}
+
 /* Waits for the child's first stop (a wait for any thread's stop may
  * have taken it already), parks it or queues a SIGSTOP, and detaches it;
  * -1 if it is already gone. */
@@ -71,31 +103,71 @@ static int park_child(struct recording *rec, pid_t child, struct handover *h)
 	}
 	if (r != child || WIFEXITED(status) || WIFSIGNALED(status))
 		return -1;
-	h->parked = child_parking_park(child, &h->parking) == 0;
+	h->parked = !under_seccomp(child) && child_parking_park(child, &h->parking) == 0;
 	if (!h->parked && kill(child, SIGSTOP) != 0)
 		return -1;
 	return ptrace(PTRACE_DETACH, child, NULL, NULL) == 0 ? 0 : -1;
 }
 
+/* Releases a child still parked (its recorder never took it): true if
+ * it was. A child that is not (gone, or taken and let go) is left as it
+ * is; seizing it interrupts it for a moment, which it does not see. */
+static bool release_if_parked(pid_t child, const struct handover *h)
+{
+	struct tracee t;
+	if (tracee_seize(&t, child, 0) != 0)
+		return false;
+	bool released = child_parking_release(child, &h->parking) == 0;
+	tracee_detach(&t);
+	return released;
+}
+
 /* A child no recorder takes runs on untraced, as it was. */
 static void let_go(pid_t child, const struct handover *h)
 {
-	if (!h->parked) {
+	if (!h->parked)
 		kill(child, SIGCONT);
-		return;
-	}
-	struct tracee t;
-	if (tracee_seize(&t, child, 0) != 0)
-		return;
-	if (child_parking_release(child, &h->parking) != 0)
+	else if (!release_if_parked(child, h))
 		fprintf(stderr, "ttrec: cannot release child process %d: %s\n", (int)child,
 			strerror(errno));
-	tracee_detach(&t);
+}
+
+/* Waits until the child's recorder says it took the child (a byte on
+ * the hand-over pipe), or ends without saying so (end of file: it could
+ * not start, could not seize the child, was killed), which would leave
+ * the child parked for good: then it is released here. */
+static void await_taken(int taken_read_fd, pid_t child, const struct handover *h)
+{
+	char byte;
+	ssize_t n;
+	do
+		n = read(taken_read_fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	close(taken_read_fd);
+	if (n != 1 && release_if_parked(child, h))
+		fprintf(stderr, "ttrec: the recorder of child process %d ended before taking it; "
+				"it runs untraced\n", (int)child);
+}
+
+bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status)
+{
+	(void)status; /* the recorded child's status: its recorder reported it */
+	for (size_t i = 0; i < rec->n_child_recorders; i++) {
+		struct child_recorder *c = &rec->child_recorders[i];
+		if (c->recorder == pid && !c->reaped) {
+			c->reaped = true;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Starts `ttrec attach --resume-parked=... PID` (or --resume-stopped) for
- * the child; its pid, or -1. */
-static pid_t spawn_recorder(const struct recording *rec, pid_t child, const struct handover *h)
+ * the child; its pid, or -1. A parked child's recorder gets the write end
+ * of a pipe to say it took the child on; *taken_read_fd receives the read
+ * end (-1 without one). */
+static pid_t spawn_recorder(const struct recording *rec, pid_t child, struct handover *h,
+			    int *taken_read_fd)
 {
 	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
 	child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
@@ -108,12 +180,20 @@ static pid_t spawn_recorder(const struct recording *rec, pid_t child, const stru
 	size_t n = 0;
 	argv[n++] = "ttrec";
 	argv[n++] = "attach";
+	int taken[2] = { -1, -1 };
+	*taken_read_fd = -1;
 	strcpy(resume, "--resume-stopped");
 	if (h->parked) {
+		if (pipe2(taken, O_CLOEXEC) != 0)
+			return -1;
+		h->parking.taken_fd = taken[1];
 		strcpy(resume, "--resume-parked=");
 		if (child_parking_format(&h->parking, resume + strlen(resume),
-					 sizeof(resume) - strlen(resume)) != 0)
+					 sizeof(resume) - strlen(resume)) != 0) {
+			close(taken[0]);
+			close(taken[1]);
 			return -1;
+		}
 	}
 	argv[n++] = resume;
 	argv[n++] = "--follow-fork";
@@ -135,9 +215,18 @@ static pid_t spawn_recorder(const struct recording *rec, pid_t child, const stru
 	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* Only this copy's write end survives the exec. */
+		if (taken[1] >= 0 && fcntl(taken[1], F_SETFD, 0) != 0)
+			_exit(127);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
+	if (taken[1] >= 0)
+		close(taken[1]);
+	if (pid < 0 && taken[0] >= 0)
+		close(taken[0]);
+	else
+		*taken_read_fd = taken[0];
 	return pid;
 }
 
@@ -153,10 +242,14 @@ void follow_fork_child(struct recording *rec)
 			strerror(errno));
 		return;
 	}
-	pid_t recorder = spawn_recorder(rec, child, &handover);
-	pid_t *grown = recorder > 0 ? realloc(rec->child_recorders,
-					      (rec->n_child_recorders + 1) * sizeof(pid_t))
-				    : NULL;
+	int taken_read_fd;
+	pid_t recorder = spawn_recorder(rec, child, &handover, &taken_read_fd);
+	if (taken_read_fd >= 0)
+		await_taken(taken_read_fd, child, &handover);
+	struct child_recorder *grown =
+		recorder > 0 ? realloc(rec->child_recorders,
+				       (rec->n_child_recorders + 1) * sizeof(*grown))
+			     : NULL;
 	if (recorder < 0) {
 		/* The child must not wait forever. */
 		fprintf(stderr, "ttrec: cannot start a recorder for child process %d: %s; it runs untraced\n",
@@ -171,7 +264,8 @@ void follow_fork_child(struct recording *rec)
 		return;
 	}
 	rec->child_recorders = grown;
-	rec->child_recorders[rec->n_child_recorders++] = recorder;
+	rec->child_recorders[rec->n_child_recorders++] =
+		(struct child_recorder){ .recorder = recorder, .child = child, .handover = handover };
 	struct record_result *res = rec->res;
 	if (res->n_children < sizeof(res->children) / sizeof(res->children[0]))
 		res->children[res->n_children] = child;
@@ -181,10 +275,14 @@ void follow_fork_child(struct recording *rec)
 void follow_fork_wait(struct recording *rec)
 {
 	for (size_t i = 0; i < rec->n_child_recorders; i++) {
+		struct child_recorder *c = &rec->child_recorders[i];
+		if (c->reaped)
+			continue;
 		pid_t r;
 		do
-			r = waitpid(rec->child_recorders[i], NULL, 0);
+			r = waitpid(c->recorder, NULL, 0);
 		while (r < 0 && errno == EINTR);
+		c->reaped = true;
 	}
 	free(rec->child_recorders);
 	rec->child_recorders = NULL;

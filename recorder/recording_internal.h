@@ -95,7 +95,7 @@ struct recording {
 	struct vdso_patch vdso;        /* entry points patched in an attached process */
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
 	struct progress_line progress;
-	pid_t *child_recorders;        /* --follow-fork: recorder processes to wait for */
+	struct child_recorder *child_recorders; /* --follow-fork (follow_fork.c) */
 	size_t n_child_recorders;
 	enum record_error error;
 	char *err;
@@ -155,6 +155,9 @@ long follow_fork_options(const struct recording *rec);
 /* A fork, vfork or clone event: the child is handed to a recorder of its
  * own (ttrec re-executed), into <trace minus .idna>.<pid>.idna. */
 void follow_fork_child(struct recording *rec);
+/* A wait reaped pid: if it is a child's recorder, its end is handled (a
+ * child it left parked is released) and true returned. */
+bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status);
 /* Waits for the children's recorders; fills res->children. */
 void follow_fork_wait(struct recording *rec);
 

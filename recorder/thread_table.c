@@ -166,6 +166,8 @@ static int file_stop(struct recording *rec, pid_t tid, int status)
 		}
 	}
 	struct rec_thread *t = threads_find(rec, tid);
+	if (!t && follow_fork_recorder_ended(rec, tid, status))
+		return 0;
 	if (!t) {
 		/* A thread being born, or one already accounted for. */
 		if (rec->n_early_stops < sizeof(rec->early_stops) / sizeof(rec->early_stops[0])) {
