@@ -111,6 +111,8 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 {
 	rec->address_space++;
 	rec->program_break = 0;
+	if (at_exec)
+		rec->memory_shared_with_process = false; /* a new address space */
 	/* execve ended every other thread; the one left has the process's id. */
 	for (size_t i = 0; at_exec && i < rec->n_threads; i++)
 		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)
@@ -204,10 +206,19 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		break;
 	case SYSCALL_KIND_SIGRETURN:
 		break; /* registers from the frame; memory is only read */
+	case SYSCALL_KIND_SHARED_PROCESS:
+		if (result > 0)
+			rec->memory_shared_with_process = true; /* see below */
+		break;
 	default:
 		recording_invalidate_all(rec);
 		break;
 	}
+	/* Another process writes this memory when it likes; what it wrote
+	 * before a syscall that waited for it (wait4, futex, a pipe) is seen
+	 * after. Reads between syscalls may still see older bytes. */
+	if (rec->memory_shared_with_process)
+		recording_invalidate_all(rec);
 }
 
 /* After the real process ran one instruction (or took a signal instead):

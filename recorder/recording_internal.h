@@ -89,6 +89,9 @@ struct recording {
 	uint64_t global_seq;
 	uint64_t last_interval_checkpoint; /* its global sequence number (ring mode) */
 	uint32_t address_space;
+	/* A process made by clone(CLONE_VM) without CLONE_VFORK may write
+	 * the memory at any time, until execve. */
+	bool memory_shared_with_process;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
 	/* attach.c, follow_fork.c, progress.c */

@@ -130,14 +130,16 @@ static void describe_futex(const uint64_t a[6], int64_t result,
 #define CLONE_CHILD_SETTID_FLAG 0x1000000u
 
 /* A new thread shares the memory: the kernel's writes for it (its tid,
- * CLONE_CHILD_SETTID) land in ours. A new process that shares it (vfork,
- * CLONE_VM) runs in it before we go on: anything may have changed. */
+ * CLONE_CHILD_SETTID) land in ours. A new process that shares it runs in
+ * it before we go on (vfork: anything may have changed), or beside us for
+ * as long as it lives. */
 static void describe_clone_flags(uint64_t flags, uint64_t parent_tid, uint64_t child_tid,
 				 struct syscall_effect *out)
 {
 	bool thread = (flags & CLONE_VM_FLAG) && (flags & CLONE_THREAD_FLAG);
 	if (!thread && (flags & CLONE_VM_FLAG)) {
-		out->kind = SYSCALL_KIND_UNKNOWN;
+		out->kind = flags & CLONE_VFORK_FLAG ? SYSCALL_KIND_UNKNOWN
+						     : SYSCALL_KIND_SHARED_PROCESS;
 		return;
 	}
 	out->kind = thread ? SYSCALL_KIND_THREAD : SYSCALL_KIND_PROCESS;

@@ -22,6 +22,9 @@ enum syscall_kind {
 	SYSCALL_KIND_EXEC,           /* a new program replaced the address space */
 	SYSCALL_KIND_THREAD,         /* clone of a thread (shares memory) */
 	SYSCALL_KIND_PROCESS,        /* fork/vfork/clone of a process */
+	SYSCALL_KIND_SHARED_PROCESS, /* clone of a process that shares the memory
+				      * and runs beside the caller (CLONE_VM
+				      * without CLONE_VFORK or CLONE_THREAD) */
 	SYSCALL_KIND_EXIT,           /* exit or exit_group */
 	SYSCALL_KIND_SIGRETURN,      /* rt_sigreturn: registers come from memory */
 };

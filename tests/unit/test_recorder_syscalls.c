@@ -90,6 +90,9 @@ START_TEST(test_process_and_thread_kinds)
 	/* vfork and CLONE_VM children run in our memory first. */
 	ck_assert_int_eq(describe(SYS_vfork, 0, 0, 0, 0, 1234).kind, SYSCALL_KIND_UNKNOWN);
 	ck_assert_int_eq(describe(SYS_clone, 0x4111, 0x7000, 0, 0, 1234).kind, SYSCALL_KIND_UNKNOWN);
+	/* CLONE_VM without CLONE_VFORK: a process beside us in our memory. */
+	ck_assert_int_eq(describe(SYS_clone, 0x111, 0x7000, 0, 0, 1234).kind,
+			 SYSCALL_KIND_SHARED_PROCESS);
 	ck_assert_int_eq(describe(SYS_exit_group, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXIT);
 	ck_assert_int_eq(describe(SYS_execve, 0, 0, 0, 0, 0).kind, SYSCALL_KIND_EXEC);
 }
