@@ -18,9 +18,9 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-enum { SYSCALL_INSN_LEN = 2, ERESTARTNOHAND = 514 };
+enum { SYSCALL_INSN_LEN = 2, ERESTARTNOHAND = 514, TRAP_FLAG = 0x100 };
 
-int child_parking_park(pid_t child, struct child_parking *p)
+int child_parking_park(pid_t child, bool clear_tf, struct child_parking *p)
 {
 	struct user_regs_struct r;
 	if (ptrace(PTRACE_GETREGS, child, NULL, &r) != 0)
@@ -46,6 +46,8 @@ int child_parking_park(pid_t child, struct child_parking *p)
 	parked.rip = r.rip - SYSCALL_INSN_LEN;
 	parked.rax = SYS_pause;
 	parked.orig_rax = (uint64_t)-1;
+	if (clear_tf)
+		parked.r11 &= ~(uint64_t)TRAP_FLAG;
 	if (ptrace(PTRACE_SETREGS, child, NULL, &parked) != 0) {
 		int e = errno;
 		ptrace(PTRACE_SETSIGMASK, child, (void *)sizeof(mask), &mask);
@@ -70,8 +72,8 @@ int child_parking_release(pid_t child, const struct child_parking *p)
 		errno = EINVAL;
 		return -1;
 	}
-	/* rcx and r11 hold what fork's return left there: pause() sets them
-	 * to the same return address and flags. */
+	/* rcx and r11 hold what fork's return left there (without TF, see
+	 * park): pause() sets them to the same return address and flags. */
 	r.rip = after;
 	r.rax = 0;
 	r.orig_rax = (uint64_t)-1; /* no restart of pause() */

@@ -23,9 +23,11 @@ struct child_parking {
  * returns 0 from the syscall instruction before rip): its signal mask and
  * registers are changed so that once detached it sleeps in pause(). 0,
  * or -1 with the child unchanged when it cannot be parked (its fork was
- * not a syscall instruction, or ptrace failed).
+ * not a syscall instruction, or ptrace failed). With clear_tf, the
+ * trap flag is taken out of r11 (the rflags the syscall saved): the
+ * parent's fork was single-stepped, its program had no TF.
  */
-int child_parking_park(pid_t child, struct child_parking *p);
+int child_parking_park(pid_t child, bool clear_tf, struct child_parking *p);
 
 /*
  * Puts back the mask and registers of a parked child that is in a ptrace

@@ -92,7 +92,7 @@ static bool under_seccomp(pid_t pid)
 /* Waits for the child's first stop (a wait for any thread's stop may
  * have taken it already), parks it or queues a SIGSTOP, and detaches it;
  * -1 if it is already gone. */
-static int park_child(struct recording *rec, pid_t child, struct handover *h)
+static int park_child(struct recording *rec, pid_t child, bool clear_tf, struct handover *h)
 {
 	int status;
 	pid_t r = child;
@@ -103,7 +103,7 @@ static int park_child(struct recording *rec, pid_t child, struct handover *h)
 	}
 	if (r != child || WIFEXITED(status) || WIFSIGNALED(status))
 		return -1;
-	h->parked = !under_seccomp(child) && child_parking_park(child, &h->parking) == 0;
+	h->parked = !under_seccomp(child) && child_parking_park(child, clear_tf, &h->parking) == 0;
 	if (!h->parked && kill(child, SIGSTOP) != 0)
 		return -1;
 	return ptrace(PTRACE_DETACH, child, NULL, NULL) == 0 ? 0 : -1;
@@ -237,7 +237,7 @@ void follow_fork_child(struct recording *rec)
 		return;
 	pid_t child = (pid_t)msg;
 	struct handover handover;
-	if (park_child(rec, child, &handover) != 0) {
+	if (park_child(rec, child, !rec->cur->native.tf_before, &handover) != 0) {
 		fprintf(stderr, "ttrec: cannot hand child process %d to a recorder: %s\n", (int)child,
 			strerror(errno));
 		return;

@@ -55,6 +55,8 @@ follow sh-pipe 3 -- sh -c 'echo a | tr a b'
 # The hand-over to a child's recorder is invisible: no stop or continue
 # for a parent that waits for them, the child's signal mask its own.
 follow fork_wait_events 4 -- "$BUILD/tests/programs/fork_wait_events"
+# The registers a bare syscall instruction leaves in the child.
+follow fork_syscall_regs 2 -- "$BUILD/tests/programs/fork_syscall_regs"
 # A clone(CLONE_VM) child writes the parent's memory while both run.
 follow clone_vm_shared 2 -- "$BUILD/tests/programs/clone_vm_shared"
 # Under a seccomp filter that refuses pause(): handed over all the same.
