@@ -91,18 +91,26 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	return c;
 }
 
-static struct slot *find(const struct memory_image *image, uint64_t page_addr)
+static __attribute__((noinline)) struct slot *find_in_buckets(struct slot **recent,
+								 const struct memory_image *m,
+								 uint64_t page_addr)
 {
-	struct memory_image *m = (struct memory_image *)image; /* only `recent` changes */
-	struct slot **recent = &m->recent[(page_addr >> 12) % RECENT_SLOTS];
-	if (*recent && (*recent)->addr == page_addr)
-		return *recent;
 	for (struct slot *s = m->buckets[bucket_of(page_addr)]; s; s = s->next)
 		if (s->addr == page_addr) {
 			*recent = s;
 			return s;
 		}
 	return NULL;
+}
+
+/* Inline: nearly every lookup is answered by `recent`. */
+static inline struct slot *find(const struct memory_image *image, uint64_t page_addr)
+{
+	struct memory_image *m = (struct memory_image *)image; /* only `recent` changes */
+	struct slot **recent = &m->recent[(page_addr >> 12) % RECENT_SLOTS];
+	if (*recent && (*recent)->addr == page_addr)
+		return *recent;
+	return find_in_buckets(recent, m, page_addr);
 }
 
 /* The page at page_addr, private to m (copied if shared), created if

@@ -36,6 +36,7 @@ static int take_snapshot(struct replay_session *s)
 	}
 	/* Every instruction of the coming segment is decoded in it. */
 	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
+	memset(s->noted_pages, 0, sizeof(s->noted_pages));
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
@@ -82,6 +83,7 @@ static int thin_snapshots(struct replay_session *s)
 		code_page_set_free(snap->code_pages);
 	}
 	s->n_snapshots = kept;
+	memset(s->noted_pages, 0, sizeof(s->noted_pages));
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
@@ -106,9 +108,15 @@ static void note_write(void *ctx, uint64_t addr, size_t len, bool write)
 	if (!write || s->n_snapshots == 0)
 		return;
 	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].written_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++) {
+		uint64_t *noted = &s->noted_pages[pg % NOTED_PAGES];
+		if (*noted == pg + 1)
+			continue;
 		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
 			s->summary_incomplete = true;
+		else
+			*noted = pg + 1;
+	}
 }
 
 /* First pass: notes the pages each segment decodes code from. */
