@@ -154,13 +154,14 @@ START_TEST(test_flush_writes_each_run_once)
 	uint8_t expect[4096];
 	memcpy(expect, proc.mem + 0x3000, sizeof(expect));
 	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
-		/* Each run is written as pieces of 1, 2, 4, 8 and 16 bytes. */
+		/* Each run is written as pieces of 1 to 64 bytes (integers and
+		 * vectors: the inline path takes up to 64 within a page). */
 		for (unsigned done = 0, k = 0; done < runs[r].len; k++) {
-			static const unsigned sizes[] = { 1, 2, 4, 8, 16 };
-			unsigned n = sizes[k % 5];
+			static const unsigned sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
+			unsigned n = sizes[k % 7];
 			if (n > runs[r].len - done)
 				n = runs[r].len - done;
-			uint8_t v[16];
+			uint8_t v[64];
 			for (unsigned i = 0; i < n; i++)
 				v[i] = expect[runs[r].off + done + i] = (uint8_t)(0xa0 + r + done + i);
 			ck_assert_int_eq(memory_mirror_write(mirror, 0x13000 + runs[r].off + done, v, n),

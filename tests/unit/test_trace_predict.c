@@ -103,26 +103,29 @@ struct access {
 
 /* The recorder's view: memory changes behind the cache's back now and
  * then; replay sees only the miss log and must produce the same values. */
-/* The inline fast paths (one entry, sizes 1/2/4/8) and the general forms
- * must leave the cache in the same state and give the same answers: the
- * replayer reads through the general form where the recorder took a fast
- * path. Random reads and writes over a few lines, so values recur. */
+/* The inline fast paths (one entry, sizes 1/2/4/8; whole aligned entries
+ * of vectors) and the general forms must leave the cache in the same
+ * state and give the same answers: the replayer reads through the general
+ * form where the recorder took a fast path. Random reads and writes over
+ * a few lines, so values recur. */
 START_TEST(fast_paths_agree_with_general_forms)
 {
 	struct predict_cache fast, any;
 	ck_assert(predict_cache_init(&fast, 6) && predict_cache_init(&any, 6));
 	uint64_t seed = 0x243f6a8885a308d3ull;
-	static const unsigned sizes[] = { 1, 2, 4, 8, 3, 16 };
-	unsigned fast_taken = 0;
+	static const unsigned sizes[] = { 1, 2, 4, 8, 3, 16, 32, 64 };
+	unsigned fast_taken = 0, whole_taken = 0;
 	for (int i = 0; i < 200000; i++) {
 		seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
-		unsigned n = sizes[(seed >> 8) % 6];
+		unsigned n = sizes[(seed >> 8) % 8];
 		uint64_t addr = 0x7000 + (seed >> 16) % 256;
-		uint8_t v[16];
+		uint8_t v[64];
 		for (unsigned k = 0; k < n; k++)
 			v[k] = (uint8_t)((seed >> (24 + k % 4)) & 3);
 		if ((addr & 7) + n <= 8 && (n & (n - 1)) == 0)
 			fast_taken++;
+		if ((addr & 7) == 0 && n >= 16)
+			whole_taken++;
 		if (seed & 1) {
 			predict_cache_update(&fast, addr, v, n);
 			predict_cache_update_any(&any, addr, v, n);
@@ -140,7 +143,8 @@ START_TEST(fast_paths_agree_with_general_forms)
 	ck_assert_uint_eq(fast.misses, any.misses);
 	ck_assert_uint_gt(fast.hits, 1000);
 	ck_assert_uint_gt(fast.misses, 1000);
-	ck_assert_uint_gt(fast_taken, 50000);
+	ck_assert_uint_gt(fast_taken, 40000);
+	ck_assert_uint_gt(whole_taken, 5000);
 	predict_cache_fini(&fast);
 	predict_cache_fini(&any);
 }
