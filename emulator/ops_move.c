@@ -18,7 +18,17 @@ enum move_op { MOVE_PLAIN, MOVE_SIGN_EXTEND };
  * operand-kind dispatch of emu_opnd_read / emu_opnd_write.
  */
 enum move_shape { MOVE_REG_REG, MOVE_REG_IMM, MOVE_REG_MEM, MOVE_REG_AGEN, MOVE_MEM_REG,
-		  MOVE_MEM_IMM, MOVE_ANY, MOVE_SHAPES };
+		  MOVE_MEM_IMM, MOVE_ANY,
+		  /* 8 bytes at [base + disp]: most loads and stores of
+		   * pointers and counters; no addressing or size decisions */
+		  MOVE_REG_MEM_Q_BASE, MOVE_MEM_REG_Q_BASE, MOVE_SHAPES };
+
+/* The address of a [base + disp] operand (no index, segment or 32-bit
+ * addressing: move_shape_of checks). */
+MOVE_INLINE uint64_t base_disp_addr(const struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	return cpu->regs.gpr[insn->mem.base] + (uint64_t)insn->mem.disp;
+}
 
 /* dst = (extended) src. */
 MOVE_INLINE int move_shaped(struct emu_cpu *cpu, const struct emu_insn *insn,
@@ -37,6 +47,11 @@ MOVE_INLINE int move_shaped(struct emu_cpu *cpu, const struct emu_insn *insn,
 		if ((r = emu_mem_read_uint(cpu, emu_mem_addr(cpu, insn), src->size, &v)) != EMU_OK)
 			return r;
 		break;
+	case MOVE_REG_MEM_Q_BASE:
+		if ((r = emu_mem_read_uint(cpu, base_disp_addr(cpu, insn), 8, &v)) != EMU_OK)
+			return r;
+		break;
+	case MOVE_MEM_REG_Q_BASE: v = cpu->regs.gpr[src->reg / 8]; break;
 	default:
 		if ((r = emu_opnd_read(cpu, insn, 1, &v)) != EMU_OK)
 			return r;
@@ -47,6 +62,8 @@ MOVE_INLINE int move_shaped(struct emu_cpu *cpu, const struct emu_insn *insn,
 	switch (shape) {
 	case MOVE_MEM_REG:
 	case MOVE_MEM_IMM: return emu_mem_write_uint(cpu, emu_mem_addr(cpu, insn), dst->size, v);
+	case MOVE_MEM_REG_Q_BASE: return emu_mem_write_uint(cpu, base_disp_addr(cpu, insn), 8, v);
+	case MOVE_REG_MEM_Q_BASE: cpu->regs.gpr[dst->reg / 8] = v; return EMU_OK;
 	case MOVE_ANY: return emu_opnd_write(cpu, insn, 0, v);
 	default: emu_gpr_set(cpu, dst->reg, dst->size, v); return EMU_OK;
 	}
@@ -58,12 +75,14 @@ MOVE_INLINE int move_shaped(struct emu_cpu *cpu, const struct emu_insn *insn,
 	{ return move_shaped(c, i, OP, SHAPE); }
 #define MOVE_HANDLERS(OP) MOVE_HANDLER(OP, MOVE_REG_REG) MOVE_HANDLER(OP, MOVE_REG_IMM) \
 	MOVE_HANDLER(OP, MOVE_REG_MEM) MOVE_HANDLER(OP, MOVE_REG_AGEN) \
-	MOVE_HANDLER(OP, MOVE_MEM_REG) MOVE_HANDLER(OP, MOVE_MEM_IMM) MOVE_HANDLER(OP, MOVE_ANY)
+	MOVE_HANDLER(OP, MOVE_MEM_REG) MOVE_HANDLER(OP, MOVE_MEM_IMM) MOVE_HANDLER(OP, MOVE_ANY) \
+	MOVE_HANDLER(OP, MOVE_REG_MEM_Q_BASE) MOVE_HANDLER(OP, MOVE_MEM_REG_Q_BASE)
 MOVE_OPS(MOVE_HANDLERS)
 
 /* The handlers of each operation by shape: [op][shape]. */
 #define MOVE_ROW(OP) [OP] = { OP##_MOVE_REG_REG, OP##_MOVE_REG_IMM, OP##_MOVE_REG_MEM, \
-	OP##_MOVE_REG_AGEN, OP##_MOVE_MEM_REG, OP##_MOVE_MEM_IMM, OP##_MOVE_ANY },
+	OP##_MOVE_REG_AGEN, OP##_MOVE_MEM_REG, OP##_MOVE_MEM_IMM, OP##_MOVE_ANY, \
+	OP##_MOVE_REG_MEM_Q_BASE, OP##_MOVE_MEM_REG_Q_BASE },
 static emu_handler *const move_handlers[][MOVE_SHAPES] = { MOVE_OPS(MOVE_ROW) };
 
 /* cmovcc reads its source even when the condition is false (a bad address
@@ -148,6 +167,15 @@ static bool is_integer_operand(const struct emu_operand *o)
 	       o->kind == EMU_OPND_IMM || o->kind == EMU_OPND_AGEN;
 }
 
+/* An 8-byte register and an 8-byte [base + disp] memory operand. */
+static bool quad_base_disp(const struct emu_insn *insn, unsigned reg, unsigned mem)
+{
+	const struct emu_mem_operand *m = &insn->mem;
+	return insn->opnd[reg].size == 8 && insn->opnd[mem].size == 8 &&
+	       insn->op == MOVE_PLAIN && m->base != EMU_NO_REG && m->index == EMU_NO_REG &&
+	       m->seg == EMU_SEG_NONE && !m->addr32;
+}
+
 static enum move_shape move_shape_of(const struct emu_insn *insn)
 {
 	enum emu_operand_kind dst = insn->opnd[0].kind, src = insn->opnd[1].kind;
@@ -155,12 +183,13 @@ static enum move_shape move_shape_of(const struct emu_insn *insn)
 		switch (src) {
 		case EMU_OPND_GPR: return MOVE_REG_REG;
 		case EMU_OPND_IMM: return MOVE_REG_IMM;
-		case EMU_OPND_MEM: return MOVE_REG_MEM;
+		case EMU_OPND_MEM:
+			return quad_base_disp(insn, 0, 1) ? MOVE_REG_MEM_Q_BASE : MOVE_REG_MEM;
 		case EMU_OPND_AGEN: return MOVE_REG_AGEN;
 		default: return MOVE_ANY;
 		}
 	if (dst == EMU_OPND_MEM && src == EMU_OPND_GPR)
-		return MOVE_MEM_REG;
+		return quad_base_disp(insn, 1, 0) ? MOVE_MEM_REG_Q_BASE : MOVE_MEM_REG;
 	if (dst == EMU_OPND_MEM && src == EMU_OPND_IMM)
 		return MOVE_MEM_IMM;
 	return MOVE_ANY;
