@@ -159,7 +159,10 @@ bool recording_on_event(struct recording *rec, int event)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		follow_fork_child(rec);
+		if (rec->opt->follow_forks)
+			follow_fork_child(rec);
+		else
+			threads_let_child_go(rec);
 		return false;
 	case PTRACE_EVENT_STOP:
 		if (!stop_requested)
@@ -240,7 +243,7 @@ int attach_seize(struct recording *rec)
 	if (count_threads(pid) < 0)
 		return recording_fail(rec, RECORD_ERR_PROGRAM_NOT_FOUND, "no process %d", (int)pid);
 	/* No PTRACE_O_EXITKILL: the process must outlive ttrec. */
-	long options = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | follow_fork_options(rec);
+	long options = PTRACE_O_TRACEEXEC | child_stop_options();
 	if (tracee_seize(&rec->tracee, pid, options) != 0) {
 		if (errno == ESRCH)
 			return recording_fail(rec, RECORD_ERR_PROGRAM_NOT_FOUND, "no process %d", (int)pid);

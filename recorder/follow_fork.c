@@ -40,10 +40,9 @@
 #include "recorder/child_parking.h"
 #include "recorder/recording_internal.h"
 
-long follow_fork_options(const struct recording *rec)
+long child_stop_options(void)
 {
-	return rec->opt->follow_forks ? PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE
-				      : 0;
+	return PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE;
 }
 
 /* <trace minus .idna>.<pid>.idna */

@@ -125,9 +125,9 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 	case TRACEE_STOP_KILLED:
 		return rec->cur->state == THREAD_GONE ? NATIVE_THREAD_EXITED : thread_ended(rec, stop);
 	case TRACEE_STOP_EVENT:
-		/* New threads are ours; new processes are --follow-fork's. */
-		if (stop->event == PTRACE_EVENT_CLONE &&
-		    (threads_clone_is_thread(rec) || !rec->opt->follow_forks)) {
+		/* New threads are ours; new processes are --follow-fork's,
+		 * or let go. */
+		if (stop->event == PTRACE_EVENT_CLONE && threads_clone_is_thread(rec)) {
 			if (threads_on_clone(rec) != 0)
 				return NATIVE_ERROR;
 		} else if (recording_on_event(rec, stop->event)) {

@@ -577,8 +577,7 @@ static int start(struct recording *rec)
 				      : RECORD_ERR_PTRACE;
 		return recording_fail(rec, e, "%s: %s (%s)", rec->opt->argv[0],
 				      tracee_start_strerror(se), strerror(se_errno));
-	} else if (follow_fork_options(rec) &&
-		   tracee_set_options(&rec->tracee, rec->tracee.options | follow_fork_options(rec)) != 0) {
+	} else if (tracee_set_options(&rec->tracee, rec->tracee.options | child_stop_options()) != 0) {
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot follow the program's children: %s",
 				      strerror(errno));
 	}

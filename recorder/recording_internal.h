@@ -153,8 +153,10 @@ bool recording_on_event(struct recording *rec, int event);
 
 /* --- follow_fork.c ---------------------------------------------------- */
 
-/* The PTRACE_O_* options that report children (--follow-fork), or 0. */
-long follow_fork_options(const struct recording *rec);
+/* The PTRACE_O_* options that stop every new process at birth: to be
+ * handed to a recorder of its own (--follow-fork), or let go with its
+ * registers as the program left them (threads_let_child_go). */
+long child_stop_options(void);
 /* A fork, vfork or clone event: the child is handed to a recorder of its
  * own (ttrec re-executed), into <trace minus .idna>.<pid>.idna. */
 void follow_fork_child(struct recording *rec);
@@ -214,9 +216,12 @@ int threads_collect_stops(struct recording *rec);
 bool threads_clone_is_thread(struct recording *rec);
 /* A stop of tid that came before tid was known: 1 with *status, or 0. */
 int threads_early_stop(struct recording *rec, pid_t tid, int *status);
-/* A clone event on the current thread: adopts the new thread (a new
- * process is let go). */
+/* A clone event on the current thread that made a thread: adopts it. */
 int threads_on_clone(struct recording *rec);
+/* A fork, vfork or clone event that made a process, without
+ * --follow-fork: the child runs on untraced, its r11 cleaned of the trap
+ * flag of the parent's single step. */
+int threads_let_child_go(struct recording *rec);
 /* The thread is gone: logged, state GONE. */
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);
 /* Picks the thread to run next and switches to it, waiting for a stop of

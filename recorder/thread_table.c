@@ -258,33 +258,44 @@ int threads_early_stop(struct recording *rec, pid_t tid, int *status)
 	return 0;
 }
 
-int threads_on_clone(struct recording *rec)
+/* The task a fork, vfork or clone event of the current thread created,
+ * entered in the thread table and waited for until its first stop; NULL
+ * (and *gone set) when it died first or the wait failed. */
+static struct rec_thread *newborn(struct recording *rec, bool *gone)
 {
 	unsigned long tid;
-	if (tracee_event_message(&rec->cur->tracee, &tid) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the new thread's id: %s",
-				      strerror(errno));
+	*gone = false;
+	if (tracee_event_message(&rec->cur->tracee, &tid) != 0) {
+		recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the new thread's id: %s",
+			       strerror(errno));
+		return NULL;
+	}
 	struct rec_thread *t = threads_add(rec, (pid_t)tid);
-	if (!t)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	if (!t) {
+		recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		return NULL;
+	}
 	int early;
 	if (threads_early_stop(rec, t->tracee.pid, &early) && file_stop(rec, t->tracee.pid, early) != 0)
-		return -1;
+		return NULL;
 	struct tracee_stop first;
 	if (threads_wait_for(rec, t, &first) != 0 || first.kind == TRACEE_STOP_EXITED ||
 	    first.kind == TRACEE_STOP_KILLED) {
 		/* Gone before it ran (a group exit under way): it has no
 		 * thread-create, so no thread-exit either. */
 		forget_thread(rec, t);
-		return 0;
+		*gone = true;
+		return NULL;
 	}
-	if (!threads_clone_is_thread(rec)) {
-		/* A new process (clone without CLONE_THREAD, exit signal not
-		 * SIGCHLD) and no --follow-fork: not ours to record. */
-		ptrace(PTRACE_DETACH, (pid_t)tid, NULL, NULL);
-		forget_thread(rec, t);
-		return 0;
-	}
+	return t;
+}
+
+int threads_on_clone(struct recording *rec)
+{
+	bool gone;
+	struct rec_thread *t = newborn(rec, &gone);
+	if (!t)
+		return gone ? 0 : -1;
 	struct user_regs_struct k;
 	if (tracee_get_regs(&t->tracee, &k) != 0 || tracee_get_xstate(&t->tracee, t->xstate) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the new thread's registers: %s",
@@ -294,6 +305,25 @@ int threads_on_clone(struct recording *rec)
 	t->next_checkpoint = 0;
 	t->state = THREAD_RUNNABLE;
 	return log_thread_create(rec, t, rec->cur->tracee.pid);
+}
+
+int threads_let_child_go(struct recording *rec)
+{
+	bool gone;
+	struct rec_thread *t = newborn(rec, &gone);
+	if (!t)
+		return gone ? 0 : -1;
+	/* The syscall instruction saved rflags in r11 with the trap flag of
+	 * the parent's single step; the kernel cleared the child's own. */
+	struct user_regs_struct k;
+	if (!rec->cur->native.tf_before && tracee_get_regs(&t->tracee, &k) == 0 &&
+	    (k.r11 & EMU_TF)) {
+		k.r11 &= ~(uint64_t)EMU_TF;
+		tracee_set_regs(&t->tracee, &k);
+	}
+	ptrace(PTRACE_DETACH, t->tracee.pid, NULL, NULL);
+	forget_thread(rec, t);
+	return 0;
 }
 
 /* The next thread that can run, round robin after the current one (which
