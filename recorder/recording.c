@@ -232,6 +232,13 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	const uint64_t *args = p->args;
 	bool tf_before = p->tf_before;
 	rec->native_ran = true;
+	/* A step that went on in the background (native_step.c) let other
+	 * threads run meanwhile: their writes may still be in the mirror, and
+	 * the invalidations below would drop them with the pages. Their
+	 * bytes go to the process first, as if written just after the
+	 * kernel's (they raced with it). An execve's new image takes none. */
+	if ((out == NATIVE_EXECUTED || out == NATIVE_HANDLER) && memory_mirror_flush(rec->mirror) != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 	switch (out) {
 	case NATIVE_EXECUTED:
 		emu_skip_insn(rec->cpu);
