@@ -2,7 +2,8 @@
  * ops_system.c — instructions that are not computation: the special
  * instructions the caller executes (syscall, cpuid, rdtsc, ...), fences,
  * hints that do nothing in an emulator (nop forms, endbr, pause, prefetch),
- * and the instructions that always fault in user mode (int3, ud0-2, hlt).
+ * cache-line flushes, and the instructions that always fault in user mode
+ * (int3, ud0-2, hlt).
  */
 #include "binding.h"
 #include "operand.h"
@@ -27,6 +28,17 @@ static int fence(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	emu_note_sync(cpu, EMU_SYNC_FENCE, insn->addr);
 	return EMU_OK;
+}
+
+/* clflush, clflushopt, clwb: no cache the program can observe is
+ * emulated, but the line's address must be mapped, so the instruction
+ * faults where a one-byte read there would. (JIT compilers flush the code
+ * they write this way: run natively, each was a step of the real process
+ * and an invalidation of everything the recorder had cached.) */
+static int flush_cache_line(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint64_t ignored;
+	return emu_mem_read_uint(cpu, emu_mem_addr(cpu, insn), 1, &ignored);
 }
 
 /* op is the vector: int3 is #BP, ud* #UD, hlt #GP (privileged). */
@@ -56,6 +68,9 @@ static const struct emu_binding system_bindings[] = {
 	{ ZYDIS_MNEMONIC_LFENCE, 0, fence, NULL },
 	{ ZYDIS_MNEMONIC_MFENCE, 0, fence, NULL },
 	{ ZYDIS_MNEMONIC_SFENCE, 0, fence, NULL },
+	{ ZYDIS_MNEMONIC_CLFLUSH, 0, flush_cache_line, NULL },
+	{ ZYDIS_MNEMONIC_CLFLUSHOPT, 0, flush_cache_line, NULL },
+	{ ZYDIS_MNEMONIC_CLWB, 0, flush_cache_line, NULL },
 	{ ZYDIS_MNEMONIC_INT3, EMU_FAULT_BP, always_fault, NULL },
 	{ ZYDIS_MNEMONIC_UD0, EMU_FAULT_UD, always_fault, NULL },
 	{ ZYDIS_MNEMONIC_UD1, EMU_FAULT_UD, always_fault, NULL },

@@ -122,7 +122,7 @@ record shebang "$n" -- "$tmp/script.sh" one two
 for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks self_modifying \
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
 	pthread_create threads_sync threads_exit threads_signals threads_exec clone_vm_shared \
-	fork_syscall_regs threads_wakeup_write; do
+	fork_syscall_regs threads_wakeup_write cache_flush; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
@@ -141,6 +141,16 @@ for p in sigusr1_siginfo self_modifying; do
 		failed=1
 	fi
 done
+# The emulator runs clflush itself: no native step, which would also have
+# forgotten everything the recorder had cached.
+if timeout "$LIMIT" "$TTREC" run -o "$tmp/flush.idna" -- "$PROGRAMS/cache_flush" >/dev/null 2>"$tmp/flush.err" &&
+   ! grep -q 'native fallbacks' "$tmp/flush.err"; then
+	echo "ok: cache_flush emulated"
+else
+	echo "FAIL: cache_flush: not emulated:"
+	cat "$tmp/flush.err"
+	failed=1
+fi
 record crash_null "$n" --killed -- "$PROGRAMS/crash_null"
 record abort_program "$n" --killed -- "$PROGRAMS/abort_program"
 

@@ -144,6 +144,35 @@ START_TEST(test_self_modifying_code)
 }
 END_TEST
 
+START_TEST(test_cache_line_flush)
+{
+	/* clflush, clflushopt and clwb of a mapped line run in the emulator
+	 * (not handed back as unimplemented) and change no register. */
+	struct harness h;
+	harness_init(&h);
+	static const uint8_t code[] = {
+		0x0f, 0xae, 0x38,       /* clflush [rax] */
+		0x66, 0x0f, 0xae, 0x38, /* clflushopt [rax] */
+		0x66, 0x0f, 0xae, 0x30, /* clwb [rax] */
+		0x0f, 0x0b,             /* ud2 */
+	};
+	memcpy(h.stop_code + 128, code, sizeof(code));
+	struct emu_regs *r = emu_regs(h.cpu);
+	r->gpr[EMU_RAX] = (uint64_t)(uintptr_t)h.stack;
+	r->rip = (uint64_t)(uintptr_t)(h.stop_code + 128);
+	struct emu_regs before = *r;
+	uint64_t count = emu_icount(h.cpu);
+	ck_assert_int_eq(emu_run(h.cpu, 100), EMU_EXIT_FAULT);
+	ck_assert_int_eq(emu_exit_info(h.cpu)->fault, EMU_FAULT_UD);
+	ck_assert_uint_eq(emu_icount(h.cpu) - count, 3);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 128 + 11));
+	before.rip = r->rip;
+	ck_assert_int_eq(memcmp(r->gpr, before.gpr, sizeof(r->gpr)), 0);
+	ck_assert_uint_eq(r->rflags, before.rflags);
+	harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_limit)
 {
 	struct harness h;
@@ -166,6 +195,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_special_stops);
 	tcase_add_test(tc, test_self_modifying_code);
+	tcase_add_test(tc, test_cache_line_flush);
 	tcase_add_test(tc, test_limit);
 	suite_add_tcase(s, tc);
 	return s;
