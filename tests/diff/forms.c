@@ -52,8 +52,8 @@ static size_t alternatives_count(unsigned alt)
 }
 
 /* Memory sizes instructions take (bytes): scalars, far pointers, vectors,
- * x87 environments and save images. */
-static const uint16_t memory_sizes[] = { 0, 1, 2, 4, 6, 8, 10, 16, 28, 32, 94, 108, 512, 576 };
+ * cache lines (clflush), x87 environments and save images. */
+static const uint16_t memory_sizes[] = { 0, 1, 2, 4, 6, 8, 10, 16, 28, 32, 64, 94, 108, 512, 576 };
 
 static const struct { uint64_t value; uint8_t width; } immediates[] = {
 	{ 1, 8 }, /* shifts by one have their own opcode */
