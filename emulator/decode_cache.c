@@ -262,13 +262,20 @@ static int fetch_fault(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return emu_page_fault(cpu, insn->imm, false);
 }
 
+/* The fetch decode_one makes for the instruction at addr; how many bytes
+ * it got. */
+static size_t fetch_one(struct emu_cpu *cpu, uint64_t addr, uint8_t bytes[MAX_INSN_BYTES])
+{
+	return cpu->mem->fetch(cpu->mem_ctx, addr, bytes, MAX_INSN_BYTES);
+}
+
 /* Decodes one instruction at addr into *insn; false if the block must end
  * before it because not a single byte of it can be fetched and it is not the
  * first instruction of the block. */
 static void decode_one(struct emu_cpu *cpu, uint64_t addr, struct emu_insn *insn)
 {
 	uint8_t bytes[MAX_INSN_BYTES];
-	size_t got = cpu->mem->fetch(cpu->mem_ctx, addr, bytes, sizeof(bytes));
+	size_t got = fetch_one(cpu, addr, bytes);
 	if (emu_decode(bytes, got, addr, insn))
 		return;
 	if (got < sizeof(bytes) && insn->len == 0) {
@@ -327,6 +334,7 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 	b->count = n;
 	memset(b->links, 0, sizeof(b->links));
 	b->retired = false;
+	b->fetch_epoch = cpu->fetch_epoch;
 	b->retired_next = NULL;
 	b->first_page = rip >> PAGE_SHIFT;
 	const struct emu_insn *last = &b->insns[n - 1];
@@ -365,5 +373,36 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 	}
 	j->rip = rip;
 	j->block = b;
+	return b;
+}
+
+void emu_refetch_code(struct emu_cpu *cpu)
+{
+	cpu->fetch_epoch++;
+}
+
+/*
+ * The fetches of a decoding, made again in the same order: each
+ * instruction's window of MAX_INSN_BYTES. Its bytes cannot have changed
+ * (a write to them retires the block), so nothing is decoded; but a page
+ * may have stopped being fetchable whole, and then the block gives way
+ * to a decoding anew, whose fetches find again what these ones found.
+ */
+struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b)
+{
+	struct emu_decode_cache *c = cpu->cache;
+	uint8_t bytes[MAX_INSN_BYTES];
+	for (uint32_t i = 0; i < b->count; i++) {
+		const struct emu_insn *insn = &b->insns[i];
+		if (fetch_one(cpu, insn->addr, bytes) < insn->len || insn->len == 0) {
+			uint64_t start = b->start;
+			retire_block(c, b);
+			memset(c->jump, 0, sizeof(c->jump));
+			cpu->code_changed = true;
+			cpu->code_generation++;
+			return emu_decode_cache_lookup(cpu, start);
+		}
+	}
+	b->fetch_epoch = cpu->fetch_epoch;
 	return b;
 }

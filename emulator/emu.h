@@ -231,6 +231,15 @@ void emu_set_icount(struct emu_cpu *cpu, uint64_t icount);
  */
 void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
 
+/*
+ * Keeps decoded instructions, but has each block fetch its bytes again
+ * through the memory interface, with the same calls its decoding made,
+ * the first time it runs after this call. To a memory interface whose
+ * fetch has side effects (the recorder logs code pages on fetch) this is
+ * emu_invalidate_code(everything) without the cost of decoding again.
+ */
+void emu_refetch_code(struct emu_cpu *cpu);
+
 /* Writes an Intel-syntax disassembly of the instruction in `bytes` at
  * `addr` into buf; returns the instruction length, 0 if undecodable. */
 size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,

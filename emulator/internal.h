@@ -125,6 +125,8 @@ struct emu_block {
 	uint32_t fused_count;
 	emu_handler *unfused; /* the compare's own handler, for stepping */
 	bool retired;
+	/* The CPU's fetch_epoch when the block last fetched its bytes. */
+	uint64_t fetch_epoch;
 	uint64_t start;
 	uint64_t first_page, last_page;
 	struct emu_block *hash_next;
@@ -182,6 +184,9 @@ struct emu_cpu {
 	/* Bumped whenever decoded blocks are retired: invalidates every
 	 * emu_block_link at once. */
 	uint64_t code_generation;
+	/* Bumped by emu_refetch_code: a block of an older epoch fetches its
+	 * bytes again before it runs (emu_block_refetch). */
+	uint64_t fetch_epoch;
 	/* The decode cache's filter of pages that may hold decoded code, one
 	 * bit per page number modulo EMU_CODE_FILTER_BITS: lets a write to a
 	 * data page (nearly all of them) be told apart without a call. */
@@ -212,6 +217,10 @@ void emu_decode_cache_free(struct emu_decode_cache *c);
  * cpu->exit set (fault on fetch, undecodable) when no instruction starts
  * there. */
 struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
+/* b's fetch epoch is old: its fetches made again; b, or (should an
+ * instruction's bytes no longer all be fetchable) b retired and its start
+ * decoded anew, or NULL when memory is short. */
+struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b);
 const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c);
 /* Retires the blocks on pages [first, last] that hold decoded code. */
 void emu_decode_cache_write_slow(struct emu_cpu *cpu, uint64_t first, uint64_t last);

@@ -196,6 +196,8 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 	struct emu_block *b = NULL;
 	while (cpu->icount < end) {
 		b = emu_block_next(cpu, b, cpu->regs.rip);
+		if (EMU_UNLIKELY(b && b->fetch_epoch != cpu->fetch_epoch))
+			b = emu_block_refetch(cpu, b);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
 			cpu->exit.mnemonic = "(decode cache out of memory)";

@@ -60,9 +60,11 @@ int log_checkpoint(struct recording *rec)
 		return -1;
 	rec->cur->checkpoint_seq = r.u.checkpoint.global_seq;
 	/* What a checkpoint means for replay: an empty prediction cache, no
-	 * code page logged, nothing decoded. */
+	 * code page logged. Decoded code is kept, but fetches its bytes again
+	 * before it next runs, so its pages are logged as if it were decoded
+	 * anew, where replay from here decodes it. */
 	traced_memory_checkpoint(rec->tm);
-	emu_invalidate_code(rec->cpu, 0, UINT64_MAX);
+	emu_refetch_code(rec->cpu);
 	rec->res->checkpoints++;
 	return 0;
 }

@@ -173,6 +173,79 @@ START_TEST(test_cache_line_flush)
 }
 END_TEST
 
+/* The fetches the emulator makes, for test_refetch. */
+static struct fetch_log {
+	uint64_t addr[64];
+	size_t size[64];
+	unsigned count;
+} fetches;
+
+static size_t logging_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	if (fetches.count < 64) {
+		fetches.addr[fetches.count] = addr;
+		fetches.size[fetches.count] = size;
+	}
+	fetches.count++;
+	return emu_self_memory_ops.fetch(ctx, addr, buf, size);
+}
+
+/* Runs the code at rip to its ud2 and returns the fetches it made. */
+static struct fetch_log run_logging_fetches(struct harness *h, uint64_t rip)
+{
+	memset(&fetches, 0, sizeof(fetches));
+	emu_regs(h->cpu)->rip = rip;
+	ck_assert_int_eq(emu_run(h->cpu, 100), EMU_EXIT_FAULT);
+	ck_assert_int_eq(emu_exit_info(h->cpu)->fault, EMU_FAULT_UD);
+	return fetches;
+}
+
+START_TEST(test_refetch)
+{
+	/* emu_refetch_code keeps decoded blocks but makes their next run
+	 * fetch exactly what decoding them fetched, in the same order: a
+	 * recorder that logs code pages on fetch then writes the records a
+	 * decoding anew would have. Two blocks: a jump ends the first. */
+	struct harness h;
+	harness_init(&h);
+	struct emu_memory_ops ops = emu_self_memory_ops;
+	ops.fetch = logging_fetch;
+	emu_free(h.cpu);
+	h.cpu = emu_new(&ops, NULL);
+	ck_assert_ptr_nonnull(h.cpu);
+	static const uint8_t code[] = {
+		0xb8, 0x01, 0x00, 0x00, 0x00, /* mov eax, 1 */
+		0xff, 0xc0,                   /* inc eax */
+		0xeb, 0x02,                   /* jmp +2 */
+		0x90, 0x90,                   /* (skipped) */
+		0x48, 0x01, 0xc0,             /* add rax, rax */
+		0x0f, 0x0b,                   /* ud2 */
+	};
+	memcpy(h.stop_code + 256, code, sizeof(code));
+	uint64_t rip = (uint64_t)(uintptr_t)(h.stop_code + 256);
+	struct fetch_log decoded = run_logging_fetches(&h, rip);
+	/* mov, inc, jmp; then add, ud2 and what follows up to the block's end
+	 * (ud2 does not end a block). */
+	ck_assert_uint_ge(decoded.count, 5);
+	ck_assert_uint_le(decoded.count, 64);
+	ck_assert_uint_eq(emu_regs(h.cpu)->gpr[EMU_RAX], 4);
+	ck_assert_uint_eq(run_logging_fetches(&h, rip).count, 0); /* cached */
+	emu_refetch_code(h.cpu);
+	struct fetch_log again = run_logging_fetches(&h, rip);
+	ck_assert_uint_eq(again.count, decoded.count);
+	for (unsigned i = 0; i < decoded.count; i++) {
+		ck_assert_uint_eq(again.addr[i], decoded.addr[i]);
+		ck_assert_uint_eq(again.size[i], decoded.size[i]);
+	}
+	ck_assert_uint_eq(emu_regs(h.cpu)->gpr[EMU_RAX], 4);
+	ck_assert_uint_eq(run_logging_fetches(&h, rip).count, 0); /* once per epoch */
+	emu_invalidate_code(h.cpu, 0, UINT64_MAX);
+	struct fetch_log fresh = run_logging_fetches(&h, rip);
+	ck_assert_uint_eq(fresh.count, decoded.count);
+	harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_limit)
 {
 	struct harness h;
@@ -196,6 +269,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_special_stops);
 	tcase_add_test(tc, test_self_modifying_code);
 	tcase_add_test(tc, test_cache_line_flush);
+	tcase_add_test(tc, test_refetch);
 	tcase_add_test(tc, test_limit);
 	suite_add_tcase(s, tc);
 	return s;
