@@ -44,7 +44,14 @@ struct emu_decode_cache {
 	struct jump_entry jump[JUMP_CACHE_SIZE];
 	uint64_t page_filter[PAGE_FILTER_BITS / 64];
 	struct emu_block *retired;
+	size_t n_retired;
 };
+
+/* Retired blocks kept before they are freed: freeing bumps the link
+ * generation, after which every block transition of the hot code goes
+ * through a lookup again (a JIT retires blocks thousands of times a
+ * second, a few at a time). */
+#define RETIRED_BATCH 1024
 
 static inline unsigned block_bucket(uint64_t rip)
 {
@@ -97,7 +104,7 @@ static void free_pages(struct emu_decode_cache *c)
 	}
 }
 
-void emu_decode_cache_release_retired(struct emu_decode_cache *c)
+static void free_retired(struct emu_decode_cache *c)
 {
 	struct emu_block *b = c->retired;
 	while (b) {
@@ -106,6 +113,15 @@ void emu_decode_cache_release_retired(struct emu_decode_cache *c)
 		b = next;
 	}
 	c->retired = NULL;
+	c->n_retired = 0;
+}
+
+void emu_decode_cache_release_retired(struct emu_cpu *cpu)
+{
+	if (cpu->cache->n_retired < RETIRED_BATCH)
+		return;
+	free_retired(cpu->cache);
+	cpu->code_generation++;
 }
 
 void emu_decode_cache_free(struct emu_decode_cache *c)
@@ -121,7 +137,7 @@ void emu_decode_cache_free(struct emu_decode_cache *c)
 		}
 	}
 	free_pages(c);
-	emu_decode_cache_release_retired(c);
+	free_retired(c);
 	free(c);
 }
 
@@ -196,6 +212,7 @@ static void mark_retired(struct emu_decode_cache *c, struct emu_block *b)
 		b->unfused = emu_handler_stale;
 	b->retired_next = c->retired;
 	c->retired = b;
+	c->n_retired++;
 }
 
 static void retire_block(struct emu_decode_cache *c, struct emu_block *b)
@@ -203,6 +220,9 @@ static void retire_block(struct emu_decode_cache *c, struct emu_block *b)
 	if (b->retired)
 		return;
 	unlink_block(c, b);
+	struct jump_entry *j = &c->jump[jump_slot(b->start)];
+	if (j->block == b)
+		j->block = NULL;
 	for (uint64_t pg = b->first_page; pg <= b->last_page; pg++)
 		page_remove_block(c, pg, b);
 	mark_retired(c, b);
@@ -216,9 +236,7 @@ static void retire_page(struct emu_cpu *cpu, uint64_t page)
 		return;
 	while (p->count)
 		retire_block(c, p->blocks[p->count - 1]);
-	memset(c->jump, 0, sizeof(c->jump));
 	cpu->code_changed = true;
-	cpu->code_generation++;
 }
 
 void emu_decode_cache_write_slow(struct emu_cpu *cpu, uint64_t first, uint64_t last)
@@ -397,9 +415,7 @@ struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b)
 		if (fetch_one(cpu, insn->addr, bytes) < insn->len || insn->len == 0) {
 			uint64_t start = b->start;
 			retire_block(c, b);
-			memset(c->jump, 0, sizeof(c->jump));
 			cpu->code_changed = true;
-			cpu->code_generation++;
 			return emu_decode_cache_lookup(cpu, start);
 		}
 	}

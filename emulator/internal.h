@@ -102,8 +102,9 @@ struct emu_decode_cache;
 struct emu_block;
 
 /* A remembered successor of a block: the block that starts at rip, valid
- * while the CPU's code_generation is still `generation` (retiring any
- * block bumps it, so a link never leads to a retired block). */
+ * while the CPU's code_generation is still `generation` and the block is
+ * not retired. Retired blocks are freed in batches, each batch bumping
+ * the generation, so a link never leads to freed memory. */
 struct emu_block_link {
 	uint64_t rip;
 	uint64_t generation;
@@ -246,7 +247,8 @@ static inline struct emu_block *emu_block_next(struct emu_cpu *cpu, struct emu_b
 	if (EMU_LIKELY(from != NULL)) {
 		for (int i = 0; i < 2; i++) {
 			const struct emu_block_link *l = &from->links[i];
-			if (l->rip == rip && l->generation == cpu->code_generation && l->block)
+			if (l->rip == rip && l->generation == cpu->code_generation && l->block &&
+			    !l->block->retired)
 				return l->block;
 		}
 	}
@@ -261,7 +263,9 @@ static inline struct emu_block *emu_block_next(struct emu_cpu *cpu, struct emu_b
 	}
 	return b;
 }
-void emu_decode_cache_release_retired(struct emu_decode_cache *c);
+/* Frees the retired blocks once there are enough of them to be worth a
+ * new link generation (at the end of a run: none is running then). */
+void emu_decode_cache_release_retired(struct emu_cpu *cpu);
 
 /*
  * Compare-and-branch fusion (decode_cache.c asks, the families answer).

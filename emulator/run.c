@@ -214,7 +214,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			b = NULL; /* retired, or may be: no link from it */
 	}
 	emu_flags_materialise(cpu);
-	emu_decode_cache_release_retired(cpu->cache);
+	emu_decode_cache_release_retired(cpu);
 	return cpu->exit.reason;
 }
 
