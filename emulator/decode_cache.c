@@ -20,9 +20,14 @@
 #define PAGE_SHIFT 12
 #define MAX_BLOCK_INSNS 32
 #define MAX_INSN_BYTES 15
-#define BLOCK_BUCKETS (1u << 16)
+/* Sized for large programs: a JVM decodes some 10^5 blocks, and returns
+ * and indirect jumps (CPython's dispatch) that miss their block's two
+ * links go through the jump cache (1 MiB) and then the buckets (2 MiB).
+ * Against 2^16 buckets and 2^12 jump entries: python3 and sort -n record
+ * about 3% faster, a JVM 1-3%. */
+#define BLOCK_BUCKETS (1u << 18)
 #define PAGE_BUCKETS (1u << 12)
-#define JUMP_CACHE_SIZE (1u << 12)
+#define JUMP_CACHE_SIZE (1u << 16)
 #define PAGE_FILTER_BITS EMU_CODE_FILTER_BITS
 
 /* Blocks that touch one page. */
