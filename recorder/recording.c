@@ -16,6 +16,7 @@
 
 #include "recorder/attach.h"
 #include "recorder/auxv_patch.h"
+#include "recorder/clock_syscalls.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
 #include "recorder/signal_state.h"
@@ -111,6 +112,7 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 {
 	rec->address_space++;
 	rec->program_break = 0;
+	rec->clocks_known = false;
 	if (at_exec)
 		rec->memory_shared_with_process = false; /* a new address space */
 	/* execve ended every other thread; the one left has the process's id. */
@@ -288,6 +290,51 @@ int recording_finish_native(struct recording *rec, enum native_outcome out)
 	return finish_native(rec, out, NULL, 0);
 }
 
+/* Whether the time syscall the current thread makes can be answered
+ * from the recorder's clocks: the kernel would do nothing else the
+ * program could see. Not while another process shares the memory (its
+ * writes show after syscalls, see apply_syscall_effects), nor when the
+ * program traps its own steps. */
+static bool clocks_answer_here(struct recording *rec, bool program_tf)
+{
+	if (rec->memory_shared_with_process || program_tf)
+		return false;
+	if (!rec->clocks_known) {
+		rec->clocks_shared = clock_namespace_shared(rec->cur->tracee.pid);
+		rec->clocks_known = true;
+	}
+	return rec->clocks_shared;
+}
+
+/*
+ * A syscall answered without the kernel (clock_syscalls.h). The bytes the
+ * kernel would write go into the mirror, not through the prediction
+ * cache: the program's reads of them miss and are logged, as after a real
+ * syscall. Then the registers as the kernel leaves them: the result in
+ * rax, and syscall's own rcx and r11. Returns 1 when answered, 0 when the
+ * kernel must run it (the output is not one writable page's), -1 on
+ * failure.
+ */
+static int answer_syscall(struct recording *rec, long nr, const struct clock_answer *a)
+{
+	if (a->out_len) {
+		if ((a->out_addr & 4095) + a->out_len > 4096 ||
+		    memory_mirror_write(rec->mirror, a->out_addr, a->out, a->out_len) != EMU_MEM_OK)
+			return 0;
+		emu_invalidate_code(rec->cpu, a->out_addr, a->out_len);
+		if (traced_memory_forget_code(rec->tm, a->out_addr, a->out_len) &&
+		    log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, a->out_addr, a->out_len) != 0)
+			return -1;
+	}
+	struct emu_regs *r = emu_regs(rec->cpu);
+	r->gpr[EMU_RAX] = (uint64_t)a->result;
+	r->gpr[EMU_RCX] = r->rip + emu_exit_info(rec->cpu)->insn_len;
+	r->gpr[EMU_R11] = r->rflags;
+	emu_skip_insn(rec->cpu);
+	rec->res->syscalls++;
+	return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)a->result) == 0 ? 1 : -1;
+}
+
 static int handle_syscall(struct recording *rec)
 {
 	const struct emu_regs *r = emu_regs(rec->cpu);
@@ -303,6 +350,14 @@ static int handle_syscall(struct recording *rec)
 	/* The other threads are being killed: none may run again. */
 	if (p->nr == SYS_EXIT_GROUP_NR && rec->n_threads > 1)
 		rec->exiting = true;
+	struct clock_answer answer;
+	if (clock_syscall_answer(p->nr, args, &answer) && clocks_answer_here(rec, p->tf_before)) {
+		int answered = answer_syscall(rec, p->nr, &answer);
+		if (answered != 0)
+			return answered < 0 ? -1 : 0;
+	}
+	if (p->nr == SYS_setns)
+		rec->clocks_known = false; /* it may enter another time namespace */
 	enum native_outcome out = native_step(rec, syscall_may_block(p->nr, args));
 	return finish_native(rec, out, NULL, 0);
 }

@@ -92,6 +92,9 @@ struct recording {
 	/* A process made by clone(CLONE_VM) without CLONE_VFORK may write
 	 * the memory at any time, until execve. */
 	bool memory_shared_with_process;
+	/* Whether the program reads the recorder's clocks (clock_syscalls.h);
+	 * asked again after each execve and setns. */
+	bool clocks_known, clocks_shared;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
 	/* attach.c, follow_fork.c, progress.c */

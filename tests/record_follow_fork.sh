@@ -61,6 +61,18 @@ follow fork_syscall_regs 2 -- "$BUILD/tests/programs/fork_syscall_regs"
 follow clone_vm_shared 2 -- "$BUILD/tests/programs/clone_vm_shared"
 # Under a seccomp filter that refuses pause(): handed over all the same.
 follow fork_seccomp 2 -- "$BUILD/tests/programs/fork_seccomp"
+# A child in a time namespace of its own reads its own clocks, not the
+# recorder's (which answers the time syscalls of programs that share its
+# clocks).
+offset=$((1000 * 86400))
+if unshare -T --monotonic $offset --fork true 2>/dev/null; then
+	follow time-namespace 2 -- unshare -T --monotonic $offset --fork \
+		"$BUILD/tests/programs/clock_syscalls" offset
+	grep -q "past 900 days: yes" "$tmp/time-namespace/rec.out" ||
+		{ echo "FAIL: time-namespace: $(cat "$tmp/time-namespace/rec.out")"; failed=1; }
+else
+	echo "skipped: time-namespace (no time namespaces here: unshare -T fails)"
+fi
 # Grandchildren: the inner sh's children are recorded by its recorder.
 follow sh-nested 4 -- sh -c 'sh -c "echo x | tr x y"; echo done'
 if ! ls "$tmp"/sh-nested/t.*.*.idna >/dev/null 2>&1; then
