@@ -165,7 +165,7 @@ bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status)
  * the child; its pid, or -1. A parked child's recorder gets the write end
  * of a pipe to say it took the child on; *taken_read_fd receives the read
  * end (-1 without one). */
-static pid_t spawn_recorder(const struct recording *rec, pid_t child, struct handover *h,
+static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover *h,
 			    int *taken_read_fd)
 {
 	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
@@ -214,9 +214,11 @@ static pid_t spawn_recorder(const struct recording *rec, pid_t child, struct han
 	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* Only this copy's write end survives the exec. */
+		/* Only this copy's write end survives the exec, and the
+		 * recorder goes where it likes (step_affinity.h). */
 		if (taken[1] >= 0 && fcntl(taken[1], F_SETFD, 0) != 0)
 			_exit(127);
+		step_affinity_release(&rec->home_cpu, 0);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}

@@ -24,6 +24,7 @@
 
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
+#include "recorder/step_affinity.h"
 
 /* Looks at a fresh background step this many times (yielding the CPU in
  * between) before leaving it to the scheduler: most syscalls return that
@@ -176,8 +177,13 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 	if (stored != 0)
 		return NATIVE_ERROR;
 	bool background = may_block && rec->live_threads > 1;
-	if (tracee_resume_step(&t->tracee, 0) != 0)
+	struct step_affinity affinity = { .bound = false };
+	if (!background && step_affinity_allowed(t->native.syscall ? t->native.nr : -1))
+		step_affinity_bind(&affinity, t->tracee.pid, step_affinity_home(&rec->home_cpu));
+	if (tracee_resume_step(&t->tracee, 0) != 0) {
+		step_affinity_release(&affinity, t->tracee.pid);
 		return failed(rec, "cannot step the program");
+	}
 	for (unsigned polls = 0;;) {
 		struct tracee_stop stop;
 		int r;
@@ -201,6 +207,7 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 		} else {
 			r = (rec->n_threads > 1 ? threads_wait_for(rec, t, &stop)
 						: tracee_wait(&t->tracee, &stop)) == 0 ? 1 : -1;
+			step_affinity_release(&affinity, t->tracee.pid);
 		}
 		if (r < 0)
 			return failed(rec, "cannot step the program");

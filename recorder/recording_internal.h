@@ -18,6 +18,7 @@
 #include "recorder/progress.h"
 #include "recorder/recording.h"
 #include "recorder/remote_memory.h"
+#include "recorder/step_affinity.h"
 #include "recorder/tracee.h"
 #include "recorder/traced_memory.h"
 #include "recorder/vdso_patch.h"
@@ -95,6 +96,9 @@ struct recording {
 	/* Whether the program reads the recorder's clocks (clock_syscalls.h);
 	 * asked again after each execve and setns. */
 	bool clocks_known, clocks_shared;
+	/* The recorder thread's binding to the CPU where the program's steps
+	 * run (step_affinity.h). */
+	struct step_affinity home_cpu;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
 	/* attach.c, follow_fork.c, progress.c */

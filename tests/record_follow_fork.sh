@@ -61,6 +61,9 @@ follow fork_syscall_regs 2 -- "$BUILD/tests/programs/fork_syscall_regs"
 follow clone_vm_shared 2 -- "$BUILD/tests/programs/clone_vm_shared"
 # Under a seccomp filter that refuses pause(): handed over all the same.
 follow fork_seccomp 2 -- "$BUILD/tests/programs/fork_seccomp"
+# Its syscalls run bound to the recorder's CPU, the child's to its
+# recorder's: both see their own affinity.
+follow affinity_view 2 -- "$BUILD/tests/programs/affinity_view"
 # A child in a time namespace of its own reads its own clocks, not the
 # recorder's (which answers the time syscalls of programs that share its
 # clocks).
