@@ -208,6 +208,8 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		break;
 	case SYSCALL_KIND_SIGRETURN:
 		break; /* registers from the frame; memory is only read */
+	case SYSCALL_KIND_EXEC:
+		break; /* one that failed (a new image is NATIVE_EXEC): nothing changed */
 	case SYSCALL_KIND_SHARED_PROCESS:
 		if (result > 0)
 			rec->memory_shared_with_process = true; /* see below */

@@ -85,6 +85,55 @@ static void describe_iovec_read(const uint64_t a[6], int64_t result,
 	}
 }
 
+/* One struct msghdr the kernel filled, read after the call: the lengths
+ * and flags in the header itself, the sender's address, `received` bytes
+ * over the iovecs and the control data (their lengths are the ones the
+ * kernel wrote back). */
+static void describe_msghdr(uint64_t hdr, uint64_t received, syscall_memory_reader *read,
+			    void *ctx, struct syscall_effect *out)
+{
+	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
+	 * msg_controllen, msg_flags: 56 bytes. */
+	uint64_t m[7];
+	if (read(ctx, hdr, m, sizeof(m)) != 0) {
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		return;
+	}
+	add_range(out, hdr, sizeof(m));
+	add_range(out, m[0], (uint32_t)m[1]);
+	add_range(out, m[4], m[5]);
+	const uint64_t iov_args[6] = { 0, m[2], m[3], 0, 0, 0 };
+	describe_iovec_read(iov_args, (int64_t)received, read, ctx, out);
+}
+
+static void describe_recvmsg(const uint64_t a[6], int64_t result,
+			     syscall_memory_reader *read, void *ctx,
+			     struct syscall_effect *out)
+{
+	if (result >= 0)
+		describe_msghdr(a[1], (uint64_t)result, read, ctx, out);
+}
+
+/* recvmmsg: `result` messages, each a struct mmsghdr (a msghdr, then the
+ * bytes received: 64 bytes), and the time left written back. */
+static void describe_recvmmsg(const uint64_t a[6], int64_t result,
+			      syscall_memory_reader *read, void *ctx,
+			      struct syscall_effect *out)
+{
+	for (int64_t i = 0; i < result && out->kind != SYSCALL_KIND_UNKNOWN; i++) {
+		uint64_t hdr = a[1] + (uint64_t)i * 64;
+		uint32_t len;
+		if (read(ctx, hdr + 56, &len, sizeof(len)) != 0) {
+			out->kind = SYSCALL_KIND_UNKNOWN;
+			return;
+		}
+		add_range(out, hdr + 56, 8);
+		describe_msghdr(hdr, len, read, ctx, out);
+	}
+	if (result >= 0)
+		add_range(out, a[4], TIMESPEC_SIZE);
+}
+
 static void describe_ioctl(const uint64_t a[6], int64_t result,
 			   syscall_memory_reader *read, void *ctx,
 			   struct syscall_effect *out)
@@ -234,6 +283,8 @@ static const struct syscall_info table[] = {
 	SPECIAL(readv, describe_iovec_read),
 	SPECIAL(preadv, describe_iovec_read),
 	SPECIAL(preadv2, describe_iovec_read),
+	SPECIAL(recvmsg, describe_recvmsg),
+	SPECIAL(recvmmsg, describe_recvmmsg),
 	WRITES(recvfrom, OUT_RESULT(1), OUT_FIXED(4, SOCKADDR_MAX), OUT_FIXED(5, 4)),
 	WRITES(stat, OUT_FIXED(1, STAT_SIZE)),
 	WRITES(fstat, OUT_FIXED(1, STAT_SIZE)),
@@ -269,6 +320,14 @@ static const struct syscall_info table[] = {
 	WRITES(prlimit64, OUT_FIXED(3, RLIMIT_SIZE)),
 	WRITES(times, OUT_FIXED(0, TMS_SIZE)),
 	WRITES(getrusage, OUT_FIXED(1, RUSAGE_SIZE)),
+	/* ls -l asks for every file's ACL and SELinux label. */
+	WRITES(getxattr, OUT_RESULT(2)),
+	WRITES(lgetxattr, OUT_RESULT(2)),
+	WRITES(fgetxattr, OUT_RESULT(2)),
+	WRITES(listxattr, OUT_RESULT(1)),
+	WRITES(llistxattr, OUT_RESULT(1)),
+	WRITES(flistxattr, OUT_RESULT(1)),
+	WRITES(capget, OUT_FIXED(0, 8), OUT_FIXED(1, 24)),
 	WRITES(readlink, OUT_RESULT(1)),
 	WRITES(readlinkat, OUT_RESULT(2)),
 	WRITES(getcwd, OUT_RESULT(0)),
@@ -342,7 +401,9 @@ static const struct syscall_info table[] = {
 	PLAIN(splice), PLAIN(tee), PLAIN(creat), PLAIN(sched_setscheduler),
 	PLAIN(sched_getscheduler), PLAIN(ioprio_get), PLAIN(ioprio_set),
 	PLAIN(pidfd_open), PLAIN(pidfd_send_signal), PLAIN(sched_get_priority_max),
-	PLAIN(sched_get_priority_min),
+	PLAIN(sched_get_priority_min), PLAIN(setxattr), PLAIN(lsetxattr),
+	PLAIN(fsetxattr), PLAIN(removexattr), PLAIN(lremovexattr), PLAIN(fremovexattr),
+	PLAIN(pkey_alloc), PLAIN(pkey_free), PLAIN(set_mempolicy),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

@@ -12,13 +12,28 @@
 /* A fake tracee memory holding an iovec array at 0x1000. */
 static const uint64_t iovecs[] = { 0x5000, 10, 0x6000, 100, 0x7000, 50 };
 
+/* At 0x8000, a struct msghdr as recvmsg leaves it: a 16-byte address at
+ * 0x9000, the iovecs above, 24 bytes of control data at 0xa000. At
+ * 0xb000, two struct mmsghdr over the same iovecs, with 5 and 20 bytes
+ * received. */
+static const uint64_t msghdr[] = { 0x9000, 16, 0x1000, 3, 0xa000, 24, 0 };
+static const uint64_t mmsghdrs[] = { 0, 0, 0x1000, 3, 0, 0, 0, 5,
+				     0x9000, 16, 0x1000, 3, 0, 0, 0, 20 };
+
 static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	(void)ctx;
-	if (addr < 0x1000 || addr + len > 0x1000 + sizeof(iovecs))
-		return -1;
-	memcpy(buf, (const uint8_t *)iovecs + (addr - 0x1000), len);
-	return 0;
+	static const struct { uint64_t at; const void *bytes; size_t size; } regions[] = {
+		{ 0x1000, iovecs, sizeof(iovecs) },
+		{ 0x8000, msghdr, sizeof(msghdr) },
+		{ 0xb000, mmsghdrs, sizeof(mmsghdrs) },
+	};
+	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
+		if (addr >= regions[i].at && addr + len <= regions[i].at + regions[i].size) {
+			memcpy(buf, (const uint8_t *)regions[i].bytes + (addr - regions[i].at), len);
+			return 0;
+		}
+	return -1;
 }
 
 static struct syscall_effect describe(long nr, uint64_t a0, uint64_t a1,
@@ -110,6 +125,70 @@ START_TEST(test_unknown_is_unknown)
 }
 END_TEST
 
+/* The extended-attribute reads write the value (or the name list) they
+ * return; the writes write nothing of ours. */
+START_TEST(test_xattr_reads_write_result_bytes)
+{
+	struct syscall_effect e = describe(SYS_lgetxattr, 0x1000, 0x2000, 0x3000, 64, 28);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x3000);
+	ck_assert_uint_eq(e.ranges[0].len, 28);
+	e = describe(SYS_flistxattr, 3, 0x4000, 256, 0, 17);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x4000);
+	ck_assert_uint_eq(e.ranges[0].len, 17);
+	e = describe(SYS_getxattr, 0x1000, 0x2000, 0x3000, 64, -61); /* ENODATA */
+	ck_assert_uint_eq(e.count, 0);
+	ck_assert_int_eq(describe(SYS_setxattr, 0x1000, 0x2000, 0x3000, 8, 0).kind,
+			 SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(describe(SYS_setxattr, 0x1000, 0x2000, 0x3000, 8, 0).count, 0);
+}
+END_TEST
+
+static void assert_range(const struct syscall_effect *e, size_t i, uint64_t addr, uint64_t len)
+{
+	ck_assert_uint_lt(i, e->count);
+	ck_assert_uint_eq(e->ranges[i].addr, addr);
+	ck_assert_uint_eq(e->ranges[i].len, len);
+}
+
+/* recvmsg writes the header's lengths and flags, the address, the bytes
+ * received over the iovecs and the control data. */
+START_TEST(test_recvmsg_follows_msghdr)
+{
+	struct syscall_effect e = describe(SYS_recvmsg, 3, 0x8000, 0, 0, 30);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 5);
+	assert_range(&e, 0, 0x8000, 56);
+	assert_range(&e, 1, 0x9000, 16);
+	assert_range(&e, 2, 0xa000, 24);
+	assert_range(&e, 3, 0x5000, 10);
+	assert_range(&e, 4, 0x6000, 20);
+	ck_assert_uint_eq(describe(SYS_recvmsg, 3, 0x8000, 0, 0, -11).count, 0); /* EAGAIN */
+	ck_assert_int_eq(describe(SYS_recvmsg, 3, 0x7000, 0, 0, 30).kind, SYSCALL_KIND_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_recvmmsg_follows_each_message)
+{
+	uint64_t a[6] = { 3, 0xb000, 2, 0, 0xc000, 0 };
+	struct syscall_effect e;
+	syscall_effect_describe(SYS_recvmmsg, a, 2, fake_read, NULL, &e);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	assert_range(&e, 0, 0xb000 + 56, 8);
+	assert_range(&e, 1, 0xb000, 56);
+	assert_range(&e, 2, 0x5000, 5);
+	assert_range(&e, 3, 0xb040 + 56, 8);
+	assert_range(&e, 4, 0xb040, 56);
+	assert_range(&e, 5, 0x9000, 16);
+	assert_range(&e, 6, 0x5000, 10);
+	assert_range(&e, 7, 0x6000, 10);
+	assert_range(&e, 8, 0xc000, 16);
+	ck_assert_uint_eq(e.count, 9);
+}
+END_TEST
+
 static Suite *syscalls_suite(void)
 {
 	Suite *s = suite_create("recorder_syscalls");
@@ -119,6 +198,9 @@ static Suite *syscalls_suite(void)
 	tcase_add_test(tc, test_mapping_changes);
 	tcase_add_test(tc, test_process_and_thread_kinds);
 	tcase_add_test(tc, test_unknown_is_unknown);
+	tcase_add_test(tc, test_xattr_reads_write_result_bytes);
+	tcase_add_test(tc, test_recvmsg_follows_msghdr);
+	tcase_add_test(tc, test_recvmmsg_follows_each_message);
 	suite_add_tcase(s, tc);
 	return s;
 }
