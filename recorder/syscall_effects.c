@@ -315,6 +315,8 @@ static const struct syscall_info table[] = {
 	SPECIAL(pselect6, describe_select),
 	WRITES(epoll_wait, OUT_RESULT_TIMES(1, EPOLL_EVENT_SIZE)),
 	WRITES(epoll_pwait, OUT_RESULT_TIMES(1, EPOLL_EVENT_SIZE)),
+	WRITES(epoll_pwait2, OUT_RESULT_TIMES(1, EPOLL_EVENT_SIZE)),
+	WRITES(sched_getparam, OUT_FIXED(1, 4)),
 	WRITES(sysinfo, OUT_FIXED(0, SYSINFO_SIZE)),
 	WRITES(getrlimit, OUT_FIXED(1, RLIMIT_SIZE)),
 	WRITES(prlimit64, OUT_FIXED(3, RLIMIT_SIZE)),
@@ -403,7 +405,9 @@ static const struct syscall_info table[] = {
 	PLAIN(pidfd_open), PLAIN(pidfd_send_signal), PLAIN(sched_get_priority_max),
 	PLAIN(sched_get_priority_min), PLAIN(setxattr), PLAIN(lsetxattr),
 	PLAIN(fsetxattr), PLAIN(removexattr), PLAIN(lremovexattr), PLAIN(fremovexattr),
-	PLAIN(pkey_alloc), PLAIN(pkey_free), PLAIN(set_mempolicy),
+	PLAIN(pkey_alloc), PLAIN(pkey_free), PLAIN(set_mempolicy), PLAIN(openat2),
+	PLAIN(readahead), PLAIN(sync_file_range), PLAIN(mknod), PLAIN(mknodat),
+	PLAIN(utimes), PLAIN(futimesat), PLAIN(epoll_create),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

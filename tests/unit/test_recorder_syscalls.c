@@ -125,6 +125,13 @@ START_TEST(test_unknown_is_unknown)
 }
 END_TEST
 
+static void assert_range(const struct syscall_effect *e, size_t i, uint64_t addr, uint64_t len)
+{
+	ck_assert_uint_lt(i, e->count);
+	ck_assert_uint_eq(e->ranges[i].addr, addr);
+	ck_assert_uint_eq(e->ranges[i].len, len);
+}
+
 /* The extended-attribute reads write the value (or the name list) they
  * return; the writes write nothing of ours. */
 START_TEST(test_xattr_reads_write_result_bytes)
@@ -132,12 +139,10 @@ START_TEST(test_xattr_reads_write_result_bytes)
 	struct syscall_effect e = describe(SYS_lgetxattr, 0x1000, 0x2000, 0x3000, 64, 28);
 	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
 	ck_assert_uint_eq(e.count, 1);
-	ck_assert_uint_eq(e.ranges[0].addr, 0x3000);
-	ck_assert_uint_eq(e.ranges[0].len, 28);
+	assert_range(&e, 0, 0x3000, 28);
 	e = describe(SYS_flistxattr, 3, 0x4000, 256, 0, 17);
 	ck_assert_uint_eq(e.count, 1);
-	ck_assert_uint_eq(e.ranges[0].addr, 0x4000);
-	ck_assert_uint_eq(e.ranges[0].len, 17);
+	assert_range(&e, 0, 0x4000, 17);
 	e = describe(SYS_getxattr, 0x1000, 0x2000, 0x3000, 64, -61); /* ENODATA */
 	ck_assert_uint_eq(e.count, 0);
 	ck_assert_int_eq(describe(SYS_setxattr, 0x1000, 0x2000, 0x3000, 8, 0).kind,
@@ -145,13 +150,6 @@ START_TEST(test_xattr_reads_write_result_bytes)
 	ck_assert_uint_eq(describe(SYS_setxattr, 0x1000, 0x2000, 0x3000, 8, 0).count, 0);
 }
 END_TEST
-
-static void assert_range(const struct syscall_effect *e, size_t i, uint64_t addr, uint64_t len)
-{
-	ck_assert_uint_lt(i, e->count);
-	ck_assert_uint_eq(e->ranges[i].addr, addr);
-	ck_assert_uint_eq(e->ranges[i].len, len);
-}
 
 /* recvmsg writes the header's lengths and flags, the address, the bytes
  * received over the iovecs and the control data. */
