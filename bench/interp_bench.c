@@ -92,6 +92,8 @@ struct emulated_run {
 	int ok;
 };
 
+static bool use_jit;
+
 static struct emulated_run emulate(const struct workload *w, uint8_t *stack,
 				   size_t stack_size, uint8_t *stop)
 {
@@ -99,6 +101,10 @@ static struct emulated_run emulate(const struct workload *w, uint8_t *stack,
 	struct emu_cpu *cpu = emu_new(&emu_self_memory_ops, NULL);
 	if (!cpu)
 		return out;
+	if (use_jit && !emu_set_jit(cpu, true)) {
+		emu_free(cpu);
+		return out;
+	}
 	struct emu_regs *r = emu_regs(cpu);
 	uint64_t sp = (uint64_t)(uintptr_t)(stack + stack_size - 64) - 8;
 	uint64_t ret = (uint64_t)(uintptr_t)stop;
@@ -124,8 +130,17 @@ static struct emulated_run emulate(const struct workload *w, uint8_t *stack,
 int main(int argc, char **argv)
 {
 	int repeat = 3;
-	if (argc == 3 && strcmp(argv[1], "--repeat") == 0)
-		repeat = atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--jit") == 0) {
+			use_jit = true;
+		} else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+			repeat = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
+			i++;
+		} else {
+			fprintf(stderr, "usage: interp_bench [--jit] [--repeat N]\n");
+			return 2;
+		}
+	}
 
 	size_t stack_size = 8 << 20;
 	uint8_t *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "jit.h"
 
 #define PAGE_SHIFT 12
-#define MAX_BLOCK_INSNS 32
 #define MAX_INSN_BYTES 15
 /* Sized for large programs: a JVM decodes some 10^5 blocks, and returns
  * and indirect jumps (CPython's dispatch) that miss their block's two
@@ -211,6 +211,8 @@ static void unlink_block(struct emu_decode_cache *c, struct emu_block *b)
 static void mark_retired(struct emu_decode_cache *c, struct emu_block *b)
 {
 	b->retired = true;
+	if (b->jit)
+		emu_jit_unchain_into(b);
 	for (uint32_t i = 0; i < b->count; i++)
 		b->insns[i].handler = emu_handler_stale;
 	if (b->unfused)
@@ -279,6 +281,27 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 			retire_page(cpu, pg);
 }
 
+void emu_decode_cache_forget_translations(struct emu_decode_cache *c)
+{
+	for (unsigned i = 0; i < BLOCK_BUCKETS; i++)
+		for (struct emu_block *b = c->buckets[i]; b; b = b->hash_next) {
+			if (b->jit)
+				emu_jit_forget(b);
+			b->heat = 0;
+		}
+	for (struct emu_block *b = c->retired; b; b = b->retired_next)
+		if (b->jit)
+			emu_jit_forget(b);
+}
+
+void emu_decode_cache_unchain_all(struct emu_decode_cache *c)
+{
+	for (unsigned i = 0; i < BLOCK_BUCKETS; i++)
+		for (struct emu_block *b = c->buckets[i]; b; b = b->hash_next)
+			if (b->jit)
+				emu_jit_unchain_into(b);
+}
+
 /* Handler for an instruction whose bytes could not all be fetched. */
 static int fetch_fault(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
@@ -333,11 +356,11 @@ static void fuse_compare_and_branch(struct emu_block *b)
 
 static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 {
-	struct emu_insn buf[MAX_BLOCK_INSNS];
+	struct emu_insn buf[EMU_MAX_BLOCK_INSNS];
 	uint32_t n = 0;
 	uint64_t addr = rip;
 
-	while (n < MAX_BLOCK_INSNS) {
+	while (n < EMU_MAX_BLOCK_INSNS) {
 		struct emu_insn *insn = &buf[n++];
 		decode_one(cpu, addr, insn);
 		if (insn->ends_block || insn->len == 0)
@@ -358,6 +381,8 @@ static struct emu_block *decode_block(struct emu_cpu *cpu, uint64_t rip)
 	memset(b->links, 0, sizeof(b->links));
 	b->retired = false;
 	b->fetch_epoch = cpu->fetch_epoch;
+	b->jit = NULL;
+	b->heat = 0;
 	b->retired_next = NULL;
 	b->first_page = rip >> PAGE_SHIFT;
 	const struct emu_insn *last = &b->insns[n - 1];
@@ -402,6 +427,8 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 void emu_refetch_code(struct emu_cpu *cpu)
 {
 	cpu->fetch_epoch++;
+	/* A chained jump would enter its block without the fetches. */
+	emu_decode_cache_unchain_all(cpu->cache);
 }
 
 /*

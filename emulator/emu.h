@@ -100,6 +100,13 @@ struct emu_memory_ops {
 	 */
 	struct emu_mem_uint (*read_uint)(void *ctx, uint64_t addr, unsigned size);
 	int (*write_uint)(void *ctx, uint64_t addr, unsigned size, uint64_t value);
+	/*
+	 * Optional, with read_uint and write_uint: the same for one size
+	 * each ([0] 1 byte, [1] 2, [2] 4, [3] 8), for translated code, which
+	 * knows an access's size where it makes it (emu_set_jit).
+	 */
+	struct emu_mem_uint (*read_uint_sized[4])(void *ctx, uint64_t addr);
+	int (*write_uint_sized[4])(void *ctx, uint64_t addr, uint64_t value);
 };
 
 /* Why emu_run() returned. */
@@ -239,6 +246,15 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
  * emu_invalidate_code(everything) without the cost of decoding again.
  */
 void emu_refetch_code(struct emu_cpu *cpu);
+
+/*
+ * Translates blocks that run often, with nothing observing the run, into
+ * host code that does what their handlers do, with the same memory
+ * accesses in the same order (a recording is the same with or without
+ * it). False on failure to set it up (the interpreter runs on). Off by
+ * default: stepping, observers and the replayer use the interpreter.
+ */
+bool emu_set_jit(struct emu_cpu *cpu, bool on);
 
 /* Writes an Intel-syntax disassembly of the instruction in `bytes` at
  * `addr` into buf; returns the instruction length, 0 if undecodable. */

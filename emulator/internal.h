@@ -100,6 +100,18 @@ struct emu_insn {
 
 struct emu_decode_cache;
 struct emu_block;
+struct emu_jit;
+
+/* Most instructions in one decoded block. */
+#define EMU_MAX_BLOCK_INSNS 32
+
+/* A block translated to host code (jit.h): what stopped it, and the last
+ * block it ran (translations chain into each other). */
+struct emu_jit_exit {
+	uint64_t code;
+	struct emu_block *block;
+};
+typedef struct emu_jit_exit emu_jit_code(struct emu_cpu *cpu);
 
 /* A remembered successor of a block: the block that starts at rip, valid
  * while the CPU's code_generation is still `generation` and the block is
@@ -128,6 +140,10 @@ struct emu_block {
 	bool retired;
 	/* The CPU's fetch_epoch when the block last fetched its bytes. */
 	uint64_t fetch_epoch;
+	/* Its host code once it ran EMU_JIT_HOT times whole (jit.h), or
+	 * NULL; heat counts those runs. */
+	emu_jit_code *jit;
+	uint32_t heat;
 	uint64_t start;
 	uint64_t first_page, last_page;
 	struct emu_block *hash_next;
@@ -176,6 +192,9 @@ struct emu_cpu {
 	bool has_observer;
 	struct emu_exit_info exit;
 	uint64_t icount;
+	/* emu_run's instruction limit: translations chain from block to
+	 * block while a whole block still fits under it. */
+	uint64_t run_end;
 	struct emu_decode_cache *cache;
 	/* Set when decoded code was invalidated, so a block run one
 	 * instruction at a time stops after the current instruction. A block
@@ -192,6 +211,8 @@ struct emu_cpu {
 	 * bit per page number modulo EMU_CODE_FILTER_BITS: lets a write to a
 	 * data page (nearly all of them) be told apart without a call. */
 	const uint64_t *code_page_filter;
+	/* The block translator, when enabled (emu_set_jit). */
+	struct emu_jit *jit;
 };
 
 #define EMU_CODE_FILTER_BITS (1u << 20)
@@ -223,6 +244,10 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
  * decoded anew, or NULL when memory is short. */
 struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b);
 const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c);
+/* Drops every block's translation (the code area was emptied). */
+void emu_decode_cache_forget_translations(struct emu_decode_cache *c);
+/* Undoes every chain between translations (jit.h). */
+void emu_decode_cache_unchain_all(struct emu_decode_cache *c);
 /* Retires the blocks on pages [first, last] that hold decoded code. */
 void emu_decode_cache_write_slow(struct emu_cpu *cpu, uint64_t first, uint64_t last);
 

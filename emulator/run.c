@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flags.h"
+#include "jit.h"
 
 struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 {
@@ -33,10 +34,23 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 	cpu->mem_ctx = mem_ctx;
 }
 
+bool emu_set_jit(struct emu_cpu *cpu, bool on)
+{
+	if (on && !cpu->jit)
+		cpu->jit = emu_jit_new();
+	else if (!on && cpu->jit) {
+		emu_decode_cache_forget_translations(cpu->cache);
+		emu_jit_free(cpu->jit);
+		cpu->jit = NULL;
+	}
+	return !on || cpu->jit != NULL;
+}
+
 void emu_free(struct emu_cpu *cpu)
 {
 	if (!cpu)
 		return;
+	emu_set_jit(cpu, false);
 	emu_decode_cache_free(cpu->cache);
 	free(cpu);
 }
@@ -144,6 +158,27 @@ static inline __attribute__((always_inline)) bool run_block_unobserved(struct em
 	return true;
 }
 
+/* Blocks by their translations, from *bp on while they chain: the same
+ * outcome as run_block_unobserved on each (jit.h says how a translation
+ * reports a stop). *bp becomes the last block run. */
+static inline bool run_block_translated(struct emu_cpu *cpu, struct emu_block **bp, bool *stale)
+{
+	struct emu_jit_exit r = (*bp)->jit(cpu);
+	*bp = r.block;
+	int status = (int)(uint32_t)r.code;
+	if (EMU_LIKELY(status == EMU_OK))
+		return true;
+	const struct emu_insn *insn = &r.block->insns[r.code >> 32];
+	cpu->regs.rip = insn->addr;
+	cpu->icount += r.code >> 32;
+	if (status == EMU_STALE) {
+		*stale = true;
+		return true;
+	}
+	cpu->exit.insn_len = insn->len;
+	return false;
+}
+
 /* One block instruction by instruction, fused pairs unfused: observers
  * see each instruction start with icount and rip current, and the run can
  * end mid-block. */
@@ -192,12 +227,16 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 	memset(&cpu->exit, 0, sizeof(cpu->exit));
 	cpu->exit.reason = EMU_EXIT_LIMIT;
 	cpu->code_changed = false;
+	cpu->run_end = end;
 
 	struct emu_block *b = NULL;
 	while (cpu->icount < end) {
+		struct emu_block *from = b;
 		b = emu_block_next(cpu, b, cpu->regs.rip);
 		if (EMU_UNLIKELY(b && b->fetch_epoch != cpu->fetch_epoch))
 			b = emu_block_refetch(cpu, b);
+		if (from && from->jit && b && b->jit && !from->retired)
+			emu_jit_chain(from, cpu->regs.rip == from->next_rip ? 0 : 1, b);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
 			cpu->exit.mnemonic = "(decode cache out of memory)";
@@ -205,8 +244,14 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		}
 		bool stale = false;
 		if (EMU_LIKELY(!cpu->has_observer && end - cpu->icount >= b->count)) {
-			if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale)))
+			if (cpu->jit && !b->jit && ++b->heat == EMU_JIT_HOT)
+				emu_jit_translate(cpu, b);
+			if (b->jit) {
+				if (!run_block_translated(cpu, &b, &stale))
+					break;
+			} else if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale))) {
 				break;
+			}
 		} else if (!run_block_stepwise(cpu, b, end, &stale)) {
 			break;
 		}

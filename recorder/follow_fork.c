@@ -208,6 +208,8 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 		snprintf(ring, sizeof(ring), "--ring=%" PRIu64, rec->opt->ring_bytes);
 		argv[n++] = ring;
 	}
+	if (rec->opt->no_jit)
+		argv[n++] = "--no-jit";
 	argv[n++] = "-o";
 	argv[n++] = trace;
 	argv[n++] = pid_arg;

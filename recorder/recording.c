@@ -661,7 +661,7 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
 	first->started = true; /* its first slice opens the trace */
 	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
-	if (!rec->cpu)
+	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
 	if (threads_switch_to(rec, first) != 0)
 		return -1;

@@ -32,6 +32,7 @@ struct record_options {
 	bool follow_forks;       /* record child processes into their own traces */
 	bool show_progress;      /* the progress line, if stderr is a terminal */
 	bool quiet;              /* passed on to the recorders of children */
+	bool no_jit;             /* every block interpreted, none translated */
 };
 
 /* Why a recording ended without a result for the program. */

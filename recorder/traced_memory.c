@@ -149,7 +149,8 @@ static __attribute__((noinline)) struct emu_mem_uint traced_read_uint_rest(struc
  * registers throughout; anything else is a tail call, so the common case
  * saves no registers.
  */
-static struct emu_mem_uint traced_read_uint(void *ctx, uint64_t addr, unsigned size)
+static inline __attribute__((always_inline)) struct emu_mem_uint
+traced_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 {
 	struct traced_memory *tm = ctx;
 	uint64_t value;
@@ -157,6 +158,11 @@ static struct emu_mem_uint traced_read_uint(void *ctx, uint64_t addr, unsigned s
 			     predict_cache_try_hit_uint(&tm->cache, addr, value, size), 1))
 		return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
 	return traced_read_uint_rest(tm, addr, size);
+}
+
+static struct emu_mem_uint traced_read_uint(void *ctx, uint64_t addr, unsigned size)
+{
+	return traced_read_uint_inline(ctx, addr, size);
 }
 
 /* After a write of size bytes at addr: the code pages it touched are
@@ -206,7 +212,8 @@ static __attribute__((noinline)) int traced_write_uint_rest(struct traced_memory
 /* The common write, an integer of 1..8 bytes within one page the mirror
  * has at hand and one prediction-cache entry, to a page with no logged
  * code: a leaf, as traced_read_uint. */
-static int traced_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+static inline __attribute__((always_inline)) int
+traced_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value)
 {
 	struct traced_memory *tm = ctx;
 	if (__builtin_expect(!memory_mirror_write_uint_cached(tm->mirror, addr, size, value), 0))
@@ -217,6 +224,23 @@ static int traced_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t v
 	predict_cache_update_uint(&tm->cache, addr, value, size);
 	return EMU_MEM_OK;
 }
+
+static int traced_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+{
+	return traced_write_uint_inline(ctx, addr, size, value);
+}
+
+/* The same, one copy per size, for translated code: the size's tests and
+ * masks fold away. */
+#define TRACED_UINT_SIZED(N) \
+	static struct emu_mem_uint traced_read_u##N(void *ctx, uint64_t addr) \
+	{ return traced_read_uint_inline(ctx, addr, N); } \
+	static int traced_write_u##N(void *ctx, uint64_t addr, uint64_t value) \
+	{ return traced_write_uint_inline(ctx, addr, N, value); }
+TRACED_UINT_SIZED(1)
+TRACED_UINT_SIZED(2)
+TRACED_UINT_SIZED(4)
+TRACED_UINT_SIZED(8)
 
 /* Logs the code page `pg` (a page number) if it is not logged yet; false
  * when it cannot be fetched whole. */
@@ -265,4 +289,6 @@ const struct emu_memory_ops traced_memory_ops = {
 	.fetch = traced_fetch,
 	.read_uint = traced_read_uint,
 	.write_uint = traced_write_uint,
+	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
+	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
 };

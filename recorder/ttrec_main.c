@@ -45,6 +45,7 @@ static void usage(FILE *f)
 		"  --ring SIZE                keep only the last SIZE bytes of trace (K, M, G suffixes)\n"
 		"  --follow-fork              record child processes too, each into\n"
 		"                             TRACE-minus-.idna.CHILDPID.idna\n"
+		"  --no-jit                   interpret every block (no translation to host code)\n"
 		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"
 		"  --verify                   (run) no trace: check the emulator against the CPU, one\n"
 		"                             single-step per instruction, up to the first difference\n"
@@ -248,7 +249,7 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
-	       OPT_FOLLOW_FORK, OPT_RESUME_STOPPED, OPT_RESUME_PARKED };
+	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -257,6 +258,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "verify-max", required_argument, NULL, OPT_VERIFY_MAX },
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
+		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -301,6 +303,7 @@ static int record_command(int argc, char **argv, bool attach)
 			break;
 		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
+		case OPT_NO_JIT: opt.no_jit = true; break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_RESUME_PARKED:
 			if (!child_parking_parse(optarg, &opt.parking)) {

@@ -1,0 +1,74 @@
+/*
+ * jit_chain.c — translations that jump into each other. The run loop asks
+ * for a chain when it sees control go from one translated block to
+ * another by a direct successor; the jump's rel32 is rewritten to enter
+ * the successor's translation past its prologue, and the successor keeps
+ * a list of such jumps so that it can send them home again when it stops
+ * being valid. A jump is identified by its code address only: a retired
+ * block's code stays in the area (unreachable) until the area is emptied,
+ * and emptying it forgets every list.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+
+static void point_jump(uint8_t *site, const uint8_t *target)
+{
+	int32_t rel = (int32_t)(target - (site + 4));
+	memcpy(site, &rel, 4);
+}
+
+static bool jump_goes_to(const uint8_t *site, const uint8_t *target)
+{
+	int32_t rel;
+	memcpy(&rel, site, 4);
+	return site + 4 + rel == target;
+}
+
+void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
+{
+	struct emu_jit_header *f = emu_jit_header_of(from);
+	uint8_t *site = f->site[slot];
+	if (!site) {
+		if (f->indirect_exit) {
+			struct emu_jit_header *t = emu_jit_header_of(to);
+			f->targets[jit_target_slot(to->start)] =
+				(struct jit_target){ to->start, t->chain_entry };
+		}
+		return;
+	}
+	if (!jump_goes_to(site, f->home))
+		return;
+	struct emu_jit_header *t = emu_jit_header_of(to);
+	if (t->n_in == t->cap_in) {
+		uint32_t cap = t->cap_in ? t->cap_in * 2 : 4;
+		struct jit_edge *in = realloc(t->in, cap * sizeof(*in));
+		if (!in)
+			return;
+		t->in = in;
+		t->cap_in = cap;
+	}
+	t->in[t->n_in++] = (struct jit_edge){ site, f->home };
+	point_jump(site, t->chain_entry);
+}
+
+void emu_jit_unchain_into(struct emu_block *b)
+{
+	struct emu_jit_header *h = emu_jit_header_of(b);
+	struct jit_target *t = &h->targets[jit_target_slot(b->start)];
+	if (t->rip == b->start && t->entry == h->chain_entry)
+		*t = (struct jit_target){ 0, NULL };
+	for (uint32_t i = 0; i < h->n_in; i++)
+		if (jump_goes_to(h->in[i].site, h->chain_entry))
+			point_jump(h->in[i].site, h->in[i].home);
+	free(h->in);
+	h->in = NULL;
+	h->n_in = h->cap_in = 0;
+}
+
+void emu_jit_forget(struct emu_block *b)
+{
+	emu_jit_unchain_into(b);
+	b->jit = NULL;
+}

@@ -1,0 +1,696 @@
+/*
+ * jit_lower.c — one guest instruction as host code, for the forms that
+ * make up most of what compilers emit: mov/movzx/movsx/movsxd/lea, the
+ * two-operand arithmetic whose flags need no carry in (add sub and or xor
+ * cmp test), push/pop of a register, and the block-ending jmp, jcc, call
+ * and ret. Everything else keeps its handler (jit_translate.c calls it).
+ *
+ * Each lowering does what the handler does, in the handler's order: the
+ * same memory accesses through the same functions (emu_jit_read and
+ * emu_jit_write wrap operand.h's), registers written only once every
+ * access succeeded, and the flags left pending in cpu->lazy exactly as
+ * flags.h's writers leave them. Arithmetic runs on the host's own
+ * instruction of the same width, whose flags a conditional jump right
+ * after it may use directly.
+ */
+#include <Zydis/Zydis.h>
+
+#include "flags.h"
+#include "jit_xlate.h"
+
+#define MOV ZYDIS_MNEMONIC_MOV
+
+/* Stack slots kept across calls ([rsp + 8 * n]); slot 3 is the last
+ * write's status (jit_translate.c). */
+enum { SLOT_A, SLOT_B, SLOT_RES, SLOT_WRITE_STATUS };
+
+static struct jit_opnd slot(unsigned n, unsigned size)
+{
+	return jit_m(JR_RSP, JR_NONE, 0, 8 * (int64_t)n, size);
+}
+
+static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
+{
+	jit_op(&x->a, mn, a, b);
+}
+
+static bool is_gpr(const struct emu_operand *o)
+{
+	return o->kind == EMU_OPND_GPR && o->reg % 8 == 0; /* not ah..bh */
+}
+
+static unsigned gpr_of(const struct emu_operand *o)
+{
+	return o->reg / 8u;
+}
+
+/* --- which forms ------------------------------------------------------ */
+
+enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_SHIFT, LOWER_PUSH, LOWER_POP,
+		LOWER_CALL, LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
+
+static bool imm_fits_op(const struct emu_insn *insn, unsigned size)
+{
+	return size < 8 || (int64_t)insn->imm == (int32_t)insn->imm;
+}
+
+static bool alu_form(const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	if (insn->nopnd != 2)
+		return false;
+	if (s->kind == EMU_OPND_IMM && !imm_fits_op(insn, d->size))
+		return false;
+	if (is_gpr(d))
+		return is_gpr(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
+	return d->kind == EMU_OPND_MEM && (is_gpr(s) || s->kind == EMU_OPND_IMM);
+}
+
+static bool move_form(const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	if (insn->nopnd != 2)
+		return false;
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV:
+		if (is_gpr(d))
+			return is_gpr(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
+		return d->kind == EMU_OPND_MEM && (is_gpr(s) || s->kind == EMU_OPND_IMM);
+	case ZYDIS_MNEMONIC_LEA:
+		return is_gpr(d) && s->kind == EMU_OPND_AGEN;
+	default: /* movzx, movsx, movsxd */
+		return is_gpr(d) && (is_gpr(s) || s->kind == EMU_OPND_MEM) && s->size < d->size;
+	}
+}
+
+/* A jump or call target: relative (an immediate), or an 8-byte register
+ * or memory operand. */
+static bool target_form(const struct emu_insn *insn)
+{
+	const struct emu_operand *t = &insn->opnd[0];
+	return insn->nopnd == 1 && !(insn->attr & EMU_ATTR_FAR) &&
+	       (t->kind == EMU_OPND_IMM || (t->size == 8 && (is_gpr(t) || t->kind == EMU_OPND_MEM)));
+}
+
+static enum lowering lowering_of(const struct emu_insn *insn)
+{
+	if (insn->attr & (EMU_ATTR_LOCK | EMU_ATTR_REP | EMU_ATTR_REPNE | EMU_ATTR_FAR) ||
+	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined)
+		return LOWER_NONE;
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD: case ZYDIS_MNEMONIC_LEA:
+		return move_form(insn) ? LOWER_MOVE : LOWER_NONE;
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_AND:
+	case ZYDIS_MNEMONIC_OR: case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_CMP:
+	case ZYDIS_MNEMONIC_TEST:
+		return alu_form(insn) ? LOWER_ALU : LOWER_NONE;
+	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+		return insn->nopnd == 2 && is_gpr(&insn->opnd[0]) &&
+		       insn->opnd[1].kind == EMU_OPND_IMM ? LOWER_SHIFT : LOWER_NONE;
+	case ZYDIS_MNEMONIC_PUSH:
+		return insn->nopnd == 1 && insn->opsize == 8 &&
+		       ((is_gpr(&insn->opnd[0]) && insn->opnd[0].size == 8) ||
+			insn->opnd[0].kind == EMU_OPND_IMM) ? LOWER_PUSH : LOWER_NONE;
+	case ZYDIS_MNEMONIC_POP:
+		return insn->nopnd == 1 && insn->opsize == 8 && is_gpr(&insn->opnd[0]) &&
+		       insn->opnd[0].size == 8 ? LOWER_POP : LOWER_NONE;
+	case ZYDIS_MNEMONIC_CALL: return target_form(insn) ? LOWER_CALL : LOWER_NONE;
+	case ZYDIS_MNEMONIC_JMP: return target_form(insn) ? LOWER_JMP : LOWER_NONE;
+	case ZYDIS_MNEMONIC_RET: return insn->nopnd == 0 ? LOWER_RET : LOWER_NONE;
+	case ZYDIS_MNEMONIC_NOP: case ZYDIS_MNEMONIC_ENDBR64: return LOWER_NOTHING;
+	default: return emu_jcc_condition(insn) >= 0 ? LOWER_JCC : LOWER_NONE;
+	}
+}
+
+bool jit_lowerable(const struct emu_insn *insn)
+{
+	return lowering_of(insn) != LOWER_NONE;
+}
+
+void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
+{
+	for (unsigned i = 0; i < insn->nopnd && i < 4; i++) {
+		const struct emu_operand *o = &insn->opnd[i];
+		if (is_gpr(o))
+			uses[gpr_of(o)]++;
+		if (o->kind == EMU_OPND_MEM || o->kind == EMU_OPND_AGEN) {
+			if (insn->mem.base != EMU_NO_REG)
+				uses[insn->mem.base]++;
+			if (insn->mem.index != EMU_NO_REG)
+				uses[insn->mem.index]++;
+		}
+	}
+	switch (lowering_of(insn)) {
+	case LOWER_PUSH: case LOWER_POP: case LOWER_CALL: case LOWER_RET:
+		uses[EMU_RSP] += 2;
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- memory ------------------------------------------------------------- */
+
+/* The instruction's memory operand's address into rsi, as emu_mem_addr
+ * computes it, without touching the host flags. */
+static void address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_mem_operand *m = &insn->mem;
+	int base = m->base != EMU_NO_REG ? jit_guest_in(x, m->base, JR_RSI) : JR_NONE;
+	int index = m->index != EMU_NO_REG ? jit_guest_in(x, m->index, JR_RDX) : JR_NONE;
+	int64_t disp = m->disp;
+	if (base == JR_NONE && index == JR_NONE) {
+		jit_mov_imm(&x->a, JR_RSI, (uint64_t)disp);
+	} else if (disp == (int32_t)disp) {
+		emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(base, index, m->scale, disp, 8));
+	} else {
+		jit_mov_imm(&x->a, JR_R10, (uint64_t)disp);
+		emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(base, index, m->scale, 0, 8));
+		emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(JR_RSI, JR_R10, 1, 0, 8));
+	}
+	if (m->addr32)
+		emit(x, MOV, jit_r(JR_RSI, 4), jit_r(JR_RSI, 4));
+	if (m->seg != EMU_SEG_NONE) {
+		int64_t seg = m->seg == EMU_SEG_FS ? JIT_FS_BASE : JIT_GS_BASE;
+		emit(x, MOV, jit_r(JR_R10, 8), jit_cpu_field(seg, 8));
+		emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(JR_RSI, JR_R10, 1, 0, 8));
+	}
+}
+
+enum { SLOT_ADDRESS = 4 };
+
+/* Index of an access size (1, 2, 4, 8) in the sized memory functions. */
+static unsigned size_index(unsigned size)
+{
+	return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+}
+
+/* Keeps the address (rsi) in its slot and jumps to *upper unless every
+ * byte of [rsi, rsi + size) is in the lower canonical half: the rest
+ * (the kernel's half, non-canonical addresses) goes through the helpers,
+ * which check as operand.h does. */
+static void keep_address_checked(struct jit_xlate *x, unsigned size, size_t *upper)
+{
+	emit(x, MOV, slot(SLOT_ADDRESS, 8), jit_r(JR_RSI, 8));
+	emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RAX, 8), jit_m(JR_RSI, JR_NONE, 0, size - 1, 8));
+	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
+	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(47));
+	*upper = jit_jcc_forward(&x->a, JIT_CC_NZ);
+}
+
+/* `size` bytes at [rsi] into rax, zero-extended; a fault ends the block
+ * at this instruction. With an interface that passes integers in
+ * registers, its read_uint is called directly (as emu_mem_read_uint
+ * would); addresses outside the lower half, and other interfaces, go
+ * through emu_jit_read. */
+static void read_at_rsi(struct jit_xlate *x, unsigned size)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	size_t upper = 0, done = 0;
+	x->flags_live = false;
+	if (ops->read_uint) {
+		keep_address_checked(x, size, &upper);
+		emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
+		if (ops->read_uint_sized[size_index(size)]) {
+			jit_call(&x->a, (const void *)ops->read_uint_sized[size_index(size)]);
+		} else {
+			emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+			jit_call(&x->a, (const void *)ops->read_uint);
+		}
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4));
+		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_READ);
+		done = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, upper);
+		emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+	}
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+	jit_call(&x->a, (const void *)emu_jit_read);
+	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4));
+	jit_exit_if(x, JIT_CC_NZ, x->cur, EMU_STOP);
+	if (ops->read_uint)
+		jit_bind(&x->a, done);
+}
+
+/* After a direct write_uint of `size` bytes at the address in its slot:
+ * what emu_decode_cache_note_write does, its filter test inline. */
+static void note_write(struct jit_xlate *x, unsigned size)
+{
+	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
+	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_ADDRESS, 8));
+	size_t crosses = 0;
+	if (size > 1) {
+		emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
+		emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 4), jit_i(4095));
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
+		crosses = jit_jcc_forward(&x->a, 7); /* ja */
+	}
+	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
+	emit(x, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(EMU_CODE_FILTER_BITS - 1));
+	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 4), jit_i(6));
+	jit_mov_imm(&x->a, JR_RDX, (uint64_t)(uintptr_t)x->cpu->code_page_filter);
+	emit(x, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_RCX, 8, 0, 8));
+	emit(x, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	size_t clear = jit_jcc_forward(&x->a, 3); /* jnc */
+	if (size > 1)
+		jit_bind(&x->a, crosses);
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
+	jit_call(&x->a, (const void *)emu_jit_note_write);
+	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	jit_bind(&x->a, clear);
+}
+
+/* rcx's low `size` bytes to [rsi]; a fault ends the block at this
+ * instruction. The status is kept in its slot for jit_translate.c's
+ * check that the block did not write its own code. Direct calls to
+ * write_uint as read_at_rsi's to read_uint. */
+static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	size_t upper = 0, done = 0;
+	x->flags_live = false;
+	x->wrote = true;
+	if (ops->write_uint) {
+		keep_address_checked(x, size, &upper);
+		emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
+		if (ops->write_uint_sized[size_index(size)]) {
+			emit(x, MOV, jit_r(JR_RDX, 8), jit_r(JR_RCX, 8));
+			jit_call(&x->a, (const void *)ops->write_uint_sized[size_index(size)]);
+		} else {
+			emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+			jit_call(&x->a, (const void *)ops->write_uint);
+		}
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
+		note_write(x, size);
+		done = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, upper);
+		emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+	}
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+	jit_mov_imm(&x->a, JR_R8, (uint64_t)(uintptr_t)x->b);
+	jit_call(&x->a, (const void *)emu_jit_write);
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(EMU_STOP));
+	jit_exit_if(x, JIT_CC_Z, x->cur, EMU_STOP);
+	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	if (ops->write_uint)
+		jit_bind(&x->a, done);
+}
+
+/* The guest's rsp + delta, without flags (rax, a popped value, kept). */
+static void adjust_rsp(struct jit_xlate *x, int delta)
+{
+	int sp = jit_guest_in(x, EMU_RSP, JR_R10);
+	emit(x, ZYDIS_MNEMONIC_LEA, jit_r(sp, 8), jit_m(sp, JR_NONE, 0, delta, 8));
+	jit_guest_out(x, EMU_RSP, 8, sp);
+}
+
+/* push of the value in rcx (8 bytes), as emu_push. */
+static void push_rcx(struct jit_xlate *x)
+{
+	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
+	emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(sp, JR_NONE, 0, -8, 8));
+	write_rcx_at_rsi(x, 8);
+	adjust_rsp(x, -8);
+}
+
+/* pop of 8 bytes into rax, as emu_pop. */
+static void pop_rax(struct jit_xlate *x)
+{
+	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
+	if (sp != JR_RSI)
+		emit(x, MOV, jit_r(JR_RSI, 8), jit_r(sp, 8));
+	read_at_rsi(x, 8);
+	adjust_rsp(x, 8);
+}
+
+static void set_rip_from(struct jit_xlate *x, int reg)
+{
+	emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_r(reg, 8));
+}
+
+static void set_rip_to(struct jit_xlate *x, uint64_t target)
+{
+	if ((int64_t)target == (int32_t)target) {
+		emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_i((int64_t)target));
+	} else {
+		jit_mov_imm(&x->a, JR_RAX, target);
+		set_rip_from(x, JR_RAX);
+	}
+}
+
+/* --- data movement ------------------------------------------------------ */
+
+static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	bool sign = insn->mnemonic == ZYDIS_MNEMONIC_MOVSX || insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD;
+	int v;
+	switch (s->kind) {
+	case EMU_OPND_GPR: v = jit_guest_in(x, gpr_of(s), JR_RCX); break;
+	case EMU_OPND_IMM: jit_mov_imm(&x->a, JR_RCX, insn->imm); v = JR_RCX; break;
+	case EMU_OPND_AGEN: address_to_rsi(x, insn); v = JR_RSI; break;
+	default: address_to_rsi(x, insn); read_at_rsi(x, s->size); v = JR_RAX; break;
+	}
+	if (sign) {
+		emit(x, s->size == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX, jit_r(JR_RAX, 8),
+		     jit_r(v, s->size));
+		v = JR_RAX;
+	} else if (insn->mnemonic == ZYDIS_MNEMONIC_MOVZX && s->kind == EMU_OPND_GPR) {
+		emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), jit_r(v, s->size));
+		v = JR_RAX;
+	}
+	if (d->kind == EMU_OPND_GPR) {
+		jit_guest_out(x, gpr_of(d), d->size, v);
+		return;
+	}
+	if (v != JR_RCX)
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(v, 8));
+	address_to_rsi(x, insn);
+	write_rcx_at_rsi(x, d->size);
+}
+
+/* --- arithmetic --------------------------------------------------------- */
+
+struct alu_lowering {
+	ZydisMnemonic host; /* run on the host: cmp as sub, test as and */
+	enum emu_lazy_kind lazy;
+	bool writes;
+};
+
+static struct alu_lowering alu_lowering_of(unsigned mnemonic)
+{
+	switch (mnemonic) {
+	case ZYDIS_MNEMONIC_ADD: return (struct alu_lowering){ ZYDIS_MNEMONIC_ADD, EMU_LAZY_ADD, true };
+	case ZYDIS_MNEMONIC_SUB: return (struct alu_lowering){ ZYDIS_MNEMONIC_SUB, EMU_LAZY_SUB, true };
+	case ZYDIS_MNEMONIC_CMP: return (struct alu_lowering){ ZYDIS_MNEMONIC_SUB, EMU_LAZY_SUB, false };
+	case ZYDIS_MNEMONIC_AND: return (struct alu_lowering){ ZYDIS_MNEMONIC_AND, EMU_LAZY_LOGIC, true };
+	case ZYDIS_MNEMONIC_OR: return (struct alu_lowering){ ZYDIS_MNEMONIC_OR, EMU_LAZY_LOGIC, true };
+	case ZYDIS_MNEMONIC_XOR: return (struct alu_lowering){ ZYDIS_MNEMONIC_XOR, EMU_LAZY_LOGIC, true };
+	default: return (struct alu_lowering){ ZYDIS_MNEMONIC_AND, EMU_LAZY_LOGIC, false }; /* test */
+	}
+}
+
+/* The immediate as the host instruction of `size` bytes takes it. */
+static struct jit_opnd alu_immediate(const struct emu_insn *insn, unsigned size)
+{
+	return jit_i(emu_sign_extend(insn->imm, size < 4 ? size : 4));
+}
+
+/* The pending flags' result (a and b stored already) and kind. */
+static void set_lazy_result(struct jit_xlate *x, enum emu_lazy_kind kind, unsigned size, int res)
+{
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(res, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i((int64_t)kind | (int64_t)size << 8));
+	x->lazy_kind = (uint8_t)kind;
+	x->lazy_size = (uint8_t)size;
+}
+
+/* The operation on rdx (holding a) with b, leaving in cpu->lazy what
+ * emu_set_lazy_flags leaves. `b` is a register or an immediate. Only
+ * moves follow the operation: its host flags stay the guest's. */
+static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, struct jit_opnd b,
+			unsigned size)
+{
+	if (a != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+	if (b.kind == JIT_REG) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+		b.size = (uint8_t)size;
+	} else {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, op.host, jit_r(JR_RDX, size), b);
+	set_lazy_result(x, op.lazy, size, JR_RDX);
+}
+
+/* Memory destination: read, compute, write (if the operation writes),
+ * and only then the flags, as alu_binary_to_memory: a faulting write
+ * leaves them as they were. */
+static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn,
+				struct alu_lowering op)
+{
+	const struct emu_operand *s = &insn->opnd[1];
+	unsigned size = insn->opnd[0].size;
+	address_to_rsi(x, insn);
+	read_at_rsi(x, size);
+	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
+						   : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+	if (!op.writes) {
+		alu_compute(x, op, JR_RAX, b, size);
+		x->flags_live = true;
+		return;
+	}
+	emit(x, MOV, slot(SLOT_A, 8), jit_r(JR_RAX, 8));
+	if (b.kind == JIT_REG)
+		emit(x, MOV, slot(SLOT_B, 8), jit_r(b.reg, 8));
+	emit(x, op.host, jit_r(JR_RAX, size), b);
+	emit(x, MOV, slot(SLOT_RES, 8), jit_r(JR_RAX, 8));
+	emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
+	address_to_rsi(x, insn);
+	write_rcx_at_rsi(x, size);
+	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_A, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RAX, 8));
+	if (b.kind == JIT_REG) {
+		emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_B, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RAX, 8));
+	} else {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_RES, 8));
+	set_lazy_result(x, op.lazy, size, JR_RAX);
+}
+
+static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	struct alu_lowering op = alu_lowering_of(insn->mnemonic);
+	unsigned size = d->size;
+	if (d->kind == EMU_OPND_MEM) {
+		lower_alu_to_memory(x, insn, op);
+		return;
+	}
+	struct jit_opnd b;
+	if (s->kind == EMU_OPND_MEM) {
+		address_to_rsi(x, insn);
+		read_at_rsi(x, size);
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
+		b = jit_r(JR_RCX, size);
+	} else if (s->kind == EMU_OPND_IMM) {
+		b = alu_immediate(insn, size);
+	} else {
+		b = jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+	}
+	alu_compute(x, op, jit_guest_in(x, gpr_of(d), JR_RAX), b, size);
+	if (op.writes)
+		jit_guest_out(x, gpr_of(d), size, JR_RDX);
+	x->flags_live = true;
+}
+
+/*
+ * shl, shr, sar of a register by an immediate, as ops_shift.c's
+ * shift_plain: the flags are left pending as EMU_LAZY_SHIFT (a = CF, b =
+ * OF), both computed as the handler computes them, not taken from the
+ * host: OF after a count above 1 is undefined, and the recording must not
+ * depend on what this host makes of it.
+ */
+static void lower_shift(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0];
+	unsigned size = d->size, bits = size * 8, g = gpr_of(d);
+	unsigned count = (unsigned)(insn->imm & (size == 8 ? 63 : 31));
+	int a = jit_guest_in(x, g, JR_RAX);
+	if (count == 0) {
+		/* Nothing changes but a 32-bit destination's upper half. */
+		if (size == 4)
+			jit_guest_out(x, g, 4, a);
+		return;
+	}
+	if (size >= 4)
+		emit(x, MOV, jit_r(JR_RDX, size), jit_r(a, size));
+	else
+		emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), jit_r(a, size));
+	/* CF: the last bit shifted out. */
+	ZydisMnemonic host = ZYDIS_MNEMONIC_SHL;
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_SHL:
+		if (count <= bits) {
+			emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RDX, 8));
+			emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 8), jit_i(bits - count));
+		} else {
+			emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RCX, 4), jit_r(JR_RCX, 4));
+		}
+		break;
+	case ZYDIS_MNEMONIC_SHR:
+		host = ZYDIS_MNEMONIC_SHR;
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RDX, 8));
+		emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 8), jit_i(count - 1));
+		break;
+	default: /* sar */
+		host = ZYDIS_MNEMONIC_SAR;
+		if (size == 8)
+			emit(x, MOV, jit_r(JR_RCX, 8), jit_r(a, 8));
+		else
+			emit(x, size == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX,
+			     jit_r(JR_RCX, 8), jit_r(a, size));
+		emit(x, ZYDIS_MNEMONIC_SAR, jit_r(JR_RCX, 8), jit_i(count - 1));
+		break;
+	}
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(1));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RCX, 8));
+	/* OF: what a count of 1 would give, from the operand before. */
+	if (host == ZYDIS_MNEMONIC_SAR) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_i(0));
+	} else {
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RDX, 8));
+		emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 8), jit_i(bits - 2));
+		if (host == ZYDIS_MNEMONIC_SHL) { /* the top two bits differ */
+			emit(x, MOV, jit_r(JR_R8, 8), jit_r(JR_RCX, 8));
+			emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_R8, 8), jit_i(1));
+			emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RCX, 4), jit_r(JR_R8, 4));
+			emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(1));
+		} else { /* shr: the top bit */
+			emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 8), jit_i(1));
+		}
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RCX, 8));
+	}
+	emit(x, host, jit_r(JR_RDX, size), jit_i(count));
+	set_lazy_result(x, EMU_LAZY_SHIFT, size, JR_RDX);
+	jit_guest_out(x, g, size, JR_RDX);
+	x->flags_live = false;
+}
+
+/* --- stack and control transfers ------------------------------------------ */
+
+static void lower_push(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	if (insn->opnd[0].kind == EMU_OPND_IMM) {
+		jit_mov_imm(&x->a, JR_RCX, insn->imm);
+	} else {
+		int v = jit_guest_in(x, gpr_of(&insn->opnd[0]), JR_RCX);
+		if (v != JR_RCX)
+			emit(x, MOV, jit_r(JR_RCX, 8), jit_r(v, 8));
+	}
+	push_rcx(x);
+}
+
+static void lower_pop(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	pop_rax(x);
+	jit_guest_out(x, gpr_of(&insn->opnd[0]), 8, JR_RAX);
+}
+
+/* The target of a jmp or call into rax, or false for a relative one. */
+static bool target_to_rax(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *t = &insn->opnd[0];
+	if (t->kind == EMU_OPND_IMM)
+		return false;
+	if (t->kind == EMU_OPND_MEM) {
+		address_to_rsi(x, insn);
+		read_at_rsi(x, 8);
+		return true;
+	}
+	int v = jit_guest_in(x, gpr_of(t), JR_RAX);
+	if (v != JR_RAX)
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_r(v, 8));
+	return true;
+}
+
+static void lower_jmp(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	if (target_to_rax(x, insn))
+		set_rip_from(x, JR_RAX);
+	else
+		set_rip_to(x, insn->imm);
+}
+
+/* call: the target is read first, then the return address pushed. */
+static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	bool indirect = target_to_rax(x, insn);
+	if (indirect)
+		emit(x, MOV, slot(SLOT_A, 8), jit_r(JR_RAX, 8));
+	jit_mov_imm(&x->a, JR_RCX, insn->addr + insn->len);
+	push_rcx(x);
+	if (indirect) {
+		emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_A, 8));
+		set_rip_from(x, JR_RAX);
+	} else {
+		set_rip_to(x, insn->imm);
+	}
+}
+
+static void lower_ret(struct jit_xlate *x)
+{
+	pop_rax(x);
+	set_rip_from(x, JR_RAX);
+}
+
+/* The host flags of the pending add, sub or logic operation this block
+ * left in cpu->lazy, computed again from its operands: every condition
+ * then reads them as emu_cond would. */
+static void remake_host_flags(struct jit_xlate *x)
+{
+	unsigned size = x->lazy_size;
+	switch (x->lazy_kind) {
+	case EMU_LAZY_SUB:
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_LAZY_A, 8));
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, size), jit_cpu_field(JIT_LAZY_B, size));
+		break;
+	case EMU_LAZY_ADD:
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_LAZY_A, 8));
+		emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, size), jit_cpu_field(JIT_LAZY_B, size));
+		break;
+	case EMU_LAZY_LOGIC:
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_LAZY_RES, 8));
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, size), jit_r(JR_RAX, size));
+		break;
+	default:
+		return;
+	}
+	x->flags_live = true;
+}
+
+/* rip is already the fall-through address (emu_run sets it): a taken
+ * branch overwrites it. */
+static void lower_jcc(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned cc = (unsigned)emu_jcc_condition(insn);
+	if (!x->flags_live)
+		remake_host_flags(x);
+	if (!x->flags_live) {
+		emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+		emit(x, MOV, jit_r(JR_RSI, 4), jit_i(cc));
+		jit_call(&x->a, (const void *)emu_jit_condition);
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+		cc = JIT_CC_NZ;
+	}
+	size_t not_taken = jit_jcc_forward(&x->a, cc ^ 1);
+	set_rip_to(x, insn->imm);
+	jit_bind(&x->a, not_taken);
+}
+
+void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	switch (lowering_of(insn)) {
+	case LOWER_MOVE: lower_move(x, insn); break;
+	case LOWER_ALU: lower_alu(x, insn); break;
+	case LOWER_SHIFT: lower_shift(x, insn); break;
+	case LOWER_PUSH: lower_push(x, insn); break;
+	case LOWER_POP: lower_pop(x, insn); break;
+	case LOWER_CALL: lower_call(x, insn); break;
+	case LOWER_RET: lower_ret(x); break;
+	case LOWER_JMP: lower_jmp(x, insn); break;
+	case LOWER_JCC: lower_jcc(x, insn); break;
+	case LOWER_NOTHING: break;
+	case LOWER_NONE: x->a.failed = true; break;
+	}
+}

@@ -1,0 +1,386 @@
+/*
+ * jit_translate.c — a decoded block as one host function: the guest
+ * registers it uses most are loaded into host registers on entry, each
+ * instruction is lowered (jit_lower.c) or, when it has no lowering, its
+ * handler is called with the registers stored around the call, and every
+ * way out stores the registers the code changed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit_xlate.h"
+
+#define CODE_AREA_SIZE ((size_t)64 << 20)
+#define SCRATCH_SIZE ((size_t)64 << 10)
+/* Bytes below the six saved registers: the five slots, and rsp 16-byte
+ * aligned at every call (8 return + 48 saved + 40). */
+#define FRAME 40
+
+struct emu_jit {
+	struct jit_code_area *area;
+	uint8_t *scratch;
+	struct jit_target targets[JIT_TARGETS];
+};
+
+/* Where, from the start of the header, a translation's parts are. */
+struct jit_layout {
+	size_t chain_entry, home;
+	size_t site[2]; /* 0: no such jump */
+	bool indirect_exit;
+};
+
+static const int cache_hosts[JIT_CACHE_REGS] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14 };
+static const int saved_hosts[6] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14, JR_R15 };
+
+struct emu_jit *emu_jit_new(void)
+{
+	struct emu_jit *jit = calloc(1, sizeof(*jit));
+	if (!jit)
+		return NULL;
+	jit->area = jit_code_area_new(CODE_AREA_SIZE);
+	jit->scratch = malloc(SCRATCH_SIZE);
+	if (!jit->area || !jit->scratch) {
+		emu_jit_free(jit);
+		return NULL;
+	}
+	return jit;
+}
+
+void emu_jit_free(struct emu_jit *jit)
+{
+	if (!jit)
+		return;
+	jit_code_area_free(jit->area);
+	free(jit->scratch);
+	free(jit);
+}
+
+struct jit_opnd jit_cpu_field(int64_t off, unsigned size)
+{
+	return jit_m(JIT_CPU, JR_NONE, 0, off, size);
+}
+
+static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
+{
+	jit_op(&x->a, mn, a, b);
+}
+
+void jit_exit_if(struct jit_xlate *x, unsigned cc, unsigned index, unsigned status)
+{
+	if (x->n_exits == JIT_MAX_EXITS) {
+		x->a.failed = true;
+		return;
+	}
+	x->exits[x->n_exits++] = (struct jit_exit){
+		.patch = jit_jcc_forward(&x->a, cc), .dirty = x->dirty,
+		.index = index, .status = status,
+	};
+}
+
+void jit_fault_if(struct jit_xlate *x, unsigned cc, enum jit_raise raise)
+{
+	jit_exit_if(x, cc, x->cur, EMU_STOP);
+	if (x->n_exits)
+		x->exits[x->n_exits - 1].raise = (uint8_t)raise;
+}
+
+int jit_guest_in(struct jit_xlate *x, unsigned g, int scratch)
+{
+	if (x->host[g] >= 0)
+		return x->host[g];
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(scratch, 8), jit_cpu_field(JIT_GPR(g), 8));
+	return scratch;
+}
+
+void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v)
+{
+	int h = x->host[g];
+	if (h >= 0) {
+		if (h != v || size == 4)
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(h, size), jit_r(v, size));
+		x->dirty |= (uint16_t)(1u << g);
+		return;
+	}
+	if (size == 4) {
+		/* A 32-bit move zero-extends; v may be another guest's cache
+		 * register, so the copy goes through r11. */
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_R11, 4), jit_r(v, 4));
+		v = JR_R11;
+		size = 8;
+	}
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_GPR(g), size), jit_r(v, size));
+}
+
+static void store_guests(struct jit_xlate *x, uint16_t which)
+{
+	for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
+		if (which & (1u << g))
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_GPR(g), 8), jit_r(x->host[g], 8));
+}
+
+static void load_guests(struct jit_xlate *x)
+{
+	for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
+		if (x->host[g] >= 0)
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(x->host[g], 8), jit_cpu_field(JIT_GPR(g), 8));
+}
+
+/* The guest registers the lowered instructions use most get the cache
+ * registers. */
+static void choose_cached(struct jit_xlate *x, const bool *lowered)
+{
+	unsigned uses[EMU_GPR_COUNT] = { 0 };
+	for (uint32_t i = 0; i < x->b->count; i++)
+		if (lowered[i])
+			jit_count_uses(&x->b->insns[i], uses);
+	memset(x->host, -1, sizeof(x->host));
+	for (unsigned n = 0; n < JIT_CACHE_REGS; n++) {
+		int best = -1;
+		for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
+			if (uses[g] && x->host[g] < 0 && (best < 0 || uses[g] > uses[best]))
+				best = (int)g;
+		if (best < 0)
+			break;
+		x->host[best] = (int8_t)cache_hosts[n];
+	}
+}
+
+/* Instruction i by its handler. A fused compare's handler runs the
+ * conditional jump after it too. Returns how many instructions it ran. */
+static unsigned call_handler(struct jit_xlate *x, unsigned i)
+{
+	const struct emu_block *b = x->b;
+	const struct emu_insn *insn = &b->insns[i];
+	unsigned ran = (i + 1 == b->fused_count && b->fused_count < b->count) ? 2 : 1;
+	store_guests(x, x->dirty);
+	x->dirty = 0;
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	jit_mov_imm(&x->a, JR_RSI, (uint64_t)(uintptr_t)insn);
+	jit_call(&x->a, (const void *)insn->handler);
+	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+	if (x->n_exits == JIT_MAX_EXITS) {
+		x->a.failed = true;
+	} else {
+		x->exits[x->n_exits++] = (struct jit_exit){
+			.patch = jit_jcc_forward(&x->a, JIT_CC_NZ), .status_from_eax = true, .index = i,
+		};
+	}
+	if (i + ran < b->count) {
+		/* The handler may have written this block's code. */
+		jit_mov_imm(&x->a, JR_RAX, (uint64_t)(uintptr_t)&b->retired);
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_m(JR_RAX, JR_NONE, 0, 0, 1), jit_i(0));
+		jit_exit_if(x, JIT_CC_NZ, i + ran, EMU_STALE);
+		load_guests(x);
+	}
+	x->flags_live = false;
+	x->lazy_kind = EMU_LAZY_NONE;
+	return ran;
+}
+
+static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epilogue)
+{
+	jit_bind(&x->a, e->patch);
+	if (e->raise != JIT_RAISE_NONE) {
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+		if (e->raise == JIT_RAISE_GP) {
+			jit_call(&x->a, (const void *)emu_jit_raise_gp);
+		} else {
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RSI, 8), jit_m(JR_RSP, JR_NONE, 0, 32, 8));
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 4),
+			     jit_i(e->raise == JIT_RAISE_PF_WRITE));
+			jit_call(&x->a, (const void *)emu_jit_raise_pf);
+		}
+	}
+	store_guests(x, e->dirty);
+	if (e->status_from_eax) {
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+		jit_mov_imm(&x->a, JR_RDX, (uint64_t)e->index << 32);
+		emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_RDX, 8));
+	} else {
+		jit_mov_imm(&x->a, JR_RAX, (uint64_t)e->index << 32 | e->status);
+	}
+	jit_mov_imm(&x->a, JR_RDX, (uint64_t)(uintptr_t)x->b);
+	jit_point(&x->a, jit_jmp_forward(&x->a), epilogue);
+}
+
+/* The successors a block's end can jump to directly: slot 0 the
+ * fall-through, slot 1 a direct target (as emu_block_next numbers its
+ * links). A return, an indirect jump and a handler-run last instruction
+ * have none: their successor is for the run loop to find. */
+static void direct_successors(const struct emu_block *b, const bool *lowered,
+			      bool has[2], uint64_t *target, bool *indirect)
+{
+	const struct emu_insn *last = &b->insns[b->count - 1];
+	has[0] = has[1] = false;
+	*target = 0;
+	*indirect = false;
+	if (!lowered[b->count - 1])
+		return;
+	*indirect = last->mnemonic == ZYDIS_MNEMONIC_RET ||
+		    ((last->mnemonic == ZYDIS_MNEMONIC_JMP || last->mnemonic == ZYDIS_MNEMONIC_CALL) &&
+		     last->opnd[0].kind != EMU_OPND_IMM);
+	bool jcc = emu_jcc_condition(last) >= 0;
+	bool direct = (last->mnemonic == ZYDIS_MNEMONIC_JMP || last->mnemonic == ZYDIS_MNEMONIC_CALL) &&
+		      last->opnd[0].kind == EMU_OPND_IMM;
+	if (!last->ends_block || jcc) /* a block cut short, or not taken */
+		has[0] = true;
+	if (jcc || direct) {
+		*target = last->imm;
+		has[last->imm == b->next_rip ? 0 : 1] = true;
+	}
+}
+
+/* An indirect successor: the translation the target table has for rip,
+ * if any. */
+static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targets)
+{
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RIP, 8));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(12));
+	emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 4), jit_i(JIT_TARGETS - 1));
+	emit(x, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_i(4));
+	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)targets);
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_m(JR_RCX, JR_RDX, 1, 0, 8));
+	size_t miss = jit_jcc_forward(&x->a, JIT_CC_NZ);
+	emit(x, ZYDIS_MNEMONIC_JMP, jit_m(JR_RCX, JR_RDX, 1, 8, 8), jit_none());
+	jit_bind(&x->a, miss);
+}
+
+/* The end of a block run whole: its count added, then (while a whole
+ * block still fits under cpu->run_end) a jump per direct successor, each
+ * chainable, or a look-up of an indirect one, else home to the run loop. */
+static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_layout *layout,
+			 struct jit_target *targets)
+{
+	const struct emu_block *b = x->b;
+	size_t *site = layout->site, *home = &layout->home;
+	bool has[2];
+	uint64_t target;
+	store_guests(x, x->dirty);
+	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(b->count));
+	direct_successors(b, lowered, has, &target, &layout->indirect_exit);
+	site[0] = site[1] = 0;
+	size_t over_budget = 0;
+	if (has[0] || has[1] || layout->indirect_exit) {
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
+		emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), jit_i(EMU_MAX_BLOCK_INSNS));
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RUN_END, 8));
+		over_budget = jit_jcc_forward(&x->a, 7); /* ja */
+	}
+	if (has[0] && has[1]) {
+		/* Which way the conditional jump went: rip says. */
+		jit_mov_imm(&x->a, JR_RDX, target);
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RDX, 8));
+		site[1] = jit_jcc_forward(&x->a, JIT_CC_Z);
+		site[0] = jit_jmp_forward(&x->a);
+	} else if (has[0] || has[1]) {
+		site[has[1]] = jit_jmp_forward(&x->a);
+	} else if (layout->indirect_exit) {
+		assemble_indirect_exit(x, targets);
+	}
+	*home = x->a.pos;
+	if (over_budget)
+		jit_bind(&x->a, over_budget);
+	for (unsigned i = 0; i < 2; i++)
+		if (site[i])
+			jit_point(&x->a, site[i], *home);
+	emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+	jit_mov_imm(&x->a, JR_RDX, (uint64_t)(uintptr_t)b);
+}
+
+/* The host code of b into x->a, after room for its header; false when
+ * it is not worth running. */
+static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_target *targets)
+{
+	const struct emu_block *b = x->b;
+	bool lowered[EMU_MAX_BLOCK_INSNS] = { false };
+	unsigned n_lowered = 0;
+	if (b->count > EMU_MAX_BLOCK_INSNS)
+		return false;
+	for (uint32_t i = 0; i < b->count; i++) {
+		/* A fused compare that cannot be lowered runs with its jump. */
+		bool fused_pair = i + 1 == b->fused_count && b->fused_count < b->count;
+		lowered[i] = jit_lowerable(&b->insns[i]) &&
+			     (!fused_pair || jit_lowerable(&b->insns[i + 1]));
+		n_lowered += lowered[i];
+	}
+	/* Handlers called one after another run no faster than the run
+	 * loop calls them. */
+	if (n_lowered == 0)
+		return false;
+	choose_cached(x, lowered);
+
+	x->a.pos = EMU_JIT_HEADER_BYTES;
+	for (unsigned i = 0; i < 6; i++)
+		emit(x, ZYDIS_MNEMONIC_PUSH, jit_r(saved_hosts[i], 8), jit_none());
+	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
+	layout->chain_entry = x->a.pos;
+	/* The last instruction sees rip at the block's end (emu_run's rule). */
+	jit_mov_imm(&x->a, JR_RAX, b->next_rip);
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RAX, 8));
+	load_guests(x);
+
+	for (unsigned i = 0; i < b->count;) {
+		x->cur = i;
+		if (!lowered[i]) {
+			i += call_handler(x, i);
+			continue;
+		}
+		x->wrote = false;
+		jit_lower(x, &b->insns[i]);
+		if (x->wrote && i + 1 < b->count) {
+			/* The write's status waits in slot 3 until the
+			 * instruction's own effects are done. */
+			emit(x, ZYDIS_MNEMONIC_CMP, jit_m(JR_RSP, JR_NONE, 0, 24, 4),
+			     jit_i(EMU_JIT_RETIRED));
+			jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
+			x->flags_live = false;
+		}
+		i++;
+	}
+	assemble_end(x, lowered, layout, targets);
+	size_t epilogue = x->a.pos;
+	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RSP, 8), jit_i(FRAME));
+	for (int i = 5; i >= 0; i--)
+		emit(x, ZYDIS_MNEMONIC_POP, jit_r(saved_hosts[i], 8), jit_none());
+	emit(x, ZYDIS_MNEMONIC_RET, jit_none(), jit_none());
+	for (unsigned e = 0; e < x->n_exits; e++)
+		emit_exit(x, &x->exits[e], epilogue);
+	return !x->a.failed;
+}
+
+void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
+{
+	struct emu_jit *jit = cpu->jit;
+	struct jit_xlate *x = calloc(1, sizeof(*x));
+	if (!x)
+		return;
+	x->a = (struct jit_asm){ .buf = jit->scratch, .cap = SCRATCH_SIZE };
+	x->b = b;
+	x->cpu = cpu;
+	struct jit_layout layout;
+	if (assemble(x, &layout, jit->targets)) {
+		uint8_t *code = jit_code_area_add(jit->area, x->a.buf, x->a.pos);
+		if (!code) {
+			/* Full: every translation goes, the hot ones come back. */
+			emu_decode_cache_forget_translations(cpu->cache);
+			jit_code_area_empty(jit->area);
+			memset(jit->targets, 0, sizeof(jit->targets));
+			code = jit_code_area_add(jit->area, x->a.buf, x->a.pos);
+		}
+		if (code) {
+			struct emu_jit_header *h = (struct emu_jit_header *)(void *)code;
+			memset(h, 0, sizeof(*h));
+			h->chain_entry = code + layout.chain_entry;
+			h->home = code + layout.home;
+			h->targets = jit->targets;
+			h->indirect_exit = layout.indirect_exit;
+			for (unsigned i = 0; i < 2; i++)
+				h->site[i] = layout.site[i] ? code + layout.site[i] : NULL;
+			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
+		}
+	}
+	free(x);
+}

@@ -1,0 +1,98 @@
+/*
+ * jit_xlate.h — what the translator's two halves share: the block-level
+ * part (jit_translate.c: which guest registers live in host registers,
+ * entry, exits, handler calls) and the instruction-level part
+ * (jit_lower.c: one guest instruction as host code).
+ *
+ * Host register use in translated code:
+ *   r15                      the struct emu_cpu
+ *   rbx rbp r12 r13 r14      guest registers cached for the block
+ *                            (callee-saved: they survive calls)
+ *   rax rcx rdx rsi rdi      scratch and call arguments
+ *   r8 r10 r11
+ *   [rsp + 0..39]            five 8-byte slots kept across calls
+ */
+#ifndef TTREC_EMU_JIT_XLATE_H
+#define TTREC_EMU_JIT_XLATE_H
+
+#include <stddef.h>
+
+#include "jit.h"
+#include "jit_emit.h"
+
+#define JIT_CPU JR_R15
+#define JIT_CACHE_REGS 5
+#define JIT_MAX_EXITS 192
+
+/* Byte offsets of guest state in struct emu_cpu. */
+#define JIT_GPR(g) ((int64_t)(offsetof(struct emu_cpu, regs.gpr) + 8 * (size_t)(g)))
+#define JIT_RIP ((int64_t)offsetof(struct emu_cpu, regs.rip))
+#define JIT_FS_BASE ((int64_t)offsetof(struct emu_cpu, regs.fs_base))
+#define JIT_GS_BASE ((int64_t)offsetof(struct emu_cpu, regs.gs_base))
+#define JIT_LAZY_A ((int64_t)offsetof(struct emu_cpu, lazy.a))
+#define JIT_LAZY_B ((int64_t)offsetof(struct emu_cpu, lazy.b))
+#define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
+#define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
+#define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
+#define JIT_RUN_END ((int64_t)offsetof(struct emu_cpu, run_end))
+#define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
+
+/* What an exit raises before it stores the registers (the address of a
+ * page fault is in slot 4). */
+enum jit_raise { JIT_RAISE_NONE, JIT_RAISE_GP, JIT_RAISE_PF_READ, JIT_RAISE_PF_WRITE };
+
+/* A way out of the translation: the guest registers dirty at that point
+ * are stored, and the run loop gets `code` (or, with status_from_eax, the
+ * status a handler returned, for instruction `index`). */
+struct jit_exit {
+	size_t patch;
+	uint16_t dirty;
+	bool status_from_eax;
+	uint8_t raise; /* enum jit_raise */
+	uint32_t index, status;
+};
+
+struct jit_xlate {
+	struct jit_asm a;
+	const struct emu_cpu *cpu;
+	const struct emu_block *b;
+	int8_t host[EMU_GPR_COUNT]; /* host register of each guest one, or -1 */
+	uint16_t dirty;             /* cached guest registers not yet stored */
+	bool flags_live;            /* host flags are the guest's (after a
+				     * translated flag-setting instruction,
+				     * nothing since has changed them) */
+	bool wrote;                 /* the current instruction wrote memory */
+	/* What cpu->lazy holds, when a lowered instruction of this block
+	 * set it (EMU_LAZY_NONE when unknown here): a conditional jump can
+	 * then remake the host flags from it. */
+	uint8_t lazy_kind, lazy_size;
+	unsigned cur;               /* index of the instruction translated */
+	struct jit_exit exits[JIT_MAX_EXITS];
+	unsigned n_exits;
+};
+
+/* --- jit_translate.c, for the lowering --- */
+
+struct jit_opnd jit_cpu_field(int64_t off, unsigned size);
+/* A jump taken on host condition cc to an exit with `status` at
+ * instruction `index` (the dirty registers as they are now). */
+void jit_exit_if(struct jit_xlate *x, unsigned cc, unsigned index, unsigned status);
+/* The same, raising a fault first (status EMU_STOP). */
+void jit_fault_if(struct jit_xlate *x, unsigned cc, enum jit_raise raise);
+/* Guest register g's whole value in a host register: its cache register,
+ * or `scratch` loaded with it. */
+int jit_guest_in(struct jit_xlate *x, unsigned g, int scratch);
+/* Host register v's low `size` bytes into guest register g, by the
+ * architecture's rule (4 bytes zero the upper half, 1 and 2 merge). */
+void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
+
+/* --- jit_lower.c --- */
+
+/* Whether `insn` has a host-code form (else the translation calls its
+ * handler); jit_lower emits it. */
+bool jit_lowerable(const struct emu_insn *insn);
+void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
+/* Adds 1 to uses[g] for each guest register insn reads or writes. */
+void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);
+
+#endif
