@@ -49,15 +49,23 @@ static void encoder_operand(ZydisEncoderOperand *o, struct jit_opnd x)
 
 void jit_op(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y)
 {
+	jit_op3(a, mn, x, y, jit_none());
+}
+
+void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y,
+	     struct jit_opnd z)
+{
 	if (a->failed)
 		return;
 	ZydisEncoderRequest rq;
 	memset(&rq, 0, sizeof(rq));
 	rq.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
 	rq.mnemonic = mn;
-	rq.operand_count = (ZyanU8)((x.kind != JIT_NONE) + (y.kind != JIT_NONE));
+	rq.operand_count =
+		(ZyanU8)((x.kind != JIT_NONE) + (y.kind != JIT_NONE) + (z.kind != JIT_NONE));
 	encoder_operand(&rq.operands[0], x);
 	encoder_operand(&rq.operands[1], y);
+	encoder_operand(&rq.operands[2], z);
 	ZyanUSize n = a->cap - a->pos;
 	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&rq, a->buf + a->pos, &n)))
 		a->failed = true;

@@ -64,6 +64,9 @@ struct jit_asm {
 
 /* mn x, y (y may be jit_none() for one-operand forms, both for none). */
 void jit_op(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y);
+/* mn x, y, z (imul r, r/m, imm). */
+void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y,
+	     struct jit_opnd z);
 /* mov reg64, imm64 (the shortest form that loads exactly imm). */
 void jit_mov_imm(struct jit_asm *a, int reg, uint64_t imm);
 /* call fn, through rax. */

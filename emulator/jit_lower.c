@@ -46,8 +46,29 @@ static unsigned gpr_of(const struct emu_operand *o)
 
 /* --- which forms ------------------------------------------------------ */
 
-enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_SHIFT, LOWER_PUSH, LOWER_POP,
-		LOWER_CALL, LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
+enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_SHIFT, LOWER_UNARY, LOWER_EXTEND,
+		LOWER_MULTIPLY, LOWER_CMOV, LOWER_SETCC, LOWER_PUSH, LOWER_POP, LOWER_CALL,
+		LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
+
+/* The sixteen mnemonics of a condition family, in condition-code order
+ * (the decoder's insn->op for them). */
+#define CONDITION_MNEMONICS(F) { ZYDIS_MNEMONIC_##F##O, ZYDIS_MNEMONIC_##F##NO, \
+	ZYDIS_MNEMONIC_##F##B, ZYDIS_MNEMONIC_##F##NB, ZYDIS_MNEMONIC_##F##Z, \
+	ZYDIS_MNEMONIC_##F##NZ, ZYDIS_MNEMONIC_##F##BE, ZYDIS_MNEMONIC_##F##NBE, \
+	ZYDIS_MNEMONIC_##F##S, ZYDIS_MNEMONIC_##F##NS, ZYDIS_MNEMONIC_##F##P, \
+	ZYDIS_MNEMONIC_##F##NP, ZYDIS_MNEMONIC_##F##L, ZYDIS_MNEMONIC_##F##NL, \
+	ZYDIS_MNEMONIC_##F##LE, ZYDIS_MNEMONIC_##F##NLE }
+
+static const ZydisMnemonic cmov_mnemonics[16] = CONDITION_MNEMONICS(CMOV);
+static const ZydisMnemonic setcc_mnemonics[16] = CONDITION_MNEMONICS(SET);
+
+static bool in_condition_family(unsigned mnemonic, const ZydisMnemonic family[16])
+{
+	for (unsigned cc = 0; cc < 16; cc++)
+		if (family[cc] == mnemonic)
+			return true;
+	return false;
+}
 
 static bool imm_fits_op(const struct emu_insn *insn, unsigned size)
 {
@@ -108,6 +129,18 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
 		return insn->nopnd == 2 && is_gpr(&insn->opnd[0]) &&
 		       insn->opnd[1].kind == EMU_OPND_IMM ? LOWER_SHIFT : LOWER_NONE;
+	case ZYDIS_MNEMONIC_NEG: case ZYDIS_MNEMONIC_NOT:
+		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_UNARY : LOWER_NONE;
+	case ZYDIS_MNEMONIC_CBW: case ZYDIS_MNEMONIC_CWDE: case ZYDIS_MNEMONIC_CDQE:
+	case ZYDIS_MNEMONIC_CWD: case ZYDIS_MNEMONIC_CDQ: case ZYDIS_MNEMONIC_CQO:
+		return LOWER_EXTEND;
+	case ZYDIS_MNEMONIC_IMUL:
+		return is_gpr(&insn->opnd[0]) &&
+		       (is_gpr(&insn->opnd[1]) || insn->opnd[1].kind == EMU_OPND_MEM) &&
+		       (insn->nopnd == 2 ||
+			(insn->nopnd == 3 && insn->opnd[2].kind == EMU_OPND_IMM &&
+			 imm_fits_op(insn, insn->opnd[0].size)))
+		       ? LOWER_MULTIPLY : LOWER_NONE;
 	case ZYDIS_MNEMONIC_PUSH:
 		return insn->nopnd == 1 && insn->opsize == 8 &&
 		       ((is_gpr(&insn->opnd[0]) && insn->opnd[0].size == 8) ||
@@ -119,8 +152,16 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 	case ZYDIS_MNEMONIC_JMP: return target_form(insn) ? LOWER_JMP : LOWER_NONE;
 	case ZYDIS_MNEMONIC_RET: return insn->nopnd == 0 ? LOWER_RET : LOWER_NONE;
 	case ZYDIS_MNEMONIC_NOP: case ZYDIS_MNEMONIC_ENDBR64: return LOWER_NOTHING;
-	default: return emu_jcc_condition(insn) >= 0 ? LOWER_JCC : LOWER_NONE;
+	default:
+		break;
 	}
+	if (in_condition_family(insn->mnemonic, cmov_mnemonics))
+		return insn->nopnd == 2 && is_gpr(&insn->opnd[0]) &&
+		       (is_gpr(&insn->opnd[1]) || insn->opnd[1].kind == EMU_OPND_MEM)
+		       ? LOWER_CMOV : LOWER_NONE;
+	if (in_condition_family(insn->mnemonic, setcc_mnemonics))
+		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_SETCC : LOWER_NONE;
+	return emu_jcc_condition(insn) >= 0 ? LOWER_JCC : LOWER_NONE;
 }
 
 bool jit_lowerable(const struct emu_insn *insn)
@@ -567,6 +608,101 @@ static void lower_shift(struct jit_xlate *x, const struct emu_insn *insn)
 	x->flags_live = false;
 }
 
+/* neg and not of a register, as ops_alu.c's alu_unary: neg leaves its
+ * flags pending as 0 - a (EMU_LAZY_SUB, which the host's neg flags equal);
+ * not changes none. */
+static void lower_unary(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned size = insn->opnd[0].size, g = gpr_of(&insn->opnd[0]);
+	int a = jit_guest_in(x, g, JR_RAX);
+	if (a != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	if (insn->mnemonic == ZYDIS_MNEMONIC_NOT) {
+		emit(x, ZYDIS_MNEMONIC_NOT, jit_r(JR_RDX, size), jit_none());
+		jit_guest_out(x, g, size, JR_RDX);
+		return;
+	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_i(0));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RDX, 8));
+	emit(x, ZYDIS_MNEMONIC_NEG, jit_r(JR_RDX, size), jit_none());
+	set_lazy_result(x, EMU_LAZY_SUB, size, JR_RDX);
+	jit_guest_out(x, g, size, JR_RDX);
+	x->flags_live = true;
+}
+
+/* cbw/cwde/cdqe (half of rax sign-extended into rax) and cwd/cdq/cqo
+ * (rax's sign into rdx), as ops_extend.c. */
+static void lower_extend(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned size = insn->opsize;
+	bool into_rdx = insn->mnemonic == ZYDIS_MNEMONIC_CWD || insn->mnemonic == ZYDIS_MNEMONIC_CDQ ||
+			insn->mnemonic == ZYDIS_MNEMONIC_CQO;
+	unsigned from = into_rdx ? size : size / 2;
+	int rax = jit_guest_in(x, EMU_RAX, JR_RAX);
+	if (from == 8)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(rax, 8));
+	else
+		emit(x, from == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX, jit_r(JR_RDX, 8),
+		     jit_r(rax, from));
+	if (into_rdx)
+		emit(x, ZYDIS_MNEMONIC_SAR, jit_r(JR_RDX, 8), jit_i(63));
+	jit_guest_out(x, into_rdx ? EMU_RDX : EMU_RAX, size, JR_RDX);
+}
+
+/*
+ * imul reg, reg/mem and imul reg, reg/mem, imm, as ops_muldiv.c's
+ * multiply_truncating: CF = OF = the host's (the product did not fit),
+ * and the flags the architecture leaves undefined as the emulator's model
+ * sets them (multiply_flags: SF the result's top bit, PF its low byte's
+ * parity, ZF = AF = 0), not as this host does.
+ */
+static void lower_multiply(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	unsigned size = d->size;
+	int src;
+	if (s->kind == EMU_OPND_MEM) {
+		address_to_rsi(x, insn);
+		read_at_rsi(x, size);
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
+		src = JR_RCX;
+	} else {
+		src = jit_guest_in(x, gpr_of(s), JR_RCX);
+	}
+	if (insn->nopnd == 3) {
+		jit_op3(&x->a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, size), jit_r(src, size),
+			alu_immediate(insn, size));
+	} else {
+		int a = jit_guest_in(x, gpr_of(d), JR_RAX);
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+		emit(x, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, size), jit_r(src, size));
+	}
+	/* rcx = CF | OF | PF | SF, built from the host's OF and the result. */
+	emit(x, ZYDIS_MNEMONIC_SETO, jit_r(JR_RCX, 1), jit_none());
+	emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RCX, 4), jit_r(JR_RCX, 1));
+	jit_op3(&x->a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RCX, 4), jit_r(JR_RCX, 4),
+		jit_i(EMU_CF | EMU_OF));
+	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 1), jit_r(JR_RDX, 1));
+	emit(x, ZYDIS_MNEMONIC_SETP, jit_r(JR_RAX, 1), jit_none());
+	emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), jit_r(JR_RAX, 1));
+	emit(x, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 4), jit_i(2)); /* PF is bit 2 */
+	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
+	emit(x, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 8), jit_i(size * 8 - 1));
+	emit(x, ZYDIS_MNEMONIC_SETB, jit_r(JR_RAX, 1), jit_none());
+	emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), jit_r(JR_RAX, 1));
+	emit(x, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 4), jit_i(7)); /* SF is bit 7 */
+	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
+	/* emu_set_status_flags */
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RFLAGS, 8));
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), jit_i(~(int64_t)EMU_STATUS_FLAGS));
+	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_RCX, 8));
+	emit(x, MOV, jit_cpu_field(JIT_RFLAGS, 8), jit_r(JR_RAX, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i(EMU_LAZY_NONE));
+	x->lazy_kind = EMU_LAZY_NONE;
+	x->flags_live = false;
+	jit_guest_out(x, gpr_of(d), size, JR_RDX);
+}
+
 /* --- stack and control transfers ------------------------------------------ */
 
 static void lower_push(struct jit_xlate *x, const struct emu_insn *insn)
@@ -659,20 +795,61 @@ static void remake_host_flags(struct jit_xlate *x)
 	x->flags_live = true;
 }
 
+/* Host flags for guest condition cc: the host condition to test. From
+ * the flags themselves when they are live or can be remade, else from
+ * emu_jit_condition (the host flags are then not the guest's). Only moves
+ * may come between this and the flags' use. */
+static unsigned host_condition(struct jit_xlate *x, unsigned cc)
+{
+	if (!x->flags_live)
+		remake_host_flags(x);
+	if (x->flags_live)
+		return cc;
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RSI, 4), jit_i(cc));
+	jit_call(&x->a, (const void *)emu_jit_condition);
+	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
+	return JIT_CC_NZ;
+}
+
+/* cmovcc reg, reg/mem, as ops_move.c's cmov: the source is read (and may
+ * fault) whatever the condition, and a 32-bit destination is
+ * zero-extended either way, as the host's cmov does too. */
+static void lower_cmov(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	unsigned size = d->size;
+	if (s->kind == EMU_OPND_MEM) {
+		address_to_rsi(x, insn);
+		read_at_rsi(x, size);
+		emit(x, MOV, slot(SLOT_B, 8), jit_r(JR_RAX, 8));
+	}
+	unsigned cc = host_condition(x, insn->op & 15);
+	int src = JR_RCX;
+	if (s->kind == EMU_OPND_MEM)
+		emit(x, MOV, jit_r(JR_RCX, 8), slot(SLOT_B, 8));
+	else
+		src = jit_guest_in(x, gpr_of(s), JR_RCX);
+	int dst = jit_guest_in(x, gpr_of(d), JR_RDX);
+	if (dst != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(dst, 8));
+	emit(x, cmov_mnemonics[cc], jit_r(JR_RDX, size), jit_r(src, size));
+	jit_guest_out(x, gpr_of(d), size, JR_RDX);
+}
+
+/* setcc reg8. */
+static void lower_setcc(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned cc = host_condition(x, insn->op & 15);
+	emit(x, setcc_mnemonics[cc], jit_r(JR_RDX, 1), jit_none());
+	jit_guest_out(x, gpr_of(&insn->opnd[0]), 1, JR_RDX);
+}
+
 /* rip is already the fall-through address (emu_run sets it): a taken
  * branch overwrites it. */
 static void lower_jcc(struct jit_xlate *x, const struct emu_insn *insn)
 {
-	unsigned cc = (unsigned)emu_jcc_condition(insn);
-	if (!x->flags_live)
-		remake_host_flags(x);
-	if (!x->flags_live) {
-		emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-		emit(x, MOV, jit_r(JR_RSI, 4), jit_i(cc));
-		jit_call(&x->a, (const void *)emu_jit_condition);
-		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
-		cc = JIT_CC_NZ;
-	}
+	unsigned cc = host_condition(x, (unsigned)emu_jcc_condition(insn));
 	size_t not_taken = jit_jcc_forward(&x->a, cc ^ 1);
 	set_rip_to(x, insn->imm);
 	jit_bind(&x->a, not_taken);
@@ -684,6 +861,11 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	case LOWER_MOVE: lower_move(x, insn); break;
 	case LOWER_ALU: lower_alu(x, insn); break;
 	case LOWER_SHIFT: lower_shift(x, insn); break;
+	case LOWER_UNARY: lower_unary(x, insn); break;
+	case LOWER_EXTEND: lower_extend(x, insn); break;
+	case LOWER_MULTIPLY: lower_multiply(x, insn); break;
+	case LOWER_CMOV: lower_cmov(x, insn); break;
+	case LOWER_SETCC: lower_setcc(x, insn); break;
 	case LOWER_PUSH: lower_push(x, insn); break;
 	case LOWER_POP: lower_pop(x, insn); break;
 	case LOWER_CALL: lower_call(x, insn); break;

@@ -27,6 +27,7 @@
 /* Byte offsets of guest state in struct emu_cpu. */
 #define JIT_GPR(g) ((int64_t)(offsetof(struct emu_cpu, regs.gpr) + 8 * (size_t)(g)))
 #define JIT_RIP ((int64_t)offsetof(struct emu_cpu, regs.rip))
+#define JIT_RFLAGS ((int64_t)offsetof(struct emu_cpu, regs.rflags))
 #define JIT_FS_BASE ((int64_t)offsetof(struct emu_cpu, regs.fs_base))
 #define JIT_GS_BASE ((int64_t)offsetof(struct emu_cpu, regs.gs_base))
 #define JIT_LAZY_A ((int64_t)offsetof(struct emu_cpu, lazy.a))
