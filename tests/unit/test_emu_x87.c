@@ -239,6 +239,47 @@ START_TEST(test_sequences)
 }
 END_TEST
 
+/* FIP/FDP/FOP as the modelled CPU keeps them, whatever the host's x87 unit
+ * (which executes the arithmetic) does with its own: FIP follows every
+ * non-control instruction; FDP and FOP change only at an instruction that
+ * raises an unmasked exception. Emulator only, so that it holds on every
+ * host. */
+START_TEST(test_pointers_follow_the_model)
+{
+	/* fadd qword [rbx]; fdiv qword [rbx+8] */
+	static const uint8_t code_bytes[] = { 0xdc, 0x03, 0xdc, 0x73, 0x08, 0xc3 };
+	uint8_t *code = x87_code_page(SLOT);
+	memcpy(code, code_bytes, sizeof(code_bytes));
+	double mem[2] = { 3.0, 0.0 };
+	struct emu_cpu *cpu = emu_new(&emu_self_memory_ops, NULL);
+	ck_assert_ptr_nonnull(cpu);
+	struct emu_regs *r = emu_regs(cpu);
+	r->fcw = 0x37b; /* all masked but zero-divide */
+	r->fsw = 0x3800; /* TOP 7 */
+	r->ftw = 0x3fff; /* st0 valid */
+	memcpy(r->st[7].bytes, "\0\0\0\0\0\0\0\x80\xff\x3f", 10); /* 1.0 */
+	r->fip = 0x1111;
+	r->fdp = 0x2222;
+	r->fop = 0x333;
+	r->mxcsr = 0x1f80;
+	r->gpr[EMU_RBX] = (uint64_t)(uintptr_t)mem;
+	r->rip = (uint64_t)(uintptr_t)code;
+
+	ck_assert_int_eq(emu_run(cpu, 1), EMU_EXIT_LIMIT);
+	ck_assert_uint_eq(r->fsw & 0x80, 0);
+	ck_assert_uint_eq(r->fip, (uint64_t)(uintptr_t)code);
+	ck_assert_uint_eq(r->fdp, 0x2222);
+	ck_assert_uint_eq(r->fop, 0x333);
+
+	ck_assert_int_eq(emu_run(cpu, 1), EMU_EXIT_LIMIT);
+	ck_assert_uint_eq(r->fsw & 0x84, 0x84); /* ZE, ES */
+	ck_assert_uint_eq(r->fip, (uint64_t)(uintptr_t)code + 2);
+	ck_assert_uint_eq(r->fdp, (uint64_t)(uintptr_t)&mem[1]);
+	ck_assert_uint_eq(r->fop, 0x473);
+	emu_free(cpu);
+}
+END_TEST
+
 /* The emulator claims every x87 mnemonic only for forms the CPU has; the
  * 16-bit environment formats are left to the native fallback. */
 START_TEST(test_sixteen_bit_environment_is_unimplemented)
@@ -257,6 +298,7 @@ static Suite *x87_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_every_escape_encoding);
 	tcase_add_test(tc, test_sequences);
+	tcase_add_test(tc, test_pointers_follow_the_model);
 	tcase_add_test(tc, test_sixteen_bit_environment_is_unimplemented);
 	suite_add_tcase(s, tc);
 	return s;
