@@ -17,6 +17,11 @@
  * memory operand) and FOP (the low three bits of the escape byte and the
  * ModRM byte) change only when an instruction raises an unmasked
  * exception. FCS/FDS are always zero (deprecated by the CPU).
+ *
+ * The host's x87 unit computes the pointers by its own policy (AMD's
+ * updates FDP and FOP at every non-control instruction), so the host's
+ * changes to FDP and FOP are taken only for an instruction that raised an
+ * unmasked exception: the guest sees this CPU's pointers on any host.
  */
 #include <string.h>
 
@@ -106,6 +111,11 @@ static void commit_pointers(struct emu_cpu *cpu, const struct emu_insn *insn,
 	}
 	if (fip != get32(in, X87_IMG_FIP))
 		r->fip = fip == x87_stub_ip32(stub) ? insn->addr : fip;
+	/* A waiting instruction starts with no exception pending (else it
+	 * raised #MF), so ES afterwards means this one raised it. */
+	bool raised = info->waits && (get16(out, X87_IMG_FSW) & X87_SW_ES);
+	if (!raised)
+		return;
 	if (fdp != get32(in, X87_IMG_FDP))
 		r->fdp = fdp == mem32 ? mem_addr : fdp;
 	if (fop != get16(in, X87_IMG_FOP))
