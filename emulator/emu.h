@@ -280,4 +280,33 @@ const char *emu_exit_name(enum emu_exit e);
 const char *emu_special_name(enum emu_special s);
 const char *emu_fault_name(enum emu_fault_vector v);
 
+/*
+ * Architecturally undefined status flags (undefined_flags.c). The emulator
+ * computes the flags that Intel's and AMD's manuals both leave undefined
+ * (AF after shifts and logic, SF ZF AF PF after multiplications, all six
+ * after divisions, OF after shifts and rotates by more than 1, ...) as the
+ * CPUs of emu_modelled_vendor() do. A comparison with a CPU of another
+ * vendor leaves out these flags of the instructions compared.
+ *
+ * emu_undefined_flags_after: the status flags (EMU_CF ... EMU_OF) undefined
+ * after the instruction in `bytes`, given those undefined before it: the
+ * ones it leaves undefined, those it does not write, and all it writes
+ * when it reads an undefined one. `before`: the registers before it, to
+ * resolve a count in cl; NULL counts as any count (a shift by cl may then
+ * leave OF undefined, or write nothing).
+ * emu_undefined_flags: the same for one instruction, registers unknown.
+ * emu_undefined_result: whether the manuals leave the instruction's
+ * destination operand undefined too (shld/shrd of 16 bits by a count above
+ * 16; with `before` NULL, whether some count does).
+ */
+uint64_t emu_undefined_flags_after(const uint8_t *bytes, size_t len,
+				   const struct emu_regs *before, uint64_t undefined_before);
+uint64_t emu_undefined_flags(const uint8_t *bytes, size_t len);
+bool emu_undefined_result(const uint8_t *bytes, size_t len, const struct emu_regs *before);
+
+/* The CPUID vendor string of the CPUs whose undefined flags the emulator
+ * models ("GenuineIntel"), and whether the host's is that one. */
+const char *emu_modelled_vendor(void);
+bool emu_host_is_modelled_vendor(void);
+
 #endif

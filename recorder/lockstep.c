@@ -205,11 +205,38 @@ static bool undo_pushf_trap_flag(struct lockstep *ls, const struct emu_regs *bef
 	return remote_memory_poke(&ls->rm, m->addr, m->held, 1) == 0;
 }
 
+/*
+ * On a CPU of another vendor than the one whose choices for undefined flags
+ * the emulator models: the status flags the instruction leaves undefined
+ * take the CPU's values, so they are neither compared nor carried on
+ * differently. Returns true when the instruction leaves its destination
+ * undefined too (a 16-bit shld/shrd by more than 16): the CPU's result is
+ * then taken whole, like a native step's.
+ */
+static bool adopt_undefined(struct lockstep *ls, const struct emu_regs *before,
+			    const struct emu_regs *cpu_state)
+{
+	if (emu_host_is_modelled_vendor())
+		return false;
+	uint8_t bytes[16];
+	size_t n = remote_memory_fetch(&ls->rm, before->rip, bytes, sizeof(bytes));
+	if (!n)
+		return false;
+	if (emu_undefined_result(bytes, n, before))
+		return true;
+	uint64_t undefined = emu_undefined_flags_after(bytes, n, before, 0);
+	struct emu_regs *r = emu_regs(ls->cpu);
+	r->rflags = (r->rflags & ~undefined) | (cpu_state->rflags & undefined);
+	return false;
+}
+
 static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *before)
 {
 	struct emu_regs cpu_state;
 	if (read_cpu_state(ls, &cpu_state) != 0)
 		return fail("reading the registers");
+	if (adopt_undefined(ls, before, &cpu_state))
+		return resync(ls);
 	const struct emu_regs *emu_state = emu_regs(ls->cpu);
 	struct overlay_mismatch m;
 	bool mem_ok = write_overlay_matches(&ls->overlay, &m);

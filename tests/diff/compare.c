@@ -6,7 +6,12 @@
  * bit-identical GPRs, rip, RFLAGS, MXCSR, vector registers, x87 control,
  * status and tag words and registers, and scratch memory. A difference only
  * in flags Zydis lists as undefined for the instruction (RFLAGS bits, or the
- * x87 condition codes) is not a failure but is counted on its own.
+ * x87 condition codes) is not a failure but is counted on its own. On a
+ * CPU of another vendor than the one whose undefined flags the emulator
+ * models, the RFLAGS bits tolerated are instead those both vendors' manuals
+ * leave undefined for the case (emu_undefined_flags_after, counts resolved
+ * from the input), and a destination emu_undefined_result says is
+ * undefined takes the CPU's value, counted like an undefined flag.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -98,10 +103,12 @@ static void compare_memory(struct judgement *j, const uint8_t *want, const uint8
 		fail(j, "memory: %u more bytes differ", shown - 8);
 }
 
-/* Everything architectural; undefined flags lenient when `lenient`. */
+/* Everything architectural; undefined flags lenient when `lenient`: those
+ * Zydis lists on the modelled vendor's CPU, on another's the RFLAGS bits
+ * in `host_undefined` (the list of both manuals, for this input). */
 static void compare_states(struct judgement *j, const struct diff_state *want,
 			   const struct diff_state *got, const struct diff_form *f,
-			   bool has_avx, bool lenient)
+			   bool has_avx, bool lenient, uint64_t host_undefined)
 {
 	for (unsigned i = 0; i < DIFF_GPRS; i++)
 		if (want->gpr[i] != got->gpr[i])
@@ -110,7 +117,8 @@ static void compare_states(struct judgement *j, const struct diff_state *want,
 	if (want->rip != got->rip)
 		fail(j, "rip: native %#llx emulated %#llx", (unsigned long long)want->rip,
 		     (unsigned long long)got->rip);
-	uint64_t undefined = lenient ? f->undefined_flags : 0;
+	uint64_t undefined = !lenient ? 0
+			     : emu_host_is_modelled_vendor() ? f->undefined_flags : host_undefined;
 	uint64_t fl = want->rflags ^ got->rflags;
 	if (fl & ~undefined)
 		fail(j, "rflags: native %#llx emulated %#llx (differ in %#llx)",
@@ -141,6 +149,70 @@ static void compare_states(struct judgement *j, const struct diff_state *want,
 		snprintf(name, sizeof(name), "x87 r%u", i);
 		compare_bytes(j, name, want->x87.reg[i], got->x87.reg[i], 10);
 	}
+}
+
+/* The case's input as the emulator's registers. */
+static const struct emu_regs *input_regs(const struct diff_case *c)
+{
+	static struct emu_regs r;
+	memcpy(r.gpr, c->input->gpr, sizeof(r.gpr));
+	r.rflags = c->input->rflags;
+	r.rip = c->m->insn_addr;
+	return &r;
+}
+
+/* RFLAGS bits the case leaves undefined, on a host of another vendor than
+ * the modelled one; 0 on the modelled vendor's, which is compared whole. */
+static uint64_t host_undefined_flags(const struct diff_case *c)
+{
+	if (emu_host_is_modelled_vendor())
+		return 0;
+	return emu_undefined_flags_after(c->form->bytes, c->form->len, input_regs(c), 0);
+}
+
+/* For a case that leaves its destination undefined (a 16-bit shld/shrd
+ * by more than 16): gives the emulated state the CPU's destination; true
+ * when that changed something. */
+static bool adopt_undefined_destination(const struct diff_case *c, const struct diff_state *want,
+					struct diff_state *got, uint8_t *got_memory)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, c->form->bytes, c->form->len, &zi, ops)))
+		return false;
+	unsigned size = ops[0].size / 8;
+	bool changed = false;
+	if (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		int n = ZydisRegisterGetId(ZydisRegisterGetLargestEnclosing(
+			ZYDIS_MACHINE_MODE_LONG_64, ops[0].reg.value));
+		uint64_t bits = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+		if (n < 0 || n >= DIFF_GPRS)
+			return false;
+		uint64_t v = (got->gpr[n] & ~bits) | (want->gpr[n] & bits);
+		changed = v != got->gpr[n];
+		got->gpr[n] = v;
+		return changed;
+	}
+	ZydisRegisterContext ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	for (unsigned i = 0; i < DIFF_GPRS; i++) {
+		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR64, (ZyanU8)i)] = c->input->gpr[i];
+		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR32, (ZyanU8)i)] =
+			(uint32_t)c->input->gpr[i];
+	}
+	ZyanU64 addr;
+	if (ops[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddressEx(&zi, &ops[0], c->m->insn_addr, &ctx, &addr)))
+		return false;
+	uint64_t start = (uint64_t)(uintptr_t)c->m->scratch;
+	if (addr < start || addr + size > start + DIFF_SCRATCH_SIZE)
+		return false;
+	size_t off = (size_t)(addr - start);
+	changed = memcmp(got_memory + off, c->native_memory + off, size) != 0;
+	memcpy(got_memory + off, c->native_memory + off, size);
+	return changed;
 }
 
 static const char *outcome_name(const struct diff_result *r, char *buf, size_t n)
@@ -178,7 +250,7 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 		if (e->outcome != DIFF_SPECIAL || e->special != want)
 			fail(&j, "emulator: %s, expected special %s", outcome_name(e, b1, sizeof(b1)),
 			     emu_special_name((enum emu_special)want));
-		compare_states(&j, c->input, &e->state, c->form, has_avx, false);
+		compare_states(&j, c->input, &e->state, c->form, has_avx, false, 0);
 		compare_memory(&j, c->m->initial_memory, c->emulated_memory, c->m->scratch);
 		return j.verdict;
 	}
@@ -198,7 +270,7 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 	}
 	if (n->outcome == DIFF_FAULTED) {
 		/* A faulting instruction changes nothing. */
-		compare_states(&j, c->input, &e->state, c->form, has_avx, false);
+		compare_states(&j, c->input, &e->state, c->form, has_avx, false, 0);
 		compare_memory(&j, c->m->initial_memory, c->emulated_memory, c->m->scratch);
 		if (j.verdict == DIFF_PASS && n->vector != e->vector) {
 			j.verdict = DIFF_SEGV_VECTOR_ONLY;
@@ -208,8 +280,23 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 		}
 		return j.verdict;
 	}
-	compare_states(&j, &n->state, &e->state, c->form, has_avx, true);
-	compare_memory(&j, c->native_memory, c->emulated_memory, c->m->scratch);
+	/* A destination left undefined takes the CPU's value before the
+	 * comparison, counted like an undefined flag when it differed. */
+	const struct diff_state *got = &e->state;
+	const uint8_t *got_memory = c->emulated_memory;
+	if (!emu_host_is_modelled_vendor() &&
+	    emu_undefined_result(c->form->bytes, c->form->len, input_regs(c))) {
+		static struct diff_state emulated;
+		static uint8_t emulated_memory[DIFF_SCRATCH_SIZE];
+		emulated = e->state;
+		memcpy(emulated_memory, c->emulated_memory, DIFF_SCRATCH_SIZE);
+		if (adopt_undefined_destination(c, &n->state, &emulated, emulated_memory))
+			note_undefined(&j, "destination", 0, 0);
+		got = &emulated;
+		got_memory = emulated_memory;
+	}
+	compare_states(&j, &n->state, got, c->form, has_avx, true, host_undefined_flags(c));
+	compare_memory(&j, c->native_memory, got_memory, c->m->scratch);
 	return j.verdict;
 }
 

@@ -6,6 +6,8 @@
  * run, so these sequences are what test that path: an arithmetic
  * or shift instruction, optionally a flag consumer (adc sbb inc dec rol), then setcc of
  * every condition or pushf, each run natively and emulated in-process.
+ * On a CPU of another vendor than the one the emulator models, the flags
+ * the sequence leaves undefined, and conditions of them, are left out.
  */
 #include <check.h>
 #include <stdio.h>
@@ -159,6 +161,40 @@ static void compare(struct harness *h, const struct code *c, uint64_t a, uint64_
 	}
 }
 
+/*
+ * The status flags the code leaves undefined when run with (a, b), on a
+ * host of another vendor than the one whose choices the emulator models;
+ * 0 on such a host, where everything is compared. rcx holds b throughout
+ * (the code writes only rax, rdx and flags), which resolves shift counts.
+ */
+static uint64_t undefined_flags(const struct code *c, uint64_t a, uint64_t b)
+{
+	if (emu_host_is_modelled_vendor())
+		return 0;
+	static struct emu_regs r;
+	r.gpr[EMU_RDI] = a;
+	r.gpr[EMU_RSI] = b;
+	r.gpr[EMU_RCX] = b;
+	uint64_t undefined = 0;
+	char text[128];
+	for (size_t off = 0, l; off < c->len; off += l) {
+		l = emu_disassemble(0x1000, c->bytes + off, c->len - off, text, sizeof(text));
+		ck_assert_uint_ne(l, 0);
+		undefined = emu_undefined_flags_after(c->bytes + off, l, &r, undefined);
+	}
+	return undefined;
+}
+
+/* The status flags condition cc (the low nibble of setcc/jcc) reads. */
+static uint64_t condition_flags(unsigned cc)
+{
+	static const uint64_t flags[8] = {
+		EMU_OF, EMU_CF, EMU_ZF, EMU_CF | EMU_ZF, EMU_SF, EMU_PF,
+		EMU_SF | EMU_OF, EMU_ZF | EMU_SF | EMU_OF,
+	};
+	return flags[(cc >> 1) & 7];
+}
+
 /* The first instruction: binary op i, or unary op i - count of binary. */
 static void put_first(struct code *c, unsigned i, unsigned size)
 {
@@ -201,9 +237,13 @@ START_TEST(test_conditions_after_arithmetic)
 					put_first(&c, i, sizes[s]);
 					put_second(&c, j, sizes[s]);
 					put_setcc_epilogue(&c, cc);
+					/* A condition of an undefined flag is
+					 * undefined itself (other hosts only). */
 					for (size_t x = 0; x < sizeof(values) / 8; x++)
 						for (size_t y = 0; y < sizeof(values) / 8; y += 3)
-							compare(&h, &c, values[x], values[y], 1);
+							compare(&h, &c, values[x], values[y],
+								undefined_flags(&c, values[x], values[y]) &
+								condition_flags(cc) ? 0 : 1);
 				}
 	harness_fini(&h);
 }
@@ -213,8 +253,8 @@ START_TEST(test_pushf_after_arithmetic)
 {
 	struct harness h;
 	harness_init(&h);
-	/* CF PF AF ZF SF OF: every status flag these instructions define
-	 * (AF after logic as this CPU leaves it, as the differential tests do). */
+	/* CF PF AF ZF SF OF: every status flag (on another vendor's CPU than
+	 * the modelled one, those the code leaves undefined excepted). */
 	const uint64_t status = 0x8d5;
 	for (unsigned i = 0; i < FIRST_COUNT; i++)
 		for (unsigned j = 0; j < SECOND_COUNT; j++)
@@ -226,7 +266,9 @@ START_TEST(test_pushf_after_arithmetic)
 				put_pushf_epilogue(&c);
 				for (size_t x = 0; x < sizeof(values) / 8; x++)
 					for (size_t y = 0; y < sizeof(values) / 8; y++)
-						compare(&h, &c, values[x], values[y], status);
+						compare(&h, &c, values[x], values[y],
+							status & ~undefined_flags(&c, values[x],
+										  values[y]));
 			}
 	harness_fini(&h);
 }
