@@ -658,16 +658,21 @@ static bool gen_handled(struct gen *g)
 		return EMITP(a, scans[below(r, 5)], mem ? pre : 0, R(dst_reg(g, size), size),
 			     mem ? m : R(src_reg(g, size), size));
 	}
-	case 12: /* the ah..bh forms of lowered operations */
-		if (chance(r, 50))
-			return EMIT(a, alu_ops[below(r, 7)], R(HIGH8 + below(r, 4), 1), R(src_reg(g, 1), 1));
-		return EMIT(a, ZYDIS_MNEMONIC_MOVZX, R(dst_reg(g, 4), 4), R(HIGH8 + below(r, 4), 1));
-	case 13: { /* the memory forms of lowered mnemonics that are not */
-		unsigned from = chance(r, 50) ? 1 : 2;
-		m = rand_mem(g, from, &pre);
-		return EMITP(a, ZYDIS_MNEMONIC_MOVZX, pre, R(HIGH8 + below(r, 4), 1), m) ||
-		       EMIT(a, shift_ops[below(r, 3)], R(dst_reg(g, size), size), R(EMU_RCX, 1));
+	case 12: { /* the ah..bh forms of lowered operations */
+		unsigned h = HIGH8 + below(r, 4);
+		if (!(g->writable & (1u << (h - HIGH8))))
+			h = dst_reg(g, 1);
+		switch (below(r, 4)) {
+		case 0: return EMIT(a, alu_ops[below(r, 7)], R(h, 1), R(src_reg(g, 1), 1));
+		case 1: return EMIT(a, ZYDIS_MNEMONIC_MOV, R(h, 1), I(rand_imm(r, 1)));
+		case 2: return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, 1), 1), R(HIGH8 + below(r, 4), 1));
+		default: return EMIT(a, ZYDIS_MNEMONIC_SHL, R(h, 1), I(below(r, 12)));
+		}
 	}
+	case 13: /* extensions of ah..bh */
+		size = sizes[1 + below(r, 3)];
+		return EMIT(a, chance(r, 50) ? ZYDIS_MNEMONIC_MOVZX : ZYDIS_MNEMONIC_MOVSX,
+			    R(dst_reg(g, size), size), R(HIGH8 + below(r, 4), 1));
 	case 14: /* xchg with memory (a locked access) */
 		return EMITP(a, ZYDIS_MNEMONIC_XCHG, pre, m, d);
 	case 15: /* pushfq; pop r */
@@ -1167,6 +1172,8 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		uint64_t pseed = rnd(&r), cseed = rnd(&r);
 		struct context c = { what, seed, i, variant };
 		generate(p, pseed, i % 4 == 3);
+		if (getenv("JIT_TEST_DUMP") && i < strtoul(getenv("JIT_TEST_DUMP"), NULL, 0))
+			print_program(p);
 		compare_whole(&c, p, a, b, ENTRY_ADDR);
 		compare_chunked(&c, p, a, b, ENTRY_ADDR, cseed);
 	}
@@ -1201,6 +1208,130 @@ START_TEST(test_random_plain)
 }
 END_TEST
 
+/* --- code that writes code ---------------------------------------------------- */
+
+/* How the loop writes: lowered (mov, add to memory), by a handler (inc,
+ * xchg), one byte or four. */
+enum writer { W_MOV, W_MOV_BYTE, W_ADD, W_INC, W_XCHG, W_COUNT };
+static const char *const writer_names[W_COUNT] = { "mov", "mov byte", "add", "inc", "xchg" };
+
+static void emit_writer(struct asmb *a, enum writer w)
+{
+	ZydisEncoderOperand m4 = M(EMU_RDX, NO_REG, 0, 0, 4, 8), m1 = M(EMU_RDX, NO_REG, 0, 0, 1, 8);
+	switch (w) {
+	case W_MOV: ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m4, R(EMU_RCX, 4))); break;
+	case W_MOV_BYTE: ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m1, R(EMU_RCX, 1))); break;
+	case W_ADD: ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, m4, R(EMU_RCX, 4))); break;
+	case W_INC: ck_assert(EMIT(a, ZYDIS_MNEMONIC_INC, m4)); break;
+	default: ck_assert(EMIT(a, ZYDIS_MNEMONIC_XCHG, m4, R(EMU_R9, 4))); break;
+	}
+}
+
+/*
+ * Where the loop writes, every 128th iteration (the first time before
+ * the block is hot, later from its translation; in between it becomes
+ * hot again):
+ *   OWN_AFTER   the immediate of a mov later in the writing block
+ *   OWN_BEFORE  the immediate of a mov earlier in it (already run)
+ *   NEXT        the immediate of a mov in the block the loop jumps to,
+ *               placed so that the immediate straddles a page boundary
+ *   CODE_PAGE   bytes of a page with code that no block holds
+ * Other iterations write to the data pages.
+ */
+enum smc_target { T_OWN_AFTER, T_OWN_BEFORE, T_NEXT, T_CODE_PAGE, T_COUNT };
+static const char *const target_names[T_COUNT] = { "own block, ahead", "own block, behind",
+						    "next block", "code page, no code" };
+
+/* rbx data, rsi the target, ecx the counter, r8 the sum of what eax loads. */
+static void build_smc(struct program *p, enum smc_target t, enum writer w)
+{
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	uint64_t imm_at = 0;
+	ZydisEncoderOperand rdx = R(EMU_RDX, 8);
+	if (t == T_OWN_BEFORE) {
+		imm_at = a.base + a.len + 1;
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
+	}
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, rdx, R(EMU_RBX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(127)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVZ, rdx, R(EMU_RSI, 8)));
+	emit_writer(&a, w);
+	if (t == T_NEXT) {
+		/* The next block's mov: its immediate across 0x11000. */
+		uint64_t next = CODE_BASE + 0x1000 - 3;
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, next, false));
+		ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+		a.len = next - a.base;
+	}
+	if (t == T_OWN_AFTER || t == T_NEXT || t == T_CODE_PAGE) {
+		imm_at = t == T_CODE_PAGE ? CODE_BASE + 0x180 : a.base + a.len + 1;
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
+	}
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R8, 8), R(EMU_RAX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+	p->func_end = 0;
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RBX] = DATA_BASE + 0x100;
+	p->gpr[EMU_RSI] = imm_at;
+	p->gpr[EMU_RCX] = 400;
+	p->gpr[EMU_R9] = 0x22222222;
+	p->rflags = 0x202;
+	p->B = EMU_RBX;
+	p->Ix = EMU_RSI;
+	p->C = EMU_RCX;
+	p->F = NO_F;
+}
+
+START_TEST(test_self_modifying)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	char what[96];
+	struct rng r = { test_seed() | 1 };
+	for (int t = 0; t < T_COUNT; t++)
+		for (int w = 0; w < W_COUNT; w++) {
+			build_smc(p, (enum smc_target)t, (enum writer)w);
+			snprintf(what, sizeof(what), "self-modifying (%s, %s)", target_names[t],
+				 writer_names[w]);
+			for (int v = 0; v < V_COUNT; v++) {
+				struct context c = { what, test_seed(), 0, v };
+				compare_whole(&c, p, a, b, ENTRY_ADDR);
+				/* The loop ran to its end, and its code changed. */
+				ck_assert_int_eq(emu_exit_info(a->cpu)->reason, EMU_EXIT_FAULT);
+				ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+				ck_assert_uint_eq(emu_icount(a->cpu), 400 * (t == T_NEXT ? 9 : 8));
+				uint32_t imm;
+				memcpy(&imm, a->bytes[R_CODE] + (p->gpr[EMU_RSI] - CODE_BASE), 4);
+				/* (xchg swaps with the data as well: an even
+				 * number of swaps may put the code back) */
+				ck_assert_msg(imm != 0x11111111 || w == W_XCHG,
+					      "%s: the code did not change", what);
+				/* Translated code made one of the writes. */
+				bool translated = false;
+				for (size_t i = 0; i < b->mem.n; i++)
+					translated |= b->mem.log[i].kind == A_WRITE &&
+						      b->mem.log[i].via == VIA_SIZED &&
+						      b->mem.log[i].addr == p->gpr[EMU_RSI];
+				ck_assert_msg(translated || v != V_SIZED || w >= W_INC,
+					      "%s: no write from translated code", what);
+				for (int k = 0; k < 8; k++)
+					compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+			}
+		}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 static Suite *emu_jit_suite(void)
 {
 	Suite *s = suite_create("emu_jit");
@@ -1209,6 +1340,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_sized);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
+	tcase_add_test(tc, test_self_modifying);
 	suite_add_tcase(s, tc);
 	return s;
 }
