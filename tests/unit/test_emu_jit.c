@@ -34,11 +34,15 @@
 #define EDGE_BASE 0x00007ffffffff000ull  /* the last page of the lower half */
 #define KHIGH_BASE 0xffff800000000000ull /* the first page of the upper half */
 #define GUARD_ADDR 0x280000ull           /* nothing mapped near it */
+/* Pages whose numbers the decode cache's filter of code pages confuses
+ * with the code's (page number modulo 2^20): writes there take the
+ * translation's slow path of note_write. */
+#define ALIAS_BASE (CODE_BASE + (1ull << 32))
 #define FS_BASE 0x100000ull
 #define STACK_TOP (STACK_BASE + 0x2000 - 0x100)
 #define REGION_MAX 0x2000
 
-enum { R_CODE, R_DATA, R_RODATA, R_STACK, R_EDGE, R_KHIGH, R_COUNT };
+enum { R_CODE, R_DATA, R_RODATA, R_STACK, R_EDGE, R_KHIGH, R_ALIAS, R_COUNT };
 static const struct {
 	uint64_t base;
 	size_t size;
@@ -51,6 +55,7 @@ static const struct {
 	[R_STACK] = { STACK_BASE, 0x2000, true, "stack" },
 	[R_EDGE] = { EDGE_BASE, 0x1000, true, "edge" },
 	[R_KHIGH] = { KHIGH_BASE, 0x1000, true, "khigh" },
+	[R_ALIAS] = { ALIAS_BASE, 0x2000, true, "alias" },
 };
 
 /* --- the memory interface: buffers, and a log of every call ---------------- */
@@ -784,7 +789,24 @@ static void gen_item(struct gen *g)
 			break;
 		}
 		}
-	} else if (k < 21) { /* an update of the index: kept below 64 */
+	} else if (k < 22 && !g->in_func) { /* pushes and pops of rsp and [rsp] */
+		switch (below(r, 3)) {
+		case 0:
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(EMU_RSP, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(EMU_RSP, 8)));
+			break;
+		case 1:
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(below(r, 16), 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		default: /* a return address of its own: call the next instruction */
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_CALL, a->base + a->len + 5, false));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		}
+	} else if (k < 24) { /* an update of the index: kept below 64 */
 		unsigned ix = g->Ix;
 		switch (below(r, 3)) {
 		case 0: ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(ix, 8), I(rand_imm(r, 1)))); break;
@@ -856,7 +878,8 @@ static unsigned pick_reserved(struct rng *r, uint32_t *taken)
  * end of the lower half (#GP past it), the upper half, non-canonical. */
 static uint64_t fault_base(struct rng *r)
 {
-	switch (below(r, 6)) {
+	switch (below(r, 7)) {
+	case 6: return ALIAS_BASE + 0x1000;
 	case 0: return GUARD_ADDR;
 	case 1: return RODATA_BASE + 0x800;
 	case 2: return EDGE_BASE + 0x1000;
@@ -911,7 +934,7 @@ static void generate(struct program *p, uint64_t seed, bool faulting)
 	/* The loop. */
 	g.a = (struct asmb){ p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
 			     regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE) - 64, ENTRY_ADDR };
-	unsigned n = 2 + below(&g.r, 22);
+	unsigned n = chance(&g.r, 15) ? 30 + below(&g.r, 40) : 2 + below(&g.r, 22);
 	unsigned trigger = faulting ? below(&g.r, n) : n;
 	for (unsigned i = 0; i < n; i++) {
 		if (i == trigger) {
@@ -920,7 +943,9 @@ static void generate(struct program *p, uint64_t seed, bool faulting)
 			unsigned at = chance(&g.r, 80) ? 1 + below(&g.r, 30)
 						       : (unsigned)p->gpr[g.C] - below(&g.r, 40);
 			ck_assert(EMIT(&g.a, ZYDIS_MNEMONIC_CMP, R(g.C, 8), I(at)));
-			ck_assert(EMIT(&g.a, ZYDIS_MNEMONIC_CMOVZ, R(g.B, 8), R(p->F, 8)));
+			/* Sometimes the stack goes instead. */
+			unsigned moved = chance(&g.r, 20) ? EMU_RSP : g.B;
+			ck_assert(EMIT(&g.a, ZYDIS_MNEMONIC_CMOVZ, R(moved, 8), R(p->F, 8)));
 		}
 		gen_item(&g);
 	}
@@ -1135,6 +1160,19 @@ static void compare_chunked(const struct context *c, const struct program *p, st
 	machine_start(b, p, c->variant, true, entry);
 	for (unsigned chunk = 1; chunk <= MAX_CHUNKS; chunk++) {
 		uint64_t budget = 1 + below(&r, 40);
+		/* Now and then what a caller does between runs: code
+		 * changed behind the emulator's back, or fetched again. */
+		unsigned between = below(&r, 200);
+		uint64_t at = ENTRY_ADDR + below(&r, 0x40);
+		for (int i = 0; i < 2; i++) {
+			struct emu_cpu *cpu = i ? b->cpu : a->cpu;
+			if (between == 0)
+				emu_invalidate_code(cpu, at, 1);
+			else if (between == 1)
+				emu_invalidate_code(cpu, 0, UINT64_MAX);
+			else if (between == 2)
+				emu_refetch_code(cpu);
+		}
 		enum emu_exit ea = emu_run(a->cpu, budget);
 		emu_run(b->cpu, budget);
 		if (differ(a, b, &from, msg, sizeof(msg)))
