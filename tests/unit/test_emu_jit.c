@@ -448,8 +448,11 @@ static ZydisEncoderOperand rand_mem(struct gen *g, unsigned size, uint64_t *pref
 	int64_t span = 63 * (int64_t)scale;
 	*prefixes = 0;
 	switch (below(r, g->in_func ? 8 : 9)) {
-	case 0: case 1: /* [B + disp] */
+	case 0: /* [B + disp] */
 		return M((int)g->B, NO_REG, 0, (int64_t)below(r, 2 * half - size) - half, size, 8);
+	case 1: /* [B + disp] across B, a page boundary (or the end of
+		 * the lower half, or of a mapping, for a faulting B) */
+		return M((int)g->B, NO_REG, 0, (int64_t)below(r, 16) - 12, size, 8);
 	case 2: case 3: /* [B + I*scale + disp] */
 		return M((int)g->B, (int)g->Ix, scale,
 			 (int64_t)below(r, (unsigned)(2 * half - span - size)) - half, size, 8);
@@ -791,10 +794,15 @@ static void gen_item(struct gen *g)
 		}
 	} else if (k < 22 && !g->in_func) { /* pushes and pops of rsp and [rsp] */
 		switch (below(r, 3)) {
-		case 0:
-			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(EMU_RSP, 8)));
+		case 0: { /* rsp moved by pop rsp, and back by lea */
+			unsigned s = scratch_reg(g);
+			int64_t d = 8 * ((int64_t)below(r, 17) - 8);
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(EMU_RSP, NO_REG, 0, d, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(chance(r, 30) ? EMU_RSP : s, 8)));
 			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(EMU_RSP, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_RSP, NO_REG, 0, -d, 8, 8)));
 			break;
+		}
 		case 1:
 			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(below(r, 16), 8)));
 			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
@@ -1210,7 +1218,7 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		uint64_t pseed = rnd(&r), cseed = rnd(&r);
 		struct context c = { what, seed, i, variant };
 		generate(p, pseed, i % 4 == 3);
-		if (getenv("JIT_TEST_DUMP") && i < strtoul(getenv("JIT_TEST_DUMP"), NULL, 0))
+		if (getenv("JIT_TEST_DUMP") && i == strtoul(getenv("JIT_TEST_DUMP"), NULL, 0))
 			print_program(p);
 		compare_whole(&c, p, a, b, ENTRY_ADDR);
 		compare_chunked(&c, p, a, b, ENTRY_ADDR, cseed);
