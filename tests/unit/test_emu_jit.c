@@ -814,7 +814,37 @@ static void gen_item(struct gen *g)
 			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
 			break;
 		}
-	} else if (k < 24) { /* an update of the index: kept below 64 */
+	} else if (k < 25) {
+		switch (below(r, 2)) {
+		case 0: { /* movabs: a 64-bit address (one the filter confuses
+			   * with the code's, or the upper half's) */
+			unsigned size = pick_size(g);
+			uint64_t at = chance(r, 50) ? ALIAS_BASE + below(r, 0x2000 - size)
+						    : KHIGH_BASE + below(r, 0x1000 - size);
+			ZydisEncoderOperand m = M(NO_REG, NO_REG, 0, (int64_t)at, size, 8);
+			if (chance(r, 50))
+				ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, size), m));
+			else
+				ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m, R(EMU_RAX, size)));
+			break;
+		}
+		default: { /* jmp [rsp] to the next instruction, pushed */
+			unsigned s = scratch_reg(g);
+			size_t at = a->len;
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(RIP_REG, NO_REG, 0, 0x10000, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(s, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_JMP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			uint64_t after = a->base + a->len;
+			a->len = at;
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(RIP_REG, NO_REG, 0, (int64_t)after, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(s, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_JMP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert_uint_eq(a->base + a->len, after);
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		}
+		}
+	} else if (k < 27) { /* an update of the index: kept below 64 */
 		unsigned ix = g->Ix;
 		switch (below(r, 3)) {
 		case 0: ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(ix, 8), I(rand_imm(r, 1)))); break;
