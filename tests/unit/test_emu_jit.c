@@ -1,0 +1,1424 @@
+/*
+ * test_emu_jit.c — the block translator (emu_set_jit) against the
+ * interpreter. Random loops made of the forms the translator lowers,
+ * mixed with forms it leaves to their handlers, each run twice from the
+ * same state: interpreted, and with the translator on. The translated run
+ * must leave the same registers, flags, rip, instruction count, exit and
+ * memory, and make the same calls of the memory interface in the same
+ * order (a recording is made of those calls): after whole runs, at every
+ * boundary of runs cut into small budgets, at faults, with code that
+ * rewrites itself, and over memory interfaces with and without read_uint.
+ *
+ * The guest lives in a small address space of its own, served by the
+ * test's memory interface, which logs every call. JIT_TEST_SEED and
+ * JIT_TEST_PROGRAMS override the seed and the number of programs.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <Zydis/Zydis.h>
+
+#include "emulator/emu.h"
+#include "check_main.h"
+
+/* --- the guest's address space -------------------------------------------- */
+
+#define CODE_BASE 0x10000ull
+#define FUNC_ADDR CODE_BASE            /* the function the loops call */
+#define ENTRY_ADDR (CODE_BASE + 0x200) /* the loop */
+#define DATA_BASE 0x200000ull          /* two pages the memory operands use */
+#define RODATA_BASE 0x240000ull        /* read-only: slot 0 holds FUNC_ADDR */
+#define STACK_BASE 0x300000ull
+#define EDGE_BASE 0x00007ffffffff000ull  /* the last page of the lower half */
+#define KHIGH_BASE 0xffff800000000000ull /* the first page of the upper half */
+#define GUARD_ADDR 0x280000ull           /* nothing mapped near it */
+/* Pages whose numbers the decode cache's filter of code pages confuses
+ * with the code's (page number modulo 2^20): writes there take the
+ * translation's slow path of note_write. */
+#define ALIAS_BASE (CODE_BASE + (1ull << 32))
+#define FS_BASE 0x100000ull
+#define STACK_TOP (STACK_BASE + 0x2000 - 0x100)
+#define REGION_MAX 0x2000
+
+enum { R_CODE, R_DATA, R_RODATA, R_STACK, R_EDGE, R_KHIGH, R_ALIAS, R_COUNT };
+static const struct {
+	uint64_t base;
+	size_t size;
+	bool writable;
+	const char *name;
+} regions[R_COUNT] = {
+	[R_CODE] = { CODE_BASE, 0x2000, true, "code" },
+	[R_DATA] = { DATA_BASE, 0x2000, true, "data" },
+	[R_RODATA] = { RODATA_BASE, 0x1000, false, "rodata" },
+	[R_STACK] = { STACK_BASE, 0x2000, true, "stack" },
+	[R_EDGE] = { EDGE_BASE, 0x1000, true, "edge" },
+	[R_KHIGH] = { KHIGH_BASE, 0x1000, true, "khigh" },
+	[R_ALIAS] = { ALIAS_BASE, 0x2000, true, "alias" },
+};
+
+/* --- the memory interface: buffers, and a log of every call ---------------- */
+
+enum { A_READ, A_WRITE, A_FETCH };
+enum { VIA_BUFFER, VIA_UINT, VIA_SIZED };
+
+struct access {
+	uint8_t kind, via, status;
+	uint32_t size;
+	uint64_t addr, value; /* fetch: the bytes it returned */
+};
+
+struct tmem {
+	uint8_t *bytes[R_COUNT];
+	struct access *log;
+	size_t n, cap;
+};
+
+static uint8_t *tmem_at(struct tmem *m, uint64_t addr, size_t size, int kind)
+{
+	for (unsigned r = 0; r < R_COUNT; r++) {
+		uint64_t off = addr - regions[r].base;
+		if (addr < regions[r].base || off >= regions[r].size || size > regions[r].size - off)
+			continue;
+		if ((kind == A_WRITE && !regions[r].writable) || (kind == A_FETCH && r != R_CODE))
+			return NULL;
+		return m->bytes[r] + off;
+	}
+	return NULL;
+}
+
+static void tmem_log(struct tmem *m, int kind, int via, int status, size_t size, uint64_t addr,
+		     uint64_t value)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 4096;
+		m->log = realloc(m->log, m->cap * sizeof(*m->log));
+		ck_assert_ptr_nonnull(m->log);
+	}
+	m->log[m->n++] = (struct access){ (uint8_t)kind, (uint8_t)via, (uint8_t)status,
+					  (uint32_t)size, addr, value };
+}
+
+static uint64_t le_value(const void *p, size_t size)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, size < 8 ? size : 8);
+	return v;
+}
+
+static int t_read(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct tmem *m = ctx;
+	uint8_t *p = tmem_at(m, addr, size, A_READ);
+	if (p)
+		memcpy(buf, p, size);
+	tmem_log(m, A_READ, VIA_BUFFER, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr,
+		 p ? le_value(p, size) : 0);
+	return p ? EMU_MEM_OK : EMU_MEM_FAULT;
+}
+
+static int t_write(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	struct tmem *m = ctx;
+	uint8_t *p = tmem_at(m, addr, size, A_WRITE);
+	if (p)
+		memcpy(p, buf, size);
+	tmem_log(m, A_WRITE, VIA_BUFFER, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr,
+		 le_value(buf, size));
+	return p ? EMU_MEM_OK : EMU_MEM_FAULT;
+}
+
+static size_t t_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	struct tmem *m = ctx;
+	size_t n = 0;
+	uint64_t off = addr - CODE_BASE;
+	if (addr >= CODE_BASE && off < regions[R_CODE].size) {
+		n = regions[R_CODE].size - off < size ? regions[R_CODE].size - off : size;
+		memcpy(buf, m->bytes[R_CODE] + off, n);
+	}
+	tmem_log(m, A_FETCH, VIA_BUFFER, EMU_MEM_OK, size, addr, n);
+	return n;
+}
+
+static struct emu_mem_uint read_via(void *ctx, uint64_t addr, unsigned size, int via)
+{
+	struct tmem *m = ctx;
+	uint8_t *p = tmem_at(m, addr, size, A_READ);
+	uint64_t v = p ? le_value(p, size) : 0;
+	tmem_log(m, A_READ, via, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr, v);
+	return (struct emu_mem_uint){ v, p ? EMU_MEM_OK : EMU_MEM_FAULT };
+}
+
+static int write_via(void *ctx, uint64_t addr, unsigned size, uint64_t value, int via)
+{
+	struct tmem *m = ctx;
+	uint8_t *p = tmem_at(m, addr, size, A_WRITE);
+	uint64_t v = size == 8 ? value : value & ((1ull << (8 * size)) - 1);
+	if (p)
+		memcpy(p, &v, size);
+	tmem_log(m, A_WRITE, via, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr, v);
+	return p ? EMU_MEM_OK : EMU_MEM_FAULT;
+}
+
+static struct emu_mem_uint t_read_uint(void *ctx, uint64_t addr, unsigned size)
+{
+	return read_via(ctx, addr, size, VIA_UINT);
+}
+
+static int t_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+{
+	return write_via(ctx, addr, size, value, VIA_UINT);
+}
+
+#define SIZED(n)                                                                   \
+	static struct emu_mem_uint t_read_##n(void *ctx, uint64_t addr)            \
+	{                                                                          \
+		return read_via(ctx, addr, n, VIA_SIZED);                          \
+	}                                                                          \
+	static int t_write_##n(void *ctx, uint64_t addr, uint64_t value)           \
+	{                                                                          \
+		return write_via(ctx, addr, n, value, VIA_SIZED);                  \
+	}
+SIZED(1)
+SIZED(2)
+SIZED(4)
+SIZED(8)
+
+/* The three kinds of interface: with the sized functions translated code
+ * calls directly, with read_uint/write_uint only, and with neither (the
+ * translation's helpers, as over emu_self_memory_ops). */
+enum { V_SIZED, V_UINT, V_PLAIN, V_COUNT };
+static const char *const variant_names[V_COUNT] = { "sized", "uint", "plain" };
+static const struct emu_memory_ops variant_ops[V_COUNT] = {
+	[V_SIZED] = { .read = t_read, .write = t_write, .fetch = t_fetch,
+		      .read_uint = t_read_uint, .write_uint = t_write_uint,
+		      .read_uint_sized = { t_read_1, t_read_2, t_read_4, t_read_8 },
+		      .write_uint_sized = { t_write_1, t_write_2, t_write_4, t_write_8 } },
+	[V_UINT] = { .read = t_read, .write = t_write, .fetch = t_fetch,
+		     .read_uint = t_read_uint, .write_uint = t_write_uint },
+	[V_PLAIN] = { .read = t_read, .write = t_write, .fetch = t_fetch },
+};
+
+/* --- random numbers --------------------------------------------------------- */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+	r->s ^= r->s << 13;
+	r->s ^= r->s >> 7;
+	r->s ^= r->s << 17;
+	return r->s * 0x2545f4914f6cdd1dull;
+}
+
+static unsigned below(struct rng *r, unsigned n)
+{
+	return (unsigned)(rnd(r) % n);
+}
+
+static bool chance(struct rng *r, unsigned percent)
+{
+	return below(r, 100) < percent;
+}
+
+static int64_t sext(uint64_t v, unsigned size)
+{
+	unsigned sh = 64 - 8 * size;
+	return size >= 8 ? (int64_t)v : (int64_t)(v << sh) >> sh;
+}
+
+/* Values that make flags interesting: edges of every width, and noise. */
+static uint64_t rand_value(struct rng *r)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x7fffffff, 0x80000000,
+		0xffffffff, 0x100000000, 0x7fffffffffffffff, 0x8000000000000000,
+		0xffffffffffffffff, 0xfffffffffffffffe, 0x8000000000000001,
+	};
+	switch (below(r, 7)) {
+	case 0: return (uint64_t)((int64_t)below(r, 9) - 4);
+	case 1: return edges[below(r, sizeof(edges) / sizeof(edges[0]))];
+	case 2: return (uint64_t)sext(rnd(r), 1);
+	case 3: return (uint64_t)sext(rnd(r), 2);
+	case 4: return (uint64_t)sext(rnd(r), 4);
+	default: return rnd(r);
+	}
+}
+
+/* An immediate for an operation of `size` bytes (imm8 forms often). */
+static int64_t rand_imm(struct rng *r, unsigned size)
+{
+	unsigned width = size > 4 ? 4 : size;
+	if (width > 1 && chance(r, 40))
+		width = 1;
+	return sext(rand_value(r), width);
+}
+
+/* --- encoding ------------------------------------------------------------------ */
+
+struct asmb {
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t base; /* guest address of buf[0] */
+};
+
+/* n: 0..15 a GPR, 16..19 ah ch dh bh (size 1). */
+#define HIGH8 16
+static ZydisRegister gpr(unsigned n, unsigned size)
+{
+	if (n >= HIGH8)
+		return (ZydisRegister)(ZYDIS_REGISTER_AH + (n - HIGH8));
+	if (size == 1 && n >= 4 && n < 8)
+		return (ZydisRegister)(ZYDIS_REGISTER_SPL + (n - 4));
+	if (size == 1 && n >= 8)
+		return (ZydisRegister)(ZYDIS_REGISTER_R8B + (n - 8));
+	ZydisRegisterClass cls = size == 1 ? ZYDIS_REGCLASS_GPR8 :
+				 size == 2 ? ZYDIS_REGCLASS_GPR16 :
+				 size == 4 ? ZYDIS_REGCLASS_GPR32 : ZYDIS_REGCLASS_GPR64;
+	return ZydisRegisterEncode(cls, (ZyanU8)n);
+}
+
+static ZydisEncoderOperand R(unsigned n, unsigned size)
+{
+	ZydisEncoderOperand o;
+	memset(&o, 0, sizeof(o));
+	o.type = ZYDIS_OPERAND_TYPE_REGISTER;
+	o.reg.value = gpr(n, size);
+	return o;
+}
+
+static ZydisEncoderOperand I(int64_t v)
+{
+	ZydisEncoderOperand o;
+	memset(&o, 0, sizeof(o));
+	o.type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	o.imm.s = v;
+	return o;
+}
+
+#define NO_REG (-1)
+#define RIP_REG (-2)
+/* [base + index*scale + disp], `size` bytes; base NO_REG, RIP_REG
+ * (disp then the absolute address) or a GPR; addr_size 4 or 8. */
+static ZydisEncoderOperand M(int base, int index, unsigned scale, int64_t disp, unsigned size,
+			     unsigned addr_size)
+{
+	ZydisEncoderOperand o;
+	memset(&o, 0, sizeof(o));
+	o.type = ZYDIS_OPERAND_TYPE_MEMORY;
+	o.mem.base = base == RIP_REG ? ZYDIS_REGISTER_RIP :
+		     base == NO_REG ? ZYDIS_REGISTER_NONE : gpr((unsigned)base, addr_size);
+	o.mem.index = index == NO_REG ? ZYDIS_REGISTER_NONE : gpr((unsigned)index, addr_size);
+	o.mem.scale = (ZyanU8)(index == NO_REG ? 0 : scale);
+	o.mem.displacement = disp;
+	o.mem.size = (ZyanU16)size;
+	return o;
+}
+
+/* Encodes one instruction at the end of a; false (nothing added) when
+ * there is no such encoding or the emulator does not implement it. */
+static bool emit_req(struct asmb *a, ZydisMnemonic mn, uint64_t prefixes, ZydisBranchWidth bw,
+		     unsigned n, const ZydisEncoderOperand *ops)
+{
+	ZydisEncoderRequest rq;
+	memset(&rq, 0, sizeof(rq));
+	rq.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
+	rq.mnemonic = mn;
+	rq.prefixes = prefixes;
+	rq.branch_width = bw;
+	rq.operand_count = (ZyanU8)n;
+	for (unsigned i = 0; i < n; i++)
+		rq.operands[i] = ops[i];
+	uint8_t tmp[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	ZyanUSize len = sizeof(tmp);
+	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstructionAbsolute(&rq, tmp, &len, a->base + a->len)))
+		return false;
+	if (a->len + len > a->cap || !emu_implements(tmp, len))
+		return false;
+	memcpy(a->buf + a->len, tmp, len);
+	a->len += len;
+	return true;
+}
+
+#define NOPS(...) (sizeof((ZydisEncoderOperand[]){ __VA_ARGS__ }) / sizeof(ZydisEncoderOperand))
+#define EMITP(a, mn, prefixes, ...) \
+	emit_req(a, mn, prefixes, ZYDIS_BRANCH_WIDTH_NONE, NOPS(__VA_ARGS__), \
+		 (ZydisEncoderOperand[]){ __VA_ARGS__ })
+#define EMIT(a, mn, ...) EMITP(a, mn, 0, __VA_ARGS__)
+#define EMIT0(a, mn) emit_req(a, mn, 0, ZYDIS_BRANCH_WIDTH_NONE, 0, NULL)
+
+/* A branch to an absolute target with a rel8 or rel32. */
+static bool emit_branch(struct asmb *a, ZydisMnemonic mn, uint64_t target, bool short_form)
+{
+	ZydisEncoderOperand t = I((int64_t)target);
+	return emit_req(a, mn, 0, short_form ? ZYDIS_BRANCH_WIDTH_8 : ZYDIS_BRANCH_WIDTH_32, 1, &t);
+}
+
+static const ZydisMnemonic jcc_of[16] = {
+	ZYDIS_MNEMONIC_JO, ZYDIS_MNEMONIC_JNO, ZYDIS_MNEMONIC_JB, ZYDIS_MNEMONIC_JNB,
+	ZYDIS_MNEMONIC_JZ, ZYDIS_MNEMONIC_JNZ, ZYDIS_MNEMONIC_JBE, ZYDIS_MNEMONIC_JNBE,
+	ZYDIS_MNEMONIC_JS, ZYDIS_MNEMONIC_JNS, ZYDIS_MNEMONIC_JP, ZYDIS_MNEMONIC_JNP,
+	ZYDIS_MNEMONIC_JL, ZYDIS_MNEMONIC_JNL, ZYDIS_MNEMONIC_JLE, ZYDIS_MNEMONIC_JNLE,
+};
+static const ZydisMnemonic setcc_of[16] = {
+	ZYDIS_MNEMONIC_SETO, ZYDIS_MNEMONIC_SETNO, ZYDIS_MNEMONIC_SETB, ZYDIS_MNEMONIC_SETNB,
+	ZYDIS_MNEMONIC_SETZ, ZYDIS_MNEMONIC_SETNZ, ZYDIS_MNEMONIC_SETBE, ZYDIS_MNEMONIC_SETNBE,
+	ZYDIS_MNEMONIC_SETS, ZYDIS_MNEMONIC_SETNS, ZYDIS_MNEMONIC_SETP, ZYDIS_MNEMONIC_SETNP,
+	ZYDIS_MNEMONIC_SETL, ZYDIS_MNEMONIC_SETNL, ZYDIS_MNEMONIC_SETLE, ZYDIS_MNEMONIC_SETNLE,
+};
+static const ZydisMnemonic cmov_of[16] = {
+	ZYDIS_MNEMONIC_CMOVO, ZYDIS_MNEMONIC_CMOVNO, ZYDIS_MNEMONIC_CMOVB, ZYDIS_MNEMONIC_CMOVNB,
+	ZYDIS_MNEMONIC_CMOVZ, ZYDIS_MNEMONIC_CMOVNZ, ZYDIS_MNEMONIC_CMOVBE, ZYDIS_MNEMONIC_CMOVNBE,
+	ZYDIS_MNEMONIC_CMOVS, ZYDIS_MNEMONIC_CMOVNS, ZYDIS_MNEMONIC_CMOVP, ZYDIS_MNEMONIC_CMOVNP,
+	ZYDIS_MNEMONIC_CMOVL, ZYDIS_MNEMONIC_CMOVNL, ZYDIS_MNEMONIC_CMOVLE, ZYDIS_MNEMONIC_CMOVNLE,
+};
+static const ZydisMnemonic alu_ops[7] = {
+	ZYDIS_MNEMONIC_ADD, ZYDIS_MNEMONIC_SUB, ZYDIS_MNEMONIC_AND, ZYDIS_MNEMONIC_OR,
+	ZYDIS_MNEMONIC_XOR, ZYDIS_MNEMONIC_CMP, ZYDIS_MNEMONIC_TEST,
+};
+static const ZydisMnemonic shift_ops[3] = {
+	ZYDIS_MNEMONIC_SHL, ZYDIS_MNEMONIC_SHR, ZYDIS_MNEMONIC_SAR,
+};
+static const unsigned sizes[4] = { 1, 2, 4, 8 };
+
+/* --- programs ------------------------------------------------------------------ */
+
+/*
+ * A program: a function at FUNC_ADDR (a few instructions and ret), and at
+ * ENTRY_ADDR a loop body run C times, ending in ud2. Registers the body
+ * must not change: rsp (only balanced push/pop and call/ret move it), B
+ * (the data pages' middle, every memory operand's base), I (an index,
+ * kept below 64 by the updates that change it), C (the loop counter) and
+ * F (a faulting base some programs move into B at one iteration).
+ */
+struct program {
+	uint8_t image[R_COUNT][REGION_MAX];
+	uint64_t gpr[EMU_GPR_COUNT], rflags;
+	size_t func_end, body_end; /* offsets into the code */
+	unsigned B, Ix, C, F;      /* F: NO_F when none */
+};
+#define NO_F 99
+
+struct gen {
+	struct rng r;
+	struct asmb a;
+	uint32_t writable; /* registers the random code may write */
+	unsigned B, Ix, C;
+	bool in_func;      /* rsp points at the return address */
+};
+
+static unsigned pick_size(struct gen *g)
+{
+	return sizes[below(&g->r, 4)];
+}
+
+/* A register to write (ah..bh sometimes, for byte operations). */
+static unsigned dst_reg(struct gen *g, unsigned size)
+{
+	if (size == 1 && chance(&g->r, 15)) {
+		unsigned h = below(&g->r, 4);
+		if (g->writable & (1u << h))
+			return HIGH8 + h;
+	}
+	for (;;) {
+		unsigned n = below(&g->r, 16);
+		if (g->writable & (1u << n))
+			return n;
+	}
+}
+
+static unsigned src_reg(struct gen *g, unsigned size)
+{
+	if (size == 1 && chance(&g->r, 15))
+		return HIGH8 + below(&g->r, 4);
+	return below(&g->r, 16);
+}
+
+/* A memory operand of `size` bytes inside the data pages (or the stack),
+ * in one of the addressing forms; *prefixes gets a segment override. */
+static ZydisEncoderOperand rand_mem(struct gen *g, unsigned size, uint64_t *prefixes)
+{
+	struct rng *r = &g->r;
+	int half = 0x1000;
+	unsigned scale = 1u << below(r, 4);
+	int64_t span = 63 * (int64_t)scale;
+	*prefixes = 0;
+	switch (below(r, g->in_func ? 8 : 9)) {
+	case 0: /* [B + disp] */
+		return M((int)g->B, NO_REG, 0, (int64_t)below(r, 2 * half - size) - half, size, 8);
+	case 1: /* [B + disp] across B, a page boundary (or the end of
+		 * the lower half, or of a mapping, for a faulting B) */
+		return M((int)g->B, NO_REG, 0, (int64_t)below(r, 16) - 12, size, 8);
+	case 2: case 3: /* [B + I*scale + disp] */
+		return M((int)g->B, (int)g->Ix, scale,
+			 (int64_t)below(r, (unsigned)(2 * half - span - size)) - half, size, 8);
+	case 4: /* rip-relative */
+		return M(RIP_REG, NO_REG, 0, (int64_t)(DATA_BASE + below(r, 2 * half - size)), size, 8);
+	case 5: /* [I*scale + disp32] or [disp32] */
+		if (chance(r, 50))
+			return M(NO_REG, (int)g->Ix, scale,
+				 (int64_t)(DATA_BASE + below(r, (unsigned)(2 * half - span - size))),
+				 size, 8);
+		return M(NO_REG, NO_REG, 0, (int64_t)(DATA_BASE + below(r, 2 * half - size)), size, 8);
+	case 6: /* fs:[B + disp] */
+		*prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+		return M((int)g->B, NO_REG, 0,
+			 (int64_t)below(r, 2 * half - size) - half - (int64_t)FS_BASE, size, 8);
+	case 7: /* [B32 + disp]: the 0x67 prefix */
+		return M((int)g->B, NO_REG, 0, (int64_t)below(r, 2 * half - size) - half, size, 4);
+	default: /* [rsp + disp]: above what the body pushes */
+		return M(EMU_RSP, NO_REG, 0, (int64_t)below(r, 0xf0 - size), size, 8);
+	}
+}
+
+/* One instruction the translator lowers, in one of its forms. */
+static bool gen_lowered(struct gen *g)
+{
+	struct rng *r = &g->r;
+	struct asmb *a = &g->a;
+	unsigned size = pick_size(g);
+	uint64_t pre;
+	ZydisMnemonic alu = alu_ops[below(r, 7)];
+	switch (below(r, 16)) {
+	case 0:
+		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size), R(src_reg(g, size), size));
+	case 1:
+		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size),
+			    I(size == 8 && chance(r, 50) ? (int64_t)rand_value(r) : rand_imm(r, size)));
+	case 2: {
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		return EMITP(a, ZYDIS_MNEMONIC_MOV, pre, R(dst_reg(g, size), size), m);
+	}
+	case 3: {
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		return EMITP(a, ZYDIS_MNEMONIC_MOV, pre, m, R(src_reg(g, size), size));
+	}
+	case 4: {
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		return EMITP(a, ZYDIS_MNEMONIC_MOV, pre, m, I(rand_imm(r, size)));
+	}
+	case 5: { /* movzx, movsx, movsxd from a register or memory */
+		unsigned from = chance(r, 50) ? 1 : 2, to = sizes[1 + below(r, 3)];
+		ZydisMnemonic mn = chance(r, 50) ? ZYDIS_MNEMONIC_MOVZX : ZYDIS_MNEMONIC_MOVSX;
+		if (chance(r, 20)) {
+			from = 4;
+			to = 8;
+			mn = ZYDIS_MNEMONIC_MOVSXD;
+		}
+		if (from >= to)
+			to = 4;
+		if (chance(r, 50)) {
+			ZydisEncoderOperand m = rand_mem(g, from, &pre);
+			return EMITP(a, mn, pre, R(dst_reg(g, to), to), m);
+		}
+		return EMIT(a, mn, R(dst_reg(g, to), to), R(src_reg(g, from), from));
+	}
+	case 6: { /* lea of any registers: no access */
+		unsigned to = sizes[1 + below(r, 3)];
+		int base = chance(r, 80) ? (int)below(r, 16) : NO_REG;
+		int index = chance(r, 60) ? (int)below(r, 16) : NO_REG;
+		if (index == EMU_RSP)
+			index = NO_REG;
+		int64_t disp = chance(r, 30) ? 0 : rand_imm(r, 4);
+		if (chance(r, 10))
+			return EMIT(a, ZYDIS_MNEMONIC_LEA, R(dst_reg(g, to), to),
+				    M(RIP_REG, NO_REG, 0, (int64_t)(CODE_BASE + below(r, 0x2000)), 8, 8));
+		return EMIT(a, ZYDIS_MNEMONIC_LEA, R(dst_reg(g, to), to),
+			    M(base, index, 1u << below(r, 4), disp, 8, chance(r, 15) ? 4 : 8));
+	}
+	case 7: case 8: { /* alu r, r */
+		unsigned d = alu == ZYDIS_MNEMONIC_CMP || alu == ZYDIS_MNEMONIC_TEST ? src_reg(g, size)
+										    : dst_reg(g, size);
+		return EMIT(a, alu, R(d, size), R(chance(r, 15) ? d : src_reg(g, size), size));
+	}
+	case 9: { /* alu r, imm */
+		unsigned d = alu == ZYDIS_MNEMONIC_CMP || alu == ZYDIS_MNEMONIC_TEST ? src_reg(g, size)
+										    : dst_reg(g, size);
+		return EMIT(a, alu, R(d, size), I(rand_imm(r, size)));
+	}
+	case 10: { /* alu r, m (test has only m, r) */
+		unsigned d = alu == ZYDIS_MNEMONIC_CMP || alu == ZYDIS_MNEMONIC_TEST ? src_reg(g, size)
+										    : dst_reg(g, size);
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		if (alu == ZYDIS_MNEMONIC_TEST)
+			return EMITP(a, alu, pre, m, R(d, size));
+		return EMITP(a, alu, pre, R(d, size), m);
+	}
+	case 11: { /* alu m, r */
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		return EMITP(a, alu, pre, m, R(src_reg(g, size), size));
+	}
+	case 12: { /* alu m, imm */
+		ZydisEncoderOperand m = rand_mem(g, size, &pre);
+		return EMITP(a, alu, pre, m, I(rand_imm(r, size)));
+	}
+	case 13: case 14: { /* shift r, imm: counts 0, 1, up to past the width */
+		unsigned count = chance(r, 20) ? below(r, 2) : below(r, chance(r, 10) ? 256 : 8 * size + 4);
+		return EMIT(a, shift_ops[below(r, 3)], R(dst_reg(g, size), size), I(count));
+	}
+	default:
+		switch (below(r, 3)) {
+		case 0: return EMIT0(a, ZYDIS_MNEMONIC_NOP);
+		case 1: return EMIT0(a, ZYDIS_MNEMONIC_ENDBR64);
+		default: return EMIT(a, ZYDIS_MNEMONIC_NOP, M(0, 0, 1, rand_imm(r, 4), 4, 8));
+		}
+	}
+}
+
+/* One instruction the translator leaves to its handler. */
+static bool gen_handled(struct gen *g)
+{
+	struct rng *r = &g->r;
+	struct asmb *a = &g->a;
+	unsigned size = pick_size(g);
+	uint64_t pre;
+	bool mem = chance(r, 30);
+	ZydisEncoderOperand m = rand_mem(g, size, &pre);
+	ZydisEncoderOperand d = R(dst_reg(g, size), size);
+	ZydisEncoderOperand rm = mem ? m : d;
+	switch (below(r, 17)) {
+	case 0: {
+		static const ZydisMnemonic unary[] = { ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_DEC,
+						       ZYDIS_MNEMONIC_NEG, ZYDIS_MNEMONIC_NOT };
+		return EMITP(a, unary[below(r, 4)], mem ? pre : 0, rm);
+	}
+	case 1: /* imul r, r/m (, imm) */
+		if (size == 1)
+			size = 4;
+		d = R(dst_reg(g, size), size);
+		m = rand_mem(g, size, &pre);
+		if (chance(r, 40))
+			return EMITP(a, ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, d,
+				     mem ? m : R(src_reg(g, size), size), I(rand_imm(r, size)));
+		return EMITP(a, ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, d, mem ? m : R(src_reg(g, size), size));
+	case 2: { /* adc, sbb */
+		ZydisMnemonic mn = chance(r, 50) ? ZYDIS_MNEMONIC_ADC : ZYDIS_MNEMONIC_SBB;
+		switch (below(r, 4)) {
+		case 0: return EMIT(a, mn, d, R(src_reg(g, size), size));
+		case 1: return EMIT(a, mn, d, I(rand_imm(r, size)));
+		case 2: return EMITP(a, mn, pre, d, m);
+		default: return EMITP(a, mn, pre, m, R(src_reg(g, size), size));
+		}
+	}
+	case 3: /* setcc */
+		m = rand_mem(g, 1, &pre);
+		return EMITP(a, setcc_of[below(r, 16)], mem ? pre : 0, mem ? m : R(dst_reg(g, 1), 1));
+	case 4: /* cmovcc */
+		if (size == 1)
+			size = 8;
+		m = rand_mem(g, size, &pre);
+		return EMITP(a, cmov_of[below(r, 16)], mem ? pre : 0, R(dst_reg(g, size), size),
+			     mem ? m : R(src_reg(g, size), size));
+	case 5: { /* bt family: register offsets only on registers */
+		static const ZydisMnemonic bts[] = { ZYDIS_MNEMONIC_BT, ZYDIS_MNEMONIC_BTS,
+						     ZYDIS_MNEMONIC_BTR, ZYDIS_MNEMONIC_BTC };
+		if (size == 1)
+			size = 2;
+		m = rand_mem(g, size, &pre);
+		ZydisMnemonic mn = bts[below(r, 4)];
+		if (mem)
+			return EMITP(a, mn, pre, m, I(below(r, 8 * size)));
+		ZydisEncoderOperand t = R(mn == ZYDIS_MNEMONIC_BT ? src_reg(g, size) : dst_reg(g, size), size);
+		return EMIT(a, mn, t, chance(r, 50) ? R(src_reg(g, size), size) : I(below(r, 256)));
+	}
+	case 6: { /* rotates; shifts by cl; shifts of memory */
+		static const ZydisMnemonic rots[] = { ZYDIS_MNEMONIC_ROL, ZYDIS_MNEMONIC_ROR,
+						      ZYDIS_MNEMONIC_RCL, ZYDIS_MNEMONIC_RCR,
+						      ZYDIS_MNEMONIC_SHL, ZYDIS_MNEMONIC_SHR,
+						      ZYDIS_MNEMONIC_SAR };
+		unsigned i = below(r, 7);
+		ZydisMnemonic mn = rots[i];
+		/* (shifts of a register by an immediate are lowered) */
+		if (chance(r, 40) || (i >= 4 && !mem))
+			return EMITP(a, mn, mem ? pre : 0, rm, R(EMU_RCX, 1));
+		return EMITP(a, mn, mem ? pre : 0, rm, I(below(r, 2 * 8 * size)));
+	}
+	case 7: { /* xchg, xadd of registers */
+		ZydisEncoderOperand s = R(dst_reg(g, size), size);
+		return EMIT(a, chance(r, 70) ? ZYDIS_MNEMONIC_XCHG : ZYDIS_MNEMONIC_XADD, d, s);
+	}
+	case 8:
+		size = chance(r, 50) ? 4 : 8;
+		return EMIT(a, ZYDIS_MNEMONIC_BSWAP, R(dst_reg(g, size), size));
+	case 9: {
+		static const ZydisMnemonic implicit[] = {
+			ZYDIS_MNEMONIC_CDQ, ZYDIS_MNEMONIC_CQO, ZYDIS_MNEMONIC_CWD, ZYDIS_MNEMONIC_CBW,
+			ZYDIS_MNEMONIC_CWDE, ZYDIS_MNEMONIC_CDQE, ZYDIS_MNEMONIC_LAHF,
+			ZYDIS_MNEMONIC_SAHF, ZYDIS_MNEMONIC_CLC, ZYDIS_MNEMONIC_STC, ZYDIS_MNEMONIC_CMC,
+		};
+		return EMIT0(a, implicit[below(r, sizeof(implicit) / sizeof(implicit[0]))]);
+	}
+	case 10: { /* mul, imul, one operand: rdx:rax */
+		ZydisEncoderOperand s = mem ? m : R(src_reg(g, size), size);
+		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_MUL : ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, s);
+	}
+	case 11: { /* bit scans and counts */
+		static const ZydisMnemonic scans[] = { ZYDIS_MNEMONIC_BSF, ZYDIS_MNEMONIC_BSR,
+						       ZYDIS_MNEMONIC_POPCNT, ZYDIS_MNEMONIC_LZCNT,
+						       ZYDIS_MNEMONIC_TZCNT };
+		if (size == 1)
+			size = 4;
+		m = rand_mem(g, size, &pre);
+		return EMITP(a, scans[below(r, 5)], mem ? pre : 0, R(dst_reg(g, size), size),
+			     mem ? m : R(src_reg(g, size), size));
+	}
+	case 12: { /* the ah..bh forms of lowered operations */
+		unsigned h = HIGH8 + below(r, 4);
+		if (!(g->writable & (1u << (h - HIGH8))))
+			h = dst_reg(g, 1);
+		switch (below(r, 4)) {
+		case 0: return EMIT(a, alu_ops[below(r, 7)], R(h, 1), R(src_reg(g, 1), 1));
+		case 1: return EMIT(a, ZYDIS_MNEMONIC_MOV, R(h, 1), I(rand_imm(r, 1)));
+		case 2: return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, 1), 1), R(HIGH8 + below(r, 4), 1));
+		default: return EMIT(a, ZYDIS_MNEMONIC_SHL, R(h, 1), I(below(r, 12)));
+		}
+	}
+	case 13: /* extensions of ah..bh */
+		size = sizes[1 + below(r, 3)];
+		return EMIT(a, chance(r, 50) ? ZYDIS_MNEMONIC_MOVZX : ZYDIS_MNEMONIC_MOVSX,
+			    R(dst_reg(g, size), size), R(HIGH8 + below(r, 4), 1));
+	case 14: /* xchg with memory (a locked access) */
+		return EMITP(a, ZYDIS_MNEMONIC_XCHG, pre, m, d);
+	case 15: /* pushfq; pop r */
+		return EMIT0(a, ZYDIS_MNEMONIC_PUSHFQ) && EMIT(a, ZYDIS_MNEMONIC_POP, R(dst_reg(g, 8), 8));
+	default: { /* push m; pop m */
+		ZydisEncoderOperand m2 = rand_mem(g, 8, &pre);
+		return EMITP(a, ZYDIS_MNEMONIC_PUSH, pre, m2) &&
+		       EMITP(a, ZYDIS_MNEMONIC_POP, pre, rand_mem(g, 8, &pre));
+	}
+	}
+}
+
+/* One instruction (or two for pushf+pop, push+pop of memory), retried
+ * until an encodable form comes out. */
+static void gen_simple(struct gen *g)
+{
+	for (unsigned tries = 0; tries < 100; tries++) {
+		size_t at = g->a.len;
+		if (chance(&g->r, 65) ? gen_lowered(g) : gen_handled(g))
+			return;
+		g->a.len = at;
+	}
+	ck_assert(EMIT0(&g->a, ZYDIS_MNEMONIC_NOP));
+}
+
+/* A register the code may write, for control-flow items. */
+static unsigned scratch_reg(struct gen *g)
+{
+	return dst_reg(g, 8);
+}
+
+/* Control flow and stack items, or a simple instruction. */
+static void gen_item(struct gen *g)
+{
+	struct rng *r = &g->r;
+	struct asmb *a = &g->a;
+	unsigned k = below(r, 100);
+	if (k < 8) { /* a flag-setting instruction, a forward jcc over one */
+		if (chance(r, 60))
+			gen_simple(g);
+		bool short_form = chance(r, 70);
+		size_t at = a->len;
+		/* Its length first: a trial at a reachable target. */
+		ck_assert(emit_branch(a, jcc_of[0], a->base + at + 0x40, short_form));
+		size_t jlen = a->len - at;
+		uint8_t body[64];
+		gen_simple(g);
+		size_t blen = a->len - at - jlen;
+		ck_assert_uint_le(blen, sizeof(body));
+		memcpy(body, a->buf + at + jlen, blen);
+		a->len = at;
+		ck_assert(emit_branch(a, jcc_of[below(r, 16)], a->base + at + jlen + blen, short_form));
+		ck_assert_uint_eq(a->len - at, jlen);
+		memcpy(a->buf + a->len, body, blen);
+		a->len += blen;
+	} else if (k < 12) { /* a call of the function */
+		unsigned s = scratch_reg(g);
+		switch (below(r, 4)) {
+		case 0: case 1:
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_CALL, FUNC_ADDR, false));
+			break;
+		case 2:
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(RIP_REG, NO_REG, 0, FUNC_ADDR, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_CALL, R(s, 8)));
+			break;
+		default:
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_CALL, M(RIP_REG, NO_REG, 0, RODATA_BASE, 8, 8)));
+			break;
+		}
+	} else if (k < 16) { /* push; a few instructions; pop */
+		bool ok;
+		switch (below(r, 3)) {
+		case 0: ok = EMIT(a, ZYDIS_MNEMONIC_PUSH, R(below(r, 16), 8)); break;
+		case 1: ok = EMIT(a, ZYDIS_MNEMONIC_PUSH, I(rand_imm(r, 4))); break;
+		default: ok = EMIT0(a, ZYDIS_MNEMONIC_PUSHFQ); break;
+		}
+		ck_assert(ok);
+		for (unsigned n = below(r, 3); n; n--)
+			gen_simple(g);
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+	} else if (k < 19) { /* jumps: to the next instruction, over one, by register */
+		size_t at = a->len;
+		unsigned s = scratch_reg(g);
+		switch (below(r, 3)) {
+		case 0:
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_JMP, a->base + at + 2, true));
+			break;
+		case 1: {
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_JMP, a->base + at + 0x40, true));
+			size_t jat = a->len;
+			gen_simple(g);
+			size_t blen = a->len - jat;
+			uint8_t body[64];
+			memcpy(body, a->buf + jat, blen);
+			a->len = at;
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_JMP, a->base + jat + blen, true));
+			memcpy(a->buf + a->len, body, blen);
+			a->len += blen;
+			break;
+		}
+		default: {
+			/* lea s, [rip + after]; jmp s: the jmp's length first. */
+			size_t jlen = s >= 8 ? 3 : 2;
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8),
+				       M(RIP_REG, NO_REG, 0, (int64_t)(a->base + at + 7 + jlen), 8, 8)));
+			ck_assert_uint_eq(a->len - at, 7);
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_JMP, R(s, 8)));
+			ck_assert_uint_eq(a->len - at, 7 + jlen);
+			break;
+		}
+		}
+	} else if (k < 22 && !g->in_func) { /* pushes and pops of rsp and [rsp] */
+		switch (below(r, 3)) {
+		case 0: { /* rsp moved by pop rsp, and back by lea */
+			unsigned s = scratch_reg(g);
+			int64_t d = 8 * ((int64_t)below(r, 17) - 8);
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(EMU_RSP, NO_REG, 0, d, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(chance(r, 30) ? EMU_RSP : s, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(EMU_RSP, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_RSP, NO_REG, 0, -d, 8, 8)));
+			break;
+		}
+		case 1:
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(below(r, 16), 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		default: /* a return address of its own: call the next instruction */
+			ck_assert(emit_branch(a, ZYDIS_MNEMONIC_CALL, a->base + a->len + 5, false));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		}
+	} else if (k < 25) {
+		switch (below(r, 2)) {
+		case 0: { /* movabs: a 64-bit address (one the filter confuses
+			   * with the code's, or the upper half's) */
+			unsigned size = pick_size(g);
+			uint64_t at = chance(r, 50) ? ALIAS_BASE + below(r, 0x2000 - size)
+						    : KHIGH_BASE + below(r, 0x1000 - size);
+			ZydisEncoderOperand m = M(NO_REG, NO_REG, 0, (int64_t)at, size, 8);
+			if (chance(r, 50))
+				ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, size), m));
+			else
+				ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m, R(EMU_RAX, size)));
+			break;
+		}
+		default: { /* jmp [rsp] to the next instruction, pushed */
+			unsigned s = scratch_reg(g);
+			size_t at = a->len;
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(RIP_REG, NO_REG, 0, 0x10000, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(s, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_JMP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			uint64_t after = a->base + a->len;
+			a->len = at;
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(s, 8), M(RIP_REG, NO_REG, 0, (int64_t)after, 8, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(s, 8)));
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_JMP, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+			ck_assert_uint_eq(a->base + a->len, after);
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(scratch_reg(g), 8)));
+			break;
+		}
+		}
+	} else if (k < 27) { /* an update of the index: kept below 64 */
+		unsigned ix = g->Ix;
+		switch (below(r, 3)) {
+		case 0: ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(ix, 8), I(rand_imm(r, 1)))); break;
+		case 1: ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(ix, 4), M((int)ix, (int)ix, 2, below(r, 100), 8, 8))); break;
+		default: ck_assert(EMIT(a, ZYDIS_MNEMONIC_XOR, R(ix, 4), I(rand_imm(r, 4)))); break;
+		}
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_AND, R(ix, chance(r, 50) ? 4 : 8), I(63)));
+	} else {
+		gen_simple(g);
+	}
+}
+
+/* The end of the body: C counted down, back to the top while not zero,
+ * in one of the forms compilers emit (and one the translator calls a
+ * handler for). */
+static void gen_loop_end(struct gen *g, size_t top)
+{
+	struct rng *r = &g->r;
+	struct asmb *a = &g->a;
+	unsigned c = g->C, size = chance(r, 50) ? 4 : 8;
+	uint64_t target = a->base + top;
+	ZydisMnemonic jcc = ZYDIS_MNEMONIC_JNZ;
+	switch (below(r, 5)) {
+	case 0: ck_assert(EMIT(a, ZYDIS_MNEMONIC_SUB, R(c, size), I(1))); break;
+	case 1: ck_assert(EMIT(a, ZYDIS_MNEMONIC_DEC, R(c, size))); break;
+	case 2:
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_SUB, R(c, size), I(1)));
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_CMP, R(c, size), I(0)));
+		jcc = ZYDIS_MNEMONIC_JNLE;
+		break;
+	case 3:
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_LEA, R(c, size), M((int)c, NO_REG, 0, -1, 8, 8)));
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_TEST, R(c, size), R(c, size)));
+		break;
+	default: { /* the flags pass over a move */
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(c, size), I(-1)));
+		uint64_t pre;
+		unsigned s = chance(r, 50) ? 8 : 4;
+		ZydisEncoderOperand m = rand_mem(g, s, &pre);
+		if (chance(r, 50))
+			ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, R(scratch_reg(g), 8), R(below(r, 16), 8)));
+		else
+			ck_assert(EMITP(a, ZYDIS_MNEMONIC_MOV, pre, R(scratch_reg(g), s), m) ||
+				  EMIT0(a, ZYDIS_MNEMONIC_NOP));
+		break;
+	}
+	}
+	ck_assert(emit_branch(a, jcc, target, a->base + a->len + 2 - target < 128 && chance(r, 50)) ||
+		  emit_branch(a, jcc, target, false));
+}
+
+/* Registers the loop keeps to itself: none of rax rcx rdx (implicit
+ * operands) nor rsp. */
+static const unsigned reservable[] = { EMU_RBX, EMU_RBP, EMU_RSI, EMU_RDI, EMU_R8, EMU_R9, EMU_R10,
+				       EMU_R11, EMU_R12, EMU_R13, EMU_R14, EMU_R15 };
+
+static unsigned pick_reserved(struct rng *r, uint32_t *taken)
+{
+	for (;;) {
+		unsigned n = reservable[below(r, sizeof(reservable) / sizeof(reservable[0]))];
+		if (!(*taken & (1u << n))) {
+			*taken |= 1u << n;
+			return n;
+		}
+	}
+}
+
+/* Where a faulting program's B goes: unmapped, read-only, straddling the
+ * end of the lower half (#GP past it), the upper half, non-canonical. */
+static uint64_t fault_base(struct rng *r)
+{
+	switch (below(r, 7)) {
+	case 6: return ALIAS_BASE + 0x1000;
+	case 0: return GUARD_ADDR;
+	case 1: return RODATA_BASE + 0x800;
+	case 2: return EDGE_BASE + 0x1000;
+	case 3: return KHIGH_BASE + 0x1000;
+	case 4: return 0x8000000000000000ull | (rnd(r) & 0x0000fffffffffff0ull);
+	default: return rnd(r);
+	}
+}
+
+static void generate(struct program *p, uint64_t seed, bool faulting)
+{
+	struct gen g;
+	memset(&g, 0, sizeof(g));
+	memset(p, 0, sizeof(*p));
+	g.r.s = seed | 1;
+	for (int i = 0; i < 4; i++)
+		rnd(&g.r);
+	uint32_t taken = 1u << EMU_RSP;
+	g.B = pick_reserved(&g.r, &taken);
+	g.Ix = pick_reserved(&g.r, &taken);
+	g.C = pick_reserved(&g.r, &taken);
+	p->F = faulting ? pick_reserved(&g.r, &taken) : NO_F;
+	g.writable = 0xffffu & ~taken;
+	p->B = g.B;
+	p->Ix = g.Ix;
+	p->C = g.C;
+
+	for (unsigned i = 0; i < EMU_GPR_COUNT; i++)
+		p->gpr[i] = rand_value(&g.r);
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[g.B] = DATA_BASE + 0x1000;
+	p->gpr[g.Ix] = below(&g.r, 64);
+	p->gpr[g.C] = 100 + below(&g.r, 160);
+	if (faulting)
+		p->gpr[p->F] = fault_base(&g.r);
+	p->rflags = 0x202 | (rnd(&g.r) & EMU_STATUS_FLAGS);
+	for (unsigned reg = R_DATA; reg < R_COUNT; reg++)
+		for (size_t i = 0; i < REGION_MAX; i++)
+			p->image[reg][i] = (uint8_t)rnd(&g.r);
+	uint64_t func = FUNC_ADDR;
+	memcpy(p->image[R_RODATA], &func, 8);
+
+	/* The function. */
+	g.a = (struct asmb){ p->image[R_CODE], 0, ENTRY_ADDR - CODE_BASE - 16, CODE_BASE };
+	g.in_func = true;
+	for (unsigned n = below(&g.r, 4); n; n--)
+		gen_simple(&g);
+	ck_assert(EMIT0(&g.a, ZYDIS_MNEMONIC_RET));
+	p->func_end = g.a.len;
+	g.in_func = false;
+
+	/* The loop. */
+	g.a = (struct asmb){ p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			     regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE) - 64, ENTRY_ADDR };
+	unsigned n = chance(&g.r, 15) ? 30 + below(&g.r, 40) : 2 + below(&g.r, 22);
+	unsigned trigger = faulting ? below(&g.r, n) : n;
+	for (unsigned i = 0; i < n; i++) {
+		if (i == trigger) {
+			/* At one iteration (usually once the loop is hot),
+			 * B becomes the faulting base. */
+			unsigned at = chance(&g.r, 80) ? 1 + below(&g.r, 30)
+						       : (unsigned)p->gpr[g.C] - below(&g.r, 40);
+			ck_assert(EMIT(&g.a, ZYDIS_MNEMONIC_CMP, R(g.C, 8), I(at)));
+			/* Sometimes the stack goes instead. */
+			unsigned moved = chance(&g.r, 20) ? EMU_RSP : g.B;
+			ck_assert(EMIT(&g.a, ZYDIS_MNEMONIC_CMOVZ, R(moved, 8), R(p->F, 8)));
+		}
+		gen_item(&g);
+	}
+	gen_loop_end(&g, 0);
+	ck_assert(EMIT0(&g.a, ZYDIS_MNEMONIC_UD2));
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + g.a.len;
+}
+
+/* --- running ------------------------------------------------------------------- */
+
+struct machine {
+	struct emu_cpu *cpu;
+	struct tmem mem;
+	uint8_t bytes[R_COUNT][REGION_MAX];
+};
+
+static void machine_start(struct machine *m, const struct program *p, int variant, bool jit,
+			  uint64_t entry)
+{
+	emu_free(m->cpu);
+	memcpy(m->bytes, p->image, sizeof(m->bytes));
+	for (unsigned r = 0; r < R_COUNT; r++)
+		m->mem.bytes[r] = m->bytes[r];
+	m->mem.n = 0;
+	m->cpu = emu_new(&variant_ops[variant], &m->mem);
+	ck_assert_ptr_nonnull(m->cpu);
+	if (jit)
+		ck_assert(emu_set_jit(m->cpu, true));
+	struct emu_regs *r = emu_regs(m->cpu);
+	memcpy(r->gpr, p->gpr, sizeof(r->gpr));
+	r->rflags = p->rflags;
+	r->rip = entry;
+	r->fs_base = FS_BASE;
+}
+
+static void machine_free(struct machine *m)
+{
+	emu_free(m->cpu);
+	m->cpu = NULL;
+	free(m->mem.log);
+	m->mem.log = NULL;
+	m->mem.n = m->mem.cap = 0;
+}
+
+static const char *const kind_names[] = { "read", "write", "fetch" };
+
+static int describe_access(char *buf, size_t n, const struct tmem *m, size_t i)
+{
+	if (i >= m->n)
+		return snprintf(buf, n, "(none)");
+	const struct access *x = &m->log[i];
+	return snprintf(buf, n, "%s %u bytes at %#" PRIx64 " value %#" PRIx64 "%s", kind_names[x->kind],
+			x->size, x->addr, x->value, x->status ? " FAULT" : "");
+}
+
+/* The first difference between interpreter (a) and translator (b), in
+ * msg; false when none. Log entries before *log_from were compared
+ * already. */
+static bool differ(struct machine *a, struct machine *b, size_t *log_from, char *msg, size_t n)
+{
+	const struct emu_exit_info *ea = emu_exit_info(a->cpu), *eb = emu_exit_info(b->cpu);
+	struct emu_regs *ra = emu_regs(a->cpu), *rb = emu_regs(b->cpu);
+	if (emu_icount(a->cpu) != emu_icount(b->cpu)) {
+		snprintf(msg, n, "icount %" PRIu64 " vs %" PRIu64, emu_icount(a->cpu), emu_icount(b->cpu));
+		return true;
+	}
+	if (ea->reason != eb->reason || ea->insn_len != eb->insn_len || ea->special != eb->special ||
+	    ea->fault != eb->fault || ea->fault_addr != eb->fault_addr ||
+	    ea->fault_write != eb->fault_write ||
+	    (ea->mnemonic != eb->mnemonic &&
+	     (!ea->mnemonic || !eb->mnemonic || strcmp(ea->mnemonic, eb->mnemonic)))) {
+		snprintf(msg, n, "exit %s %s len %u addr %#" PRIx64 " write %d vs %s %s len %u addr %#" PRIx64
+			 " write %d", emu_exit_name(ea->reason), emu_fault_name(ea->fault), ea->insn_len,
+			 ea->fault_addr, ea->fault_write, emu_exit_name(eb->reason),
+			 emu_fault_name(eb->fault), eb->insn_len, eb->fault_addr, eb->fault_write);
+		return true;
+	}
+	if (ra->rip != rb->rip) {
+		snprintf(msg, n, "rip %#" PRIx64 " vs %#" PRIx64, ra->rip, rb->rip);
+		return true;
+	}
+	if (ra->rflags != rb->rflags) {
+		snprintf(msg, n, "rflags %#" PRIx64 " vs %#" PRIx64, ra->rflags, rb->rflags);
+		return true;
+	}
+	for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
+		if (ra->gpr[g] != rb->gpr[g]) {
+			snprintf(msg, n, "gpr %u %#" PRIx64 " vs %#" PRIx64, g, ra->gpr[g], rb->gpr[g]);
+			return true;
+		}
+	if (memcmp(ra, rb, sizeof(*ra))) {
+		snprintf(msg, n, "other register state");
+		return true;
+	}
+	for (unsigned r = 0; r < R_COUNT; r++)
+		if (memcmp(a->bytes[r], b->bytes[r], regions[r].size)) {
+			size_t i = 0;
+			while (a->bytes[r][i] == b->bytes[r][i])
+				i++;
+			snprintf(msg, n, "memory at %#" PRIx64 " (%s): %#x vs %#x", regions[r].base + i,
+				 regions[r].name, a->bytes[r][i], b->bytes[r][i]);
+			return true;
+		}
+	size_t na = a->mem.n, nb = b->mem.n, i = *log_from;
+	for (; i < na && i < nb; i++) {
+		const struct access *x = &a->mem.log[i], *y = &b->mem.log[i];
+		if (x->kind != y->kind || x->status != y->status || x->size != y->size ||
+		    x->addr != y->addr || x->value != y->value)
+			break;
+	}
+	if (i < na || i < nb) {
+		char sa[128], sb[128];
+		describe_access(sa, sizeof(sa), &a->mem, i);
+		describe_access(sb, sizeof(sb), &b->mem, i);
+		snprintf(msg, n, "memory call %zu of %zu/%zu: %s vs %s", i, na, nb, sa, sb);
+		return true;
+	}
+	*log_from = i;
+	return false;
+}
+
+static void print_code(const uint8_t *code, uint64_t from, uint64_t to)
+{
+	char text[160];
+	for (uint64_t addr = from; addr < to;) {
+		const uint8_t *p = code + (addr - CODE_BASE);
+		size_t len = emu_disassemble(addr, p, (size_t)(to - addr), text, sizeof(text));
+		if (!len) {
+			fprintf(stderr, "  %#" PRIx64 ":  (.byte %#x)\n", addr, p[0]);
+			addr++;
+			continue;
+		}
+		fprintf(stderr, "  %#" PRIx64 ":  %s\n", addr, text);
+		addr += len;
+	}
+}
+
+static void print_program(const struct program *p)
+{
+	fprintf(stderr, "B=%u I=%u C=%u F=%u; registers:", p->B, p->Ix, p->C, p->F);
+	for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
+		fprintf(stderr, " %#" PRIx64, p->gpr[g]);
+	fprintf(stderr, "\nrflags %#" PRIx64 "\nfunction:\n", p->rflags);
+	print_code(p->image[R_CODE], FUNC_ADDR, FUNC_ADDR + p->func_end);
+	fprintf(stderr, "loop:\n");
+	print_code(p->image[R_CODE], ENTRY_ADDR, CODE_BASE + p->body_end);
+}
+
+/* What the runs saw, for the report: translated code does call the
+ * sized functions (the interpreter never does). */
+static struct stats {
+	unsigned programs, sized_programs, faults;
+	uint64_t insns;
+} stats;
+
+#define WHOLE_BUDGET (1u << 22)
+#define MAX_CHUNKS 200000
+
+struct context {
+	const char *what;
+	uint64_t seed;
+	unsigned index;
+	int variant;
+};
+
+static void report_difference(const struct context *c, const struct program *p, const char *mode,
+		 unsigned chunk, const char *msg)
+{
+	fprintf(stderr, "\n%s: seed %#" PRIx64 " program %u (%s interface), %s run", c->what, c->seed,
+		c->index, variant_names[c->variant], mode);
+	if (chunk)
+		fprintf(stderr, " after chunk %u", chunk);
+	fprintf(stderr, ":\n  %s\n", msg);
+	if (p)
+		print_program(p);
+	ck_abort_msg("%s: program %u (%s), %s run: %s", c->what, c->index, variant_names[c->variant],
+		     mode, msg);
+}
+
+/* The program run whole, interpreted and translated. */
+static void compare_whole(const struct context *c, const struct program *p, struct machine *a,
+			  struct machine *b, uint64_t entry)
+{
+	char msg[512];
+	size_t from = 0;
+	machine_start(a, p, c->variant, false, entry);
+	machine_start(b, p, c->variant, true, entry);
+	emu_run(a->cpu, WHOLE_BUDGET);
+	emu_run(b->cpu, WHOLE_BUDGET);
+	if (differ(a, b, &from, msg, sizeof(msg)))
+		report_difference(c, p, "whole", 0, msg);
+	stats.programs++;
+	stats.insns += emu_icount(a->cpu);
+	if (emu_exit_info(a->cpu)->reason == EMU_EXIT_FAULT && emu_exit_info(a->cpu)->fault != EMU_FAULT_UD)
+		stats.faults++;
+	for (size_t i = 0; i < b->mem.n; i++)
+		if (b->mem.log[i].via == VIA_SIZED) {
+			stats.sized_programs++;
+			break;
+		}
+}
+
+/* The program run in budgets of 1 to 40 instructions, the same for both,
+ * compared at every boundary. */
+static void compare_chunked(const struct context *c, const struct program *p, struct machine *a,
+			    struct machine *b, uint64_t entry, uint64_t chunk_seed)
+{
+	char msg[512];
+	size_t from = 0;
+	struct rng r = { chunk_seed | 1 };
+	machine_start(a, p, c->variant, false, entry);
+	machine_start(b, p, c->variant, true, entry);
+	for (unsigned chunk = 1; chunk <= MAX_CHUNKS; chunk++) {
+		uint64_t budget = 1 + below(&r, 40);
+		/* Now and then what a caller does between runs: code
+		 * changed behind the emulator's back, or fetched again. */
+		unsigned between = below(&r, 200);
+		uint64_t at = ENTRY_ADDR + below(&r, 0x40);
+		for (int i = 0; i < 2; i++) {
+			struct emu_cpu *cpu = i ? b->cpu : a->cpu;
+			if (between == 0)
+				emu_invalidate_code(cpu, at, 1);
+			else if (between == 1)
+				emu_invalidate_code(cpu, 0, UINT64_MAX);
+			else if (between == 2)
+				emu_refetch_code(cpu);
+		}
+		enum emu_exit ea = emu_run(a->cpu, budget);
+		emu_run(b->cpu, budget);
+		if (differ(a, b, &from, msg, sizeof(msg)))
+			report_difference(c, p, "chunked", chunk, msg);
+		if (ea != EMU_EXIT_LIMIT)
+			break;
+	}
+}
+
+static uint64_t test_seed(void)
+{
+	const char *s = getenv("JIT_TEST_SEED");
+	return s ? strtoull(s, NULL, 0) : 0x6a17c0de5eed2024ull;
+}
+
+static unsigned test_programs(unsigned dflt)
+{
+	const char *s = getenv("JIT_TEST_PROGRAMS");
+	return s ? (unsigned)strtoul(s, NULL, 0) : dflt;
+}
+
+/* Random programs over one interface; every fourth one faults at some
+ * iteration; each run whole and in chunks. */
+static void random_programs(const char *what, int variant, unsigned count, uint64_t salt)
+{
+	uint64_t seed = test_seed() ^ salt;
+	printf("%s: seed %#" PRIx64 " (JIT_TEST_SEED=%#" PRIx64 "), %u programs\n", what, seed,
+	       test_seed(), count);
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	memset(&stats, 0, sizeof(stats));
+	struct rng r = { seed | 1 };
+	for (unsigned i = 0; i < count; i++) {
+		uint64_t pseed = rnd(&r), cseed = rnd(&r);
+		struct context c = { what, seed, i, variant };
+		generate(p, pseed, i % 4 == 3);
+		if (getenv("JIT_TEST_DUMP") && i == strtoul(getenv("JIT_TEST_DUMP"), NULL, 0))
+			print_program(p);
+		compare_whole(&c, p, a, b, ENTRY_ADDR);
+		compare_chunked(&c, p, a, b, ENTRY_ADDR, cseed);
+	}
+	printf("%s: %u programs, %" PRIu64 " instructions, %u stopped by a fault, %u with translated "
+	       "code calling the sized functions\n", what, stats.programs, stats.insns, stats.faults,
+	       stats.sized_programs);
+	if (variant == V_SIZED)
+		ck_assert_uint_gt(stats.sized_programs, count / 2);
+	ck_assert_uint_gt(stats.faults, count / 20);
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+
+START_TEST(test_random_sized)
+{
+	random_programs("sized interface", V_SIZED, test_programs(1200), 0);
+}
+END_TEST
+
+START_TEST(test_random_uint)
+{
+	random_programs("read_uint interface", V_UINT, test_programs(400), 0x1111);
+}
+END_TEST
+
+START_TEST(test_random_plain)
+{
+	random_programs("plain interface", V_PLAIN, test_programs(400), 0x2222);
+}
+END_TEST
+
+/* --- code that writes code ---------------------------------------------------- */
+
+/* How the loop writes: lowered (mov, add to memory), by a handler (inc,
+ * xchg), one byte or four. */
+enum writer { W_MOV, W_MOV_BYTE, W_ADD, W_INC, W_XCHG, W_COUNT };
+static const char *const writer_names[W_COUNT] = { "mov", "mov byte", "add", "inc", "xchg" };
+
+static void emit_writer(struct asmb *a, enum writer w)
+{
+	ZydisEncoderOperand m4 = M(EMU_RDX, NO_REG, 0, 0, 4, 8), m1 = M(EMU_RDX, NO_REG, 0, 0, 1, 8);
+	switch (w) {
+	case W_MOV: ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m4, R(EMU_RCX, 4))); break;
+	case W_MOV_BYTE: ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, m1, R(EMU_RCX, 1))); break;
+	case W_ADD: ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, m4, R(EMU_RCX, 4))); break;
+	case W_INC: ck_assert(EMIT(a, ZYDIS_MNEMONIC_INC, m4)); break;
+	default: ck_assert(EMIT(a, ZYDIS_MNEMONIC_XCHG, m4, R(EMU_R9, 4))); break;
+	}
+}
+
+/*
+ * Where the loop writes, every 128th iteration (the first time before
+ * the block is hot, later from its translation; in between it becomes
+ * hot again):
+ *   OWN_AFTER   the immediate of a mov later in the writing block
+ *   OWN_BEFORE  the immediate of a mov earlier in it (already run)
+ *   NEXT        the immediate of a mov in the block the loop jumps to,
+ *               placed so that the immediate straddles a page boundary
+ *   CODE_PAGE   bytes of a page with code that no block holds
+ * Other iterations write to the data pages.
+ */
+enum smc_target { T_OWN_AFTER, T_OWN_BEFORE, T_NEXT, T_CODE_PAGE, T_COUNT };
+static const char *const target_names[T_COUNT] = { "own block, ahead", "own block, behind",
+						    "next block", "code page, no code" };
+
+/* rbx data, rsi the target, ecx the counter, r8 the sum of what eax loads. */
+static void build_smc(struct program *p, enum smc_target t, enum writer w)
+{
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	uint64_t imm_at = 0;
+	ZydisEncoderOperand rdx = R(EMU_RDX, 8);
+	if (t == T_OWN_BEFORE) {
+		imm_at = a.base + a.len + 1;
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
+	}
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, rdx, R(EMU_RBX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(127)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVZ, rdx, R(EMU_RSI, 8)));
+	emit_writer(&a, w);
+	if (t == T_NEXT) {
+		/* The next block's mov: its immediate across 0x11000. */
+		uint64_t next = CODE_BASE + 0x1000 - 3;
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, next, false));
+		ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+		a.len = next - a.base;
+	}
+	if (t == T_OWN_AFTER || t == T_NEXT || t == T_CODE_PAGE) {
+		imm_at = t == T_CODE_PAGE ? CODE_BASE + 0x180 : a.base + a.len + 1;
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
+	}
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R8, 8), R(EMU_RAX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+	p->func_end = 0;
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RBX] = DATA_BASE + 0x100;
+	p->gpr[EMU_RSI] = imm_at;
+	p->gpr[EMU_RCX] = 400;
+	p->gpr[EMU_R9] = 0x22222222;
+	p->rflags = 0x202;
+	p->B = EMU_RBX;
+	p->Ix = EMU_RSI;
+	p->C = EMU_RCX;
+	p->F = NO_F;
+}
+
+START_TEST(test_self_modifying)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	char what[96];
+	struct rng r = { test_seed() | 1 };
+	for (int t = 0; t < T_COUNT; t++)
+		for (int w = 0; w < W_COUNT; w++) {
+			build_smc(p, (enum smc_target)t, (enum writer)w);
+			snprintf(what, sizeof(what), "self-modifying (%s, %s)", target_names[t],
+				 writer_names[w]);
+			for (int v = 0; v < V_COUNT; v++) {
+				struct context c = { what, test_seed(), 0, v };
+				compare_whole(&c, p, a, b, ENTRY_ADDR);
+				/* The loop ran to its end, and its code changed. */
+				ck_assert_int_eq(emu_exit_info(a->cpu)->reason, EMU_EXIT_FAULT);
+				ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+				ck_assert_uint_eq(emu_icount(a->cpu), 400 * (t == T_NEXT ? 9 : 8));
+				uint32_t imm;
+				memcpy(&imm, a->bytes[R_CODE] + (p->gpr[EMU_RSI] - CODE_BASE), 4);
+				/* (xchg swaps with the data as well: an even
+				 * number of swaps may put the code back) */
+				ck_assert_msg(imm != 0x11111111 || w == W_XCHG,
+					      "%s: the code did not change", what);
+				/* Translated code made one of the writes. */
+				bool translated = false;
+				for (size_t i = 0; i < b->mem.n; i++)
+					translated |= b->mem.log[i].kind == A_WRITE &&
+						      b->mem.log[i].via == VIA_SIZED &&
+						      b->mem.log[i].addr == p->gpr[EMU_RSI];
+				ck_assert_msg(translated || v != V_SIZED || w >= W_INC,
+					      "%s: no write from translated code", what);
+				for (int k = 0; k < 8; k++)
+					compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+			}
+		}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
+static Suite *emu_jit_suite(void)
+{
+	Suite *s = suite_create("emu_jit");
+	TCase *tc = tcase_create("differential");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_random_sized);
+	tcase_add_test(tc, test_random_uint);
+	tcase_add_test(tc, test_random_plain);
+	tcase_add_test(tc, test_self_modifying);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(emu_jit_suite)
