@@ -255,6 +255,9 @@ void emu_refetch_code(struct emu_cpu *cpu);
  * default: stepping, observers and the replayer use the interpreter.
  */
 bool emu_set_jit(struct emu_cpu *cpu, bool on);
+/* Blocks translated so far (again after the code area was emptied, each
+ * time). */
+uint64_t emu_jit_translations(const struct emu_cpu *cpu);
 
 /* Writes an Intel-syntax disassembly of the instruction in `bytes` at
  * `addr` into buf; returns the instruction length, 0 if undecodable. */

@@ -644,8 +644,10 @@ static void lower_extend(struct jit_xlate *x, const struct emu_insn *insn)
 	else
 		emit(x, from == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX, jit_r(JR_RDX, 8),
 		     jit_r(rax, from));
-	if (into_rdx)
+	if (into_rdx) {
 		emit(x, ZYDIS_MNEMONIC_SAR, jit_r(JR_RDX, 8), jit_i(63));
+		x->flags_live = false; /* the guest's flags are not the sar's */
+	}
 	jit_guest_out(x, into_rdx ? EMU_RDX : EMU_RAX, size, JR_RDX);
 }
 

@@ -19,6 +19,7 @@
 struct emu_jit {
 	struct jit_code_area *area;
 	uint8_t *scratch;
+	uint64_t translations;
 	struct jit_target targets[JIT_TARGETS];
 };
 
@@ -53,6 +54,11 @@ void emu_jit_free(struct emu_jit *jit)
 	jit_code_area_free(jit->area);
 	free(jit->scratch);
 	free(jit);
+}
+
+uint64_t emu_jit_translations(const struct emu_cpu *cpu)
+{
+	return cpu->jit ? cpu->jit->translations : 0;
 }
 
 struct jit_opnd jit_cpu_field(int64_t off, unsigned size)
@@ -380,6 +386,7 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			for (unsigned i = 0; i < 2; i++)
 				h->site[i] = layout.site[i] ? code + layout.site[i] : NULL;
 			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
+			jit->translations++;
 		}
 	}
 	free(x);

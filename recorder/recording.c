@@ -676,6 +676,7 @@ static void finish(struct recording *rec)
 	if (rec->tracee.alive)
 		threads_kill_all(rec);
 	res->instructions = threads_instructions(rec);
+	res->translations = rec->cpu ? emu_jit_translations(rec->cpu) : 0;
 	for (size_t i = 0; i < rec->n_threads; i++) {
 		const struct rec_thread *t = rec->threads[i];
 		res->reads += traced_memory_reads(&t->tm);

@@ -62,6 +62,7 @@ struct record_result {
 	uint64_t threads;      /* the program's threads, the first included */
 	uint64_t reads, misses, code_pages;
 	uint64_t trace_bytes;
+	uint64_t translations;  /* blocks the emulator translated to host code */
 	double seconds;
 	struct native_fallback_count fallbacks[32];
 	size_t n_fallbacks;

@@ -86,6 +86,8 @@ static void print_summary(const char *trace, const struct record_result *r)
 	if (r->reads)
 		fprintf(stderr, ", prediction hit rate %.2f%%",
 			100.0 * (double)(r->reads - r->misses) / (double)r->reads);
+	if (r->translations)
+		fprintf(stderr, ", %" PRIu64 " blocks translated", r->translations);
 	fprintf(stderr, "\n");
 	if (r->n_children) {
 		fprintf(stderr, "ttrec: %" PRIu64 " child process%s recorded, each into its own trace:",

@@ -1,0 +1,101 @@
+#!/bin/bash
+# record_jit.sh — the block translator changes how fast ttrec records, not
+# what it records. Programs that do the same thing on every run are
+# recorded with ASLR off, once with --no-jit and once with translation
+# (which must have translated blocks): the program's output is the same,
+# and so are the records, kind by kind in the same order, every miss
+# after the same number of predicted reads, every system call and code
+# page at the same place. Left out of the comparison is only what differs
+# between two native runs too: values read from clocks, the TSC, the
+# kernel's random bytes and process ids (the values of misses, the
+# results of system calls, the nondeterministic-instruction records,
+# thread ids). Both traces must replay consistently (ttreplay --verify).
+# The programs are chosen to read no clock (gzip -n: no time stamp).
+set -u
+BUILD=${BUILD:-build}
+BUILD=$(cd "$BUILD" && pwd)
+TTREC=$BUILD/ttrec
+TTREPLAY=$BUILD/ttreplay
+TTDUMP=$BUILD/ttdump
+PROGRAMS=$BUILD/tests/programs
+LIMIT=300
+passed=0
+failed=0
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+export LC_ALL=C
+
+if ! setarch -R true 2>/dev/null; then
+	echo "record_jit: setarch -R (no ASLR) does not work here: cannot compare traces"
+	echo "record_jit: 0 passed, 1 failed"
+	exit 1
+fi
+
+# The records of a trace without what varies from run to run.
+records() {
+	"$TTDUMP" --records "$1" |
+		sed -n '/^records (stream/,/^records by type/p' |
+		grep -v -e ' nondet ' -e 'tid=' |
+		sed -e 's/^[0-9]*:[0-9]*+[0-9]* //' -e 's/ value=[0-9a-f]*//' \
+			-e 's/ result=-\{0,1\}[0-9]*//' -e 's/ rax=0x[0-9a-f]*//'
+}
+
+# compare NAME INPUT -- COMMAND...
+compare() {
+	local name=$1 input=$2
+	shift 3
+	local why="" rc_i rc_j
+	timeout "$LIMIT" setarch -R "$TTREC" run --no-jit -o "$name.i.idna" -- "$@" \
+		<"$input" >"$name.i.out" 2>"$name.i.err"
+	rc_i=$?
+	timeout "$LIMIT" setarch -R "$TTREC" run -o "$name.j.idna" -- "$@" \
+		<"$input" >"$name.j.out" 2>"$name.j.err"
+	rc_j=$?
+	[ $rc_i -eq $rc_j ] || why="exit status $rc_j, $rc_i interpreted"
+	cmp -s "$name.i.out" "$name.j.out" || why="$why${why:+; }output differs"
+	grep -q ' blocks translated' "$name.i.err" && why="$why${why:+; }--no-jit translated blocks"
+	local translated
+	translated=$(sed -n 's/.*, \([0-9]*\) blocks translated.*/\1/p' "$name.j.err")
+	[ -n "$translated" ] || why="$why${why:+; }nothing translated"
+	records "$name.i.idna" >"$name.i.rec"
+	records "$name.j.idna" >"$name.j.rec"
+	if [ ! -s "$name.i.rec" ]; then
+		why="$why${why:+; }no records"
+	elif ! cmp -s "$name.i.rec" "$name.j.rec"; then
+		why="$why${why:+; }records differ: $(diff "$name.i.rec" "$name.j.rec" | head -4 | tr '\n' ' ')"
+	fi
+	for t in i j; do
+		"$TTREPLAY" --verify "$name.$t.idna" >"$name.$t.verify" 2>&1 ||
+			why="$why${why:+; }replay of the $t trace: $(tail -1 "$name.$t.verify")"
+	done
+	if [ -n "$why" ]; then
+		echo "FAIL: $name: $why"
+		failed=$((failed + 1))
+		return
+	fi
+	echo "ok: $name ($(wc -l <"$name.j.rec") records alike, $translated blocks translated)"
+	passed=$((passed + 1))
+}
+
+awk 'BEGIN { srand(5); for (i = 0; i < 100000; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
+	>numbers.txt
+awk 'BEGIN { srand(3); for (i = 0; i < 30000; i++)
+	printf "%08d %x %s\n", i, int(rand() * 2^31), (rand() < 0.5 ? "alpha" : "beta") }' >text.txt
+
+compare sort numbers.txt -- sort --parallel=1 -n
+compare gzip text.txt -- gzip -n -6 -c
+compare sha256sum text.txt -- sha256sum
+compare awk text.txt -- awk '{ n[$3]++; s += length($2) } END { print n["alpha"], n["beta"], s }'
+# The interpreter itself: a version manager's python3 may be a shell script,
+# whose children end at times no run repeats (SIGCHLD); -B: no .pyc
+# written by the first run for the second to read.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+compare python3 /dev/null -- env PYTHONHASHSEED=0 "$PYTHON" -B -c \
+	'print(sum(i * i % 7 for i in range(30000)), sorted({str(i): i for i in range(500)})[:3])'
+compare self_modifying /dev/null -- "$PROGRAMS/self_modifying"
+compare signals /dev/null -- "$PROGRAMS/segv_longjmp"
+
+echo "record_jit: $passed passed, $failed failed"
+[ $failed -eq 0 ]
