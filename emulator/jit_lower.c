@@ -240,6 +240,23 @@ static void keep_address_checked(struct jit_xlate *x, unsigned size, size_t *upp
 	*upper = jit_jcc_forward(&x->a, JIT_CC_NZ);
 }
 
+/* The memory interface's access of `size` bytes at rsi (a write's value
+ * in rcx): its form for that size when it has one, else the general form
+ * with the size. */
+static void call_interface(struct jit_xlate *x, const void *sized, const void *general,
+			   unsigned size, bool write)
+{
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
+	if (sized) {
+		if (write) /* (ctx, addr, value) */
+			emit(x, MOV, jit_r(JR_RDX, 8), jit_r(JR_RCX, 8));
+		jit_call(&x->a, sized);
+	} else { /* (ctx, addr, size[, value]) */
+		emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+		jit_call(&x->a, general);
+	}
+}
+
 /* `size` bytes at [rsi] into rax, zero-extended; a fault ends the block
  * at this instruction. With an interface that passes integers in
  * registers, its read_uint is called directly (as emu_mem_read_uint
@@ -252,13 +269,8 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 	x->flags_live = false;
 	if (ops->read_uint) {
 		keep_address_checked(x, size, &upper);
-		emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
-		if (ops->read_uint_sized[size_index(size)]) {
-			jit_call(&x->a, (const void *)ops->read_uint_sized[size_index(size)]);
-		} else {
-			emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-			jit_call(&x->a, (const void *)ops->read_uint);
-		}
+		call_interface(x, (const void *)ops->read_uint_sized[size_index(size)],
+			       (const void *)ops->read_uint, size, false);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_READ);
 		done = jit_jmp_forward(&x->a);
@@ -318,14 +330,8 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	x->wrote = true;
 	if (ops->write_uint) {
 		keep_address_checked(x, size, &upper);
-		emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
-		if (ops->write_uint_sized[size_index(size)]) {
-			emit(x, MOV, jit_r(JR_RDX, 8), jit_r(JR_RCX, 8));
-			jit_call(&x->a, (const void *)ops->write_uint_sized[size_index(size)]);
-		} else {
-			emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-			jit_call(&x->a, (const void *)ops->write_uint);
-		}
+		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
+			       (const void *)ops->write_uint, size, true);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
 		note_write(x, size);

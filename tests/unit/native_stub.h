@@ -25,6 +25,7 @@
 #include <Zydis/Zydis.h>
 
 #include "emulator/emu.h"
+#include "encode_operands.h"
 
 /* The memory area instructions under test address through STUB_MEM_BASE,
  * which points at its middle so negative offsets stay inside. */
@@ -244,40 +245,6 @@ static void stub_random_state(struct stub_ctx *c, struct stub_state *s)
 }
 
 /* --- encoding ------------------------------------------------------------ */
-
-/* GPR number n (enum emu_gpr) as a register of `size` bytes. For size 1,
- * numbers 4..7 are spl..dil; EMU_GPR_COUNT + 0..3 are ah, ch, dh, bh. */
-static ZydisRegister stub_gpr(unsigned n, unsigned size)
-{
-	if (size == 1 && n >= EMU_GPR_COUNT)
-		return (ZydisRegister)(ZYDIS_REGISTER_AH + (n - EMU_GPR_COUNT));
-	if (size == 1 && n >= 4 && n < 8)
-		return (ZydisRegister)(ZYDIS_REGISTER_SPL + (n - 4));
-	if (size == 1 && n >= 8)
-		return (ZydisRegister)(ZYDIS_REGISTER_R8B + (n - 8));
-	ZydisRegisterClass cls = size == 1 ? ZYDIS_REGCLASS_GPR8 :
-				 size == 2 ? ZYDIS_REGCLASS_GPR16 :
-				 size == 4 ? ZYDIS_REGCLASS_GPR32 : ZYDIS_REGCLASS_GPR64;
-	return ZydisRegisterEncode(cls, (ZyanU8)n);
-}
-
-static ZydisEncoderOperand stub_op_reg(unsigned n, unsigned size)
-{
-	ZydisEncoderOperand o;
-	memset(&o, 0, sizeof(o));
-	o.type = ZYDIS_OPERAND_TYPE_REGISTER;
-	o.reg.value = stub_gpr(n, size);
-	return o;
-}
-
-static ZydisEncoderOperand stub_op_imm(uint64_t v)
-{
-	ZydisEncoderOperand o;
-	memset(&o, 0, sizeof(o));
-	o.type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
-	o.imm.u = v;
-	return o;
-}
 
 /* [STUB_MEM_BASE + disp], `size` bytes. */
 static ZydisEncoderOperand stub_op_mem(int64_t disp, unsigned size)

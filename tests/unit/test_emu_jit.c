@@ -22,6 +22,7 @@
 
 #include "emulator/emu.h"
 #include "check_main.h"
+#include "encode_operands.h"
 
 /* --- the guest's address space -------------------------------------------- */
 
@@ -266,39 +267,11 @@ struct asmb {
 	uint64_t base; /* guest address of buf[0] */
 };
 
-/* n: 0..15 a GPR, 16..19 ah ch dh bh (size 1). */
-#define HIGH8 16
-static ZydisRegister gpr(unsigned n, unsigned size)
-{
-	if (n >= HIGH8)
-		return (ZydisRegister)(ZYDIS_REGISTER_AH + (n - HIGH8));
-	if (size == 1 && n >= 4 && n < 8)
-		return (ZydisRegister)(ZYDIS_REGISTER_SPL + (n - 4));
-	if (size == 1 && n >= 8)
-		return (ZydisRegister)(ZYDIS_REGISTER_R8B + (n - 8));
-	ZydisRegisterClass cls = size == 1 ? ZYDIS_REGCLASS_GPR8 :
-				 size == 2 ? ZYDIS_REGCLASS_GPR16 :
-				 size == 4 ? ZYDIS_REGCLASS_GPR32 : ZYDIS_REGCLASS_GPR64;
-	return ZydisRegisterEncode(cls, (ZyanU8)n);
-}
-
-static ZydisEncoderOperand R(unsigned n, unsigned size)
-{
-	ZydisEncoderOperand o;
-	memset(&o, 0, sizeof(o));
-	o.type = ZYDIS_OPERAND_TYPE_REGISTER;
-	o.reg.value = gpr(n, size);
-	return o;
-}
-
-static ZydisEncoderOperand I(int64_t v)
-{
-	ZydisEncoderOperand o;
-	memset(&o, 0, sizeof(o));
-	o.type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
-	o.imm.s = v;
-	return o;
-}
+/* n: 0..15 a GPR, 16..19 ah ch dh bh (size 1): encode_operands.h's
+ * numbering. */
+#define HIGH8 EMU_GPR_COUNT
+#define R stub_op_reg
+#define I(v) stub_op_imm((uint64_t)(v))
 
 #define NO_REG (-1)
 #define RIP_REG (-2)
@@ -311,8 +284,8 @@ static ZydisEncoderOperand M(int base, int index, unsigned scale, int64_t disp, 
 	memset(&o, 0, sizeof(o));
 	o.type = ZYDIS_OPERAND_TYPE_MEMORY;
 	o.mem.base = base == RIP_REG ? ZYDIS_REGISTER_RIP :
-		     base == NO_REG ? ZYDIS_REGISTER_NONE : gpr((unsigned)base, addr_size);
-	o.mem.index = index == NO_REG ? ZYDIS_REGISTER_NONE : gpr((unsigned)index, addr_size);
+		     base == NO_REG ? ZYDIS_REGISTER_NONE : stub_gpr((unsigned)base, addr_size);
+	o.mem.index = index == NO_REG ? ZYDIS_REGISTER_NONE : stub_gpr((unsigned)index, addr_size);
 	o.mem.scale = (ZyanU8)(index == NO_REG ? 0 : scale);
 	o.mem.displacement = disp;
 	o.mem.size = (ZyanU16)size;

@@ -110,7 +110,8 @@ static bool host_has_cpuid_faulting(void)
 
 /* A child runs cpuid(1) under the policy; its registers at the following
  * int3 hold the answer it got. */
-static struct cpuid_result cpuid_in_child(const struct cpuid_policy *p)
+/* A traced child in its first stop, which then runs cpuid(1) and int3. */
+static struct tracee stopped_child(struct remote_memory *rm)
 {
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -121,12 +122,17 @@ static struct cpuid_result cpuid_in_child(const struct cpuid_policy *p)
 				 ::: "eax", "ebx", "ecx", "edx");
 		_exit(0);
 	}
-	struct tracee t = { .pid = pid, .alive = true };
-	struct remote_memory rm;
-	remote_memory_init(&rm, pid);
+	remote_memory_init(rm, pid);
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	return (struct tracee){ .pid = pid, .alive = true };
+}
+
+static struct cpuid_result cpuid_in_child(const struct cpuid_policy *p)
+{
+	struct remote_memory rm;
+	struct tracee t = stopped_child(&rm);
 	ck_assert_int_eq(cpuid_policy_enable_faulting(&t, &rm), 0);
 
 	struct tracee_stop stop;
@@ -152,18 +158,8 @@ static struct cpuid_result cpuid_in_child(const struct cpuid_policy *p)
 START_TEST(test_traced_program)
 {
 	if (!host_has_cpuid_faulting()) {
-		pid_t pid = fork();
-		ck_assert_int_ge(pid, 0);
-		if (pid == 0) {
-			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-			raise(SIGSTOP);
-			_exit(0);
-		}
-		struct tracee t = { .pid = pid, .alive = true };
 		struct remote_memory rm;
-		remote_memory_init(&rm, pid);
-		int status;
-		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		struct tracee t = stopped_child(&rm);
 		errno = 0;
 		ck_assert_int_eq(cpuid_policy_enable_faulting(&t, &rm), -1);
 		ck_assert_int_eq(errno, ENODEV);
