@@ -312,4 +312,44 @@ bool emu_undefined_result(const uint8_t *bytes, size_t len, const struct emu_reg
 const char *emu_modelled_vendor(void);
 bool emu_host_is_modelled_vendor(void);
 
+/*
+ * Model-specific results (model_specific.c): what an instruction does
+ * that neither manual defines the same way for both vendors, and that the
+ * emulator therefore does as emu_modelled_vendor()'s CPUs do. A comparison
+ * with a CPU of another vendor accepts, for exactly these, the CPU's own
+ * result in place of the model's, and compares everything else:
+ *
+ * - store: fxsave and the xsave family store MXCSR_MASK (the MXCSR bits the
+ *   CPU lets software set) at bytes 28..31 of their area. The model's is
+ *   EMU_MODELLED_MXCSR_MASK; AMD's also has bit 17 (MM). `store_host` is
+ *   the value this machine's CPU stores (fxsave's), `store_modelled` the
+ *   emulator's.
+ * - zero_extended_gprs: a rep string instruction with a 32-bit address
+ *   size and ecx 0 iterates zero times, and the manuals' pseudocode then
+ *   writes no register. The modelled CPU still zero-extends rcx (and rsi,
+ *   rdi for movs, rdi for stos) from their low halves; AMD's leaves them.
+ *   Bit n: GPR n; the CPU may hold the register as it was before, where
+ *   the emulator holds its low 32 bits zero-extended.
+ * - nop_or_ud: the register form of the 0F 0D prefetch group is a
+ *   reserved NOP on the modelled CPU (the emulator retires it, changing
+ *   nothing but rip); AMD's raises #UD.
+ *
+ * emu_model_specific: for the instruction in `bytes` run from the
+ * registers `before`; false when it has none of these.
+ */
+#define EMU_MODELLED_MXCSR_MASK 0xffffu
+
+struct emu_model_specific {
+	uint64_t store_addr;       /* where the field is, when store_size != 0 */
+	unsigned store_size;
+	uint64_t store_modelled, store_host;
+	uint32_t zero_extended_gprs;
+	bool nop_or_ud;
+};
+
+bool emu_model_specific(const uint8_t *bytes, size_t len, const struct emu_regs *before,
+			struct emu_model_specific *out);
+/* The MXCSR_MASK this machine's CPU stores with fxsave. */
+uint32_t emu_host_mxcsr_mask(void);
+
 #endif

@@ -39,7 +39,7 @@ static const struct { uint16_t offset, size; } xcomponent[8] = {
 #define XSAVE_AREA_MAX 2688     /* standard format through component 7 */
 
 /* MXCSR bits this CPU lets software set (the MXCSR_MASK fxsave stores). */
-#define MXCSR_MASK 0xffffu
+#define MXCSR_MASK EMU_MODELLED_MXCSR_MASK
 
 static uint64_t machine_xcr0;
 static pthread_once_t xcr0_once = PTHREAD_ONCE_INIT;

@@ -230,6 +230,47 @@ static bool adopt_undefined(struct lockstep *ls, const struct emu_regs *before,
 	return false;
 }
 
+/* A little-endian value of 1 to 8 bytes. */
+static uint64_t le_value(const uint8_t *b, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = size; i-- > 0;)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * On a CPU of another vendor than the modelled one: the results the
+ * emulator computes as the modelled CPU does where the manuals leave them
+ * to the implementation (emu_model_specific) take the CPU's values, when
+ * the emulator's are the model's and the CPU's this machine's: the
+ * MXCSR_MASK that fxsave and xsave* store, and the registers a rep string
+ * instruction with a 32-bit address size and a zero count zero-extends.
+ */
+static void adopt_model_specific(struct lockstep *ls, const struct emu_regs *before,
+				 const struct emu_regs *cpu_state)
+{
+	if (emu_host_is_modelled_vendor())
+		return;
+	uint8_t bytes[16];
+	struct emu_model_specific ms;
+	size_t n = remote_memory_fetch(&ls->rm, before->rip, bytes, sizeof(bytes));
+	if (!n || !emu_model_specific(bytes, n, before, &ms))
+		return;
+	struct emu_regs *r = emu_regs(ls->cpu);
+	for (unsigned i = 0; i < EMU_GPR_COUNT; i++)
+		if ((ms.zero_extended_gprs >> i & 1) && cpu_state->gpr[i] == before->gpr[i] &&
+		    r->gpr[i] == (uint32_t)before->gpr[i])
+			r->gpr[i] = cpu_state->gpr[i];
+	uint8_t held[8], actual[8];
+	if (ms.store_size && ms.store_size <= sizeof(held) &&
+	    write_overlay_held(&ls->overlay, ms.store_addr, held, ms.store_size) &&
+	    remote_memory_read(&ls->rm, ms.store_addr, actual, ms.store_size) == EMU_MEM_OK &&
+	    le_value(held, ms.store_size) == ms.store_modelled &&
+	    le_value(actual, ms.store_size) == ms.store_host)
+		write_overlay_ops.write(&ls->overlay, ms.store_addr, actual, ms.store_size);
+}
+
 static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *before)
 {
 	struct emu_regs cpu_state;
@@ -237,6 +278,7 @@ static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *bef
 		return fail("reading the registers");
 	if (adopt_undefined(ls, before, &cpu_state))
 		return resync(ls);
+	adopt_model_specific(ls, before, &cpu_state);
 	const struct emu_regs *emu_state = emu_regs(ls->cpu);
 	struct overlay_mismatch m;
 	bool mem_ok = write_overlay_matches(&ls->overlay, &m);

@@ -88,6 +88,20 @@ static bool is_held(const struct overlay_page *p, unsigned off)
 	return (p->held[off / 64] >> (off % 64)) & 1;
 }
 
+bool write_overlay_held(const struct write_overlay *o, uint64_t addr, void *buf, size_t size)
+{
+	uint8_t *out = buf;
+	for (size_t i = 0; i < size; i++) {
+		uint64_t a = addr + i;
+		uint64_t base = a & ~(uint64_t)(PAGE - 1);
+		const struct overlay_page *p = find_page(o, base);
+		if (!p || !is_held(p, (unsigned)(a - base)))
+			return false;
+		out[i] = p->data[a - base];
+	}
+	return true;
+}
+
 /* Replaces bytes of buf (process memory at addr) with held ones. */
 static void patch(const struct write_overlay *o, uint64_t addr, uint8_t *buf, size_t size)
 {

@@ -30,6 +30,10 @@ void write_overlay_free(struct write_overlay *o);
 /* Forgets every held write. */
 void write_overlay_clear(struct write_overlay *o);
 
+/* Copies the held bytes at [addr, addr+size) into buf; false (buf
+ * unspecified) unless every one of them is held. */
+bool write_overlay_held(const struct write_overlay *o, uint64_t addr, void *buf, size_t size);
+
 /* A run of held bytes that differ from the process's memory. */
 struct overlay_mismatch {
 	uint64_t addr;

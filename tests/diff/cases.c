@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "emulator/emu.h"
+#include "tests/shared/model_specific.h"
 #include "diff.h"
 
 /* Tries before a case keeps an input that reaches foreign memory. */
@@ -53,6 +54,46 @@ static void load_code(struct diff_machine *m, const uint8_t *bytes, uint8_t len)
 	loaded_len = len;
 }
 
+/*
+ * The standard-format XSAVE layout is model-specific (CPUID leaf 0xD): on
+ * a CPU whose component offsets differ from the modelled ones, the image
+ * an xsave or xsaveopt writes is translated between the two around the
+ * native run (tests/shared/model_specific.h), as the FPU state suite
+ * does: the area's bytes are put in the host's layout before it and back
+ * in the model's after it, so that bytes the CPU did not write return to
+ * where they were. The scratch offset of the area, or -1 when the form
+ * needs no translation or the area is not wholly in the scratch.
+ */
+static long std_xsave_area(const struct diff_machine *m, const struct diff_form *f,
+			   const struct diff_state *in)
+{
+	switch ((ZydisMnemonic)f->mnemonic) {
+	case ZYDIS_MNEMONIC_XSAVE: case ZYDIS_MNEMONIC_XSAVE64:
+	case ZYDIS_MNEMONIC_XSAVEOPT: case ZYDIS_MNEMONIC_XSAVEOPT64:
+		break;
+	default:
+		return -1;
+	}
+	size_t off;
+	if (emu_host_is_modelled_vendor() || !xsave_std_layout_differs() ||
+	    !diff_operand_offset(f, m, in, 0, XSAVE_STD_SIZE, &off))
+		return -1;
+	return (long)off;
+}
+
+static void native_run_translated(struct diff_machine *m, const struct diff_form *f,
+				  const struct diff_state *in, struct diff_result *out)
+{
+	long area = std_xsave_area(m, f, in);
+	if (area >= 0)
+		xsave_std_model_to_host(m->initial_memory + area);
+	diff_native_run(m, in, out);
+	if (area >= 0) {
+		xsave_std_host_to_model(m->initial_memory + area);
+		xsave_std_host_to_model(m->native_memory + area);
+	}
+}
+
 void diff_run_case(struct diff_machine *m, const struct diff_form *f,
 		   struct diff_rng *r, unsigned index, struct diff_case_run *run)
 {
@@ -72,7 +113,7 @@ void diff_run_case(struct diff_machine *m, const struct diff_form *f,
 			diff_make_input(r, &run->form, m, &run->input, fault);
 			diff_emulate_run(m, &run->input, &run->emulated);
 		}
-		diff_native_run(m, &run->input, &run->native);
+		native_run_translated(m, &run->form, &run->input, &run->native);
 	}
 	/* (Again) last: the scratch then holds the emulator's memory. */
 	diff_emulate_run(m, &run->input, &run->emulated);

@@ -12,11 +12,26 @@
  * leave undefined for the case (emu_undefined_flags_after, counts resolved
  * from the input), and a destination emu_undefined_result says is
  * undefined takes the CPU's value, counted like an undefined flag.
+ *
+ * On such a CPU the results the emulator computes as the modelled CPU does
+ * where the manuals leave them to the implementation take the CPU's
+ * values too, each only in the shape the two vendors are known to differ
+ * in, and are counted as model-specific differences:
+ * - emu_model_specific: the MXCSR_MASK of fxsave/xsave* (the emulator's
+ *   bytes the model's mask, the CPU's this machine's); the registers a rep
+ *   string with a 32-bit address size and ecx 0 zero-extends (the CPU's
+ *   unchanged); the register form of 0F 0D (#UD natively, where the
+ *   emulator changed nothing but rip);
+ * - which NaN a dot product returns when several are possible
+ *   (tests/shared/model_specific.h, dot_nan_choice).
+ * The XSAVE standard-format layout is translated around the native run
+ * instead (cases.c).
  */
 #include <stdarg.h>
 #include <string.h>
 
 #include "emulator/emu.h"
+#include "tests/shared/model_specific.h"
 #include "diff.h"
 
 static const char *const gpr_names[DIFF_GPRS] = {
@@ -63,6 +78,14 @@ static void note_undefined(struct judgement *j, const char *what, uint64_t want,
 	if (j->why)
 		fprintf(j->why, "    %s (undefined bits only): native %#llx emulated %#llx\n",
 			what, (unsigned long long)want, (unsigned long long)got);
+}
+
+static void note_model_specific(struct judgement *j, const char *what)
+{
+	if (j->verdict == DIFF_PASS || j->verdict == DIFF_UNDEFINED_ONLY)
+		j->verdict = DIFF_MODEL_SPECIFIC_ONLY;
+	if (j->why)
+		fprintf(j->why, "    %s: the CPU's model-specific result taken\n", what);
 }
 
 static void hex(FILE *f, const uint8_t *p, size_t n)
@@ -195,24 +218,121 @@ static bool adopt_undefined_destination(const struct diff_case *c, const struct 
 		got->gpr[n] = v;
 		return changed;
 	}
-	ZydisRegisterContext ctx;
-	memset(&ctx, 0, sizeof(ctx));
-	for (unsigned i = 0; i < DIFF_GPRS; i++) {
-		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR64, (ZyanU8)i)] = c->input->gpr[i];
-		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR32, (ZyanU8)i)] =
-			(uint32_t)c->input->gpr[i];
-	}
-	ZyanU64 addr;
-	if (ops[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
-	    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddressEx(&zi, &ops[0], c->m->insn_addr, &ctx, &addr)))
+	size_t off;
+	if (!diff_operand_offset(c->form, c->m, c->input, 0, size, &off))
 		return false;
-	uint64_t start = (uint64_t)(uintptr_t)c->m->scratch;
-	if (addr < start || addr + size > start + DIFF_SCRATCH_SIZE)
-		return false;
-	size_t off = (size_t)(addr - start);
 	changed = memcmp(got_memory + off, c->native_memory + off, size) != 0;
 	memcpy(got_memory + off, c->native_memory + off, size);
 	return changed;
+}
+
+bool diff_operand_offset(const struct diff_form *f, const struct diff_machine *m,
+			 const struct diff_state *in, unsigned operand, size_t size, size_t *off)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f->bytes, f->len, &zi, ops)) ||
+	    operand >= zi.operand_count_visible || ops[operand].type != ZYDIS_OPERAND_TYPE_MEMORY)
+		return false;
+	ZydisRegisterContext ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	for (unsigned i = 0; i < DIFF_GPRS; i++) {
+		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR64, (ZyanU8)i)] = in->gpr[i];
+		ctx.values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR32, (ZyanU8)i)] = (uint32_t)in->gpr[i];
+	}
+	ZyanU64 addr;
+	if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddressEx(&zi, &ops[operand], m->insn_addr, &ctx, &addr)))
+		return false;
+	uint64_t start = (uint64_t)(uintptr_t)m->scratch;
+	if (addr < start || addr + size > start + DIFF_SCRATCH_SIZE)
+		return false;
+	*off = (size_t)(addr - start);
+	return true;
+}
+
+/* A value of `size` bytes (at most 8), little-endian. */
+static uint64_t le_value(const uint8_t *b, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = size; i-- > 0;)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* The model-specific results of emu_model_specific that retired
+ * instructions have: gives the emulated state and memory the CPU's where
+ * the emulator's are the model's and the CPU's another vendor's. */
+static void adopt_model_specific(struct judgement *j, const struct diff_case *c,
+				 const struct emu_model_specific *ms, const struct diff_state *want,
+				 struct diff_state *got, uint8_t *got_memory)
+{
+	const struct diff_state *in = c->input;
+	for (unsigned i = 0; i < DIFF_GPRS; i++)
+		if ((ms->zero_extended_gprs >> i & 1) && want->gpr[i] != got->gpr[i] &&
+		    want->gpr[i] == in->gpr[i] && got->gpr[i] == (uint32_t)in->gpr[i]) {
+			got->gpr[i] = want->gpr[i];
+			note_model_specific(j, "upper half of a register a zero-count rep string zero-extends");
+		}
+	if (ms->store_size) {
+		uint64_t start = (uint64_t)(uintptr_t)c->m->scratch;
+		if (ms->store_addr < start || ms->store_addr + ms->store_size > start + DIFF_SCRATCH_SIZE ||
+		    ms->store_size > 8)
+			return;
+		size_t off = (size_t)(ms->store_addr - start);
+		const uint8_t *n = c->native_memory + off;
+		if (memcmp(n, got_memory + off, ms->store_size) &&
+		    le_value(got_memory + off, ms->store_size) == ms->store_modelled &&
+		    le_value(n, ms->store_size) == ms->store_host) {
+			memcpy(got_memory + off, n, ms->store_size);
+			note_model_specific(j, "MXCSR_MASK");
+		}
+	}
+}
+
+/* dpps/dppd and their VEX forms: which NaN an element returns when
+ * several are possible (dot_nan_choice). */
+static void adopt_dot_nan(struct judgement *j, const struct diff_case *c,
+			  const struct diff_state *want, struct diff_state *got)
+{
+	ZydisMnemonic mn = (ZydisMnemonic)c->form->mnemonic;
+	if (mn != ZYDIS_MNEMONIC_DPPS && mn != ZYDIS_MNEMONIC_DPPD &&
+	    mn != ZYDIS_MNEMONIC_VDPPS && mn != ZYDIS_MNEMONIC_VDPPD)
+		return;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, c->form->bytes, c->form->len, &zi, ops)))
+		return;
+	/* Operands: destination, (VEX: first source,) second source, imm. */
+	bool vex = zi.operand_count_visible == 4;
+	const ZydisDecodedOperand *dst = &ops[0], *s1 = &ops[vex ? 1 : 0], *s2 = &ops[vex ? 2 : 1];
+	const ZydisDecodedOperand *imm = &ops[vex ? 3 : 2];
+	if (dst->type != ZYDIS_OPERAND_TYPE_REGISTER || s1->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    imm->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		return;
+	unsigned lanes = dst->size == 256 ? 2 : 1;
+	int d = ZydisRegisterGetId(dst->reg.value), r1 = ZydisRegisterGetId(s1->reg.value);
+	if (d < 0 || d >= DIFF_VECS || r1 < 0 || r1 >= DIFF_VECS)
+		return;
+	const uint8_t *src2;
+	if (s2->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		int r2 = ZydisRegisterGetId(s2->reg.value);
+		if (r2 < 0 || r2 >= DIFF_VECS)
+			return;
+		src2 = c->input->vec[r2];
+	} else {
+		size_t off;
+		if (!diff_operand_offset(c->form, c->m, c->input, vex ? 2 : 1, 16 * lanes, &off))
+			return;
+		src2 = c->m->initial_memory + off;
+	}
+	bool dbl = mn == ZYDIS_MNEMONIC_DPPD || mn == ZYDIS_MNEMONIC_VDPPD;
+	if (dot_nan_choice(dbl, lanes, (unsigned)imm->imm.value.u, c->input->vec[r1], src2,
+			   want->vec[d], got->vec[d]))
+		note_model_specific(j, "dot product's NaN");
 }
 
 static const char *outcome_name(const struct diff_result *r, char *buf, size_t n)
@@ -260,6 +380,21 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 		j.verdict = DIFF_FALLBACK;
 		return j.verdict;
 	}
+	struct emu_model_specific ms = { 0 };
+	bool model_specific = !emu_host_is_modelled_vendor() &&
+			      emu_model_specific(c->form->bytes, c->form->len, input_regs(c), &ms);
+	if (model_specific && ms.nop_or_ud && n->outcome == DIFF_FAULTED &&
+	    n->vector == EMU_FAULT_UD && e->outcome == DIFF_RAN) {
+		/* A reserved NOP here, #UD there: the emulator must have
+		 * changed nothing but rip. */
+		struct diff_state nop = *c->input;
+		nop.rip = c->m->insn_addr + c->form->len;
+		compare_states(&j, &nop, &e->state, c->form, has_avx, false, 0);
+		compare_memory(&j, c->m->initial_memory, c->emulated_memory, c->m->scratch);
+		if (j.verdict == DIFF_PASS)
+			note_model_specific(&j, "0F 0D register form (#UD natively, a NOP modelled)");
+		return j.verdict;
+	}
 	bool segv_vectors = n->outcome == DIFF_FAULTED && e->outcome == DIFF_FAULTED &&
 			    is_memory_fault_vector(n->vector) && is_memory_fault_vector(e->vector);
 	if (n->outcome == DIFF_CRASHED || n->outcome != e->outcome ||
@@ -284,14 +419,17 @@ enum diff_verdict diff_compare(const struct diff_case *c, bool has_avx, FILE *wh
 	 * comparison, counted like an undefined flag when it differed. */
 	const struct diff_state *got = &e->state;
 	const uint8_t *got_memory = c->emulated_memory;
-	if (!emu_host_is_modelled_vendor() &&
-	    emu_undefined_result(c->form->bytes, c->form->len, input_regs(c))) {
+	if (!emu_host_is_modelled_vendor()) {
 		static struct diff_state emulated;
 		static uint8_t emulated_memory[DIFF_SCRATCH_SIZE];
 		emulated = e->state;
 		memcpy(emulated_memory, c->emulated_memory, DIFF_SCRATCH_SIZE);
-		if (adopt_undefined_destination(c, &n->state, &emulated, emulated_memory))
+		if (emu_undefined_result(c->form->bytes, c->form->len, input_regs(c)) &&
+		    adopt_undefined_destination(c, &n->state, &emulated, emulated_memory))
 			note_undefined(&j, "destination", 0, 0);
+		if (model_specific)
+			adopt_model_specific(&j, c, &ms, &n->state, &emulated, emulated_memory);
+		adopt_dot_nan(&j, c, &n->state, &emulated);
 		got = &emulated;
 		got_memory = emulated_memory;
 	}
@@ -329,6 +467,9 @@ void diff_report_mnemonic(FILE *f, const struct diff_mnemonic_stats *s)
 		(unsigned long long)s->undefined_diffs, (unsigned long long)s->faults,
 		(unsigned long long)s->segv_vector_diffs, (unsigned long long)s->fallbacks,
 		s->failures ? "  FAIL" : "");
+	if (s->model_specific_diffs)
+		fprintf(f, "%-12s %llu cases differ only in model-specific results, the CPU's taken"
+			" (another vendor's CPU)\n", "", (unsigned long long)s->model_specific_diffs);
 	if (s->redraws)
 		fprintf(f, "%-12s %llu inputs redrawn: they reached memory outside the scratch"
 			" that this process owns\n", "", (unsigned long long)s->redraws);

@@ -221,8 +221,11 @@ void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
  * enum emu_fault_vector lacks. */
 #define DIFF_TRAP_SS 12
 
+/* DIFF_MODEL_SPECIFIC_ONLY: on a CPU of another vendor than the modelled
+ * one, the case differed only in results the manuals leave to the
+ * implementation (compare.c); counted, not failed. */
 enum diff_verdict { DIFF_PASS, DIFF_UNDEFINED_ONLY, DIFF_SEGV_VECTOR_ONLY, DIFF_FALLBACK,
-		    DIFF_FAIL };
+		    DIFF_MODEL_SPECIFIC_ONLY, DIFF_FAIL };
 
 struct diff_case {
 	const struct diff_form *form;
@@ -243,8 +246,15 @@ struct diff_mnemonic_stats {
 	const char *family;
 	unsigned forms, dropped_forms;
 	uint64_t cases, failures, undefined_diffs, segv_vector_diffs, faults, fallbacks;
+	uint64_t model_specific_diffs;
 	uint64_t redraws;
 };
+
+/* The scratch offset of the form's visible operand `operand`, a memory
+ * operand of `size` bytes, for the input's registers; false when it is not
+ * a memory operand or not wholly in the scratch. */
+bool diff_operand_offset(const struct diff_form *f, const struct diff_machine *m,
+			 const struct diff_state *in, unsigned operand, size_t size, size_t *off);
 
 /* Prints a failing case in full: disassembly, inputs, both results. */
 void diff_report_failure(FILE *f, const struct diff_case *c, bool has_avx);

@@ -135,6 +135,8 @@ static void test_mnemonic(struct diff_machine *m, const struct bound *b,
 					s.segv_vector_diffs++;
 				else if (v == DIFF_FALLBACK)
 					s.fallbacks++;
+				else if (v == DIFF_MODEL_SPECIFIC_ONLY)
+					s.model_specific_diffs++;
 			}
 		}
 		if (o->verbose) {

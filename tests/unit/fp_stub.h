@@ -27,7 +27,6 @@
 #include <Zydis/Zydis.h>
 
 #include "emulator/emu.h"
-#include "host_model.h"
 
 struct fp_state {
 	uint64_t gpr[16];          /* 0 */
@@ -504,7 +503,7 @@ static inline bool fp_check(struct fp_harness *h, const struct fp_state *in)
 			goto fail;
 		}
 	}
-	if (completed && h->model_specific && !host_is_modelled_cpu())
+	if (completed && h->model_specific && !emu_host_is_modelled_vendor())
 		h->model_specific(h, in, &native, &emulated);
 	fp_diff(&expect, &emulated, diff, sizeof(diff));
 	if (!diff[0])

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "host_model.h"
+#include "tests/shared/model_specific.h"
 #include "x87_stub.h"
 
 #define AREA 4096
@@ -58,67 +58,19 @@ __attribute__((noinline)) static void xnative_call(struct xctx *c)
 
 static uint8_t xhost_state[AREA] __attribute__((aligned(64)));
 
-/*
- * The standard-format XSAVE layout is model-specific: CPUID leaf 0xD
- * enumerates each component's offset. The suite (and the emulator) use
- * the modelled CPU's offsets, below; AMD's leave out the MPX hole and put
- * opmask at 832, ZMM_Hi256 at 896 and Hi16_ZMM at 1408. Native standard
- * images are translated to and from the host's layout by a permutation of
- * the image's bytes: each component's bytes to the host's offsets, the
- * bytes between in their order. On the modelled CPU it is the identity.
- * The compacted format depends on sizes and alignments only, the same on
- * both.
- */
-#define STD_SIZE 2688 /* the modelled CPU's standard format through Hi16_ZMM */
-static const struct { unsigned comp, off, len; } model_components[] = {
-	{ 2, 576, 256 }, { 5, 1088, 64 }, { 6, 1152, 512 }, { 7, 1664, 1024 },
-};
-static uint16_t model_to_host_offset[STD_SIZE];
-
-static void std_layout_init(void)
-{
-	static bool done;
-	bool model_byte[STD_SIZE] = { false }, host_byte[STD_SIZE] = { false };
-	if (done)
-		return;
-	done = true;
-	for (size_t c = 0; c < sizeof(model_components) / sizeof(model_components[0]); c++) {
-		unsigned eax, ebx, ecx, edx;
-		__cpuid_count(0xd, model_components[c].comp, eax, ebx, ecx, edx);
-		ck_assert_uint_eq(eax, model_components[c].len);
-		ck_assert_uint_le(ebx + eax, STD_SIZE);
-		for (unsigned i = 0; i < eax; i++) {
-			model_to_host_offset[model_components[c].off + i] = (uint16_t)(ebx + i);
-			model_byte[model_components[c].off + i] = host_byte[ebx + i] = true;
-		}
-	}
-	for (unsigned m = 0, h = 0; m < STD_SIZE; m++) {
-		if (model_byte[m])
-			continue;
-		while (host_byte[h])
-			h++;
-		model_to_host_offset[m] = (uint16_t)h++;
-	}
-}
-
-/* A standard-format image at `img` from the model's layout to the host's,
- * and back. */
+/* The standard-format XSAVE layout is model-specific: images are
+ * translated between the model's layout and the host's
+ * (tests/shared/model_specific.h). */
 static void std_model_to_host(uint8_t *img)
 {
-	uint8_t tmp[STD_SIZE];
-	std_layout_init();
-	memcpy(tmp, img, STD_SIZE);
-	for (unsigned i = 0; i < STD_SIZE; i++)
-		img[model_to_host_offset[i]] = tmp[i];
+	ck_assert(xsave_std_layout_init());
+	xsave_std_model_to_host(img);
 }
 
 static void std_host_to_model(uint8_t *img)
 {
-	uint8_t tmp[STD_SIZE];
-	std_layout_init();
-	memcpy(tmp, img, STD_SIZE);
-	for (unsigned i = 0; i < STD_SIZE; i++)
-		img[i] = tmp[model_to_host_offset[i]];
+	ck_assert(xsave_std_layout_init());
+	xsave_std_host_to_model(img);
 }
 
 /* Returns the signal the code raised (0 if none). c->in and c->out are in
@@ -144,24 +96,16 @@ static int xnative_run(struct xctx *c, struct x87_outcome *sig)
 }
 
 /*
- * MXCSR_MASK (bytes 28..31 of the legacy area) is model-specific: the
- * MXCSR bits the CPU supports. The modelled CPU's is 0xffff; AMD's also
- * has bit 17 (MM, the misaligned-exception mask), which makes the
- * modelled CPU's reserved bit 17 loadable there. On another vendor's CPU
- * the suite expects the host's mask where the emulator stores its own,
- * and, where ldmxcsr loads a bit only the host supports, the modelled
- * CPU's #GP from the emulator instead of the host's outcome.
+ * MXCSR_MASK (bytes 28..31 of the legacy area) is model-specific
+ * (emu_model_specific): the MXCSR bits the CPU supports. The modelled
+ * CPU's is EMU_MODELLED_MXCSR_MASK; AMD's also has bit 17 (MM, the
+ * misaligned-exception mask), which makes the modelled CPU's reserved bit
+ * 17 loadable there. On another vendor's CPU the suite expects the host's
+ * mask (emu_host_mxcsr_mask) where the emulator stores its own, and, where
+ * ldmxcsr loads a bit only the host supports, the modelled CPU's #GP from
+ * the emulator instead of the host's outcome.
  */
-#define MODEL_MXCSR_MASK 0xffffu
-
-static uint32_t host_mxcsr_mask(void)
-{
-	static uint8_t fx[512] __attribute__((aligned(64)));
-	uint32_t mask;
-	__asm__ volatile("fxsave64 %0" : "=m"(fx));
-	memcpy(&mask, fx + 28, 4);
-	return mask ? mask : 0xffbf; /* zero: the SDM's default */
-}
+#define MODEL_MXCSR_MASK EMU_MODELLED_MXCSR_MASK
 
 /* Whether the native image's MXCSR_MASK at `native` stands for the
  * emulator's at `emulated`: equal, or the host's own mask where the
@@ -171,8 +115,8 @@ static bool same_mxcsr_mask(const uint8_t *native, const uint8_t *emulated)
 	uint32_t n, e;
 	memcpy(&n, native, 4);
 	memcpy(&e, emulated, 4);
-	return n == e || (!host_is_modelled_cpu() && e == MODEL_MXCSR_MASK &&
-			  n == host_mxcsr_mask());
+	return n == e || (!emu_host_is_modelled_vendor() && e == MODEL_MXCSR_MASK &&
+			  n == emu_host_mxcsr_mask());
 }
 
 /* Emulator registers from a standard-format area written by xsave64 over
@@ -196,7 +140,7 @@ static void regs_to_area(const struct emu_regs *r, uint8_t *a)
 	emu_store_state(r, a, &tag);
 	/* The emulator has no MXCSR_MASK register: the CPU's, as xsave
 	 * stores it (the host's own on another vendor's CPU, see above). */
-	uint32_t mask = host_is_modelled_cpu() ? MODEL_MXCSR_MASK : host_mxcsr_mask();
+	uint32_t mask = emu_host_is_modelled_vendor() ? MODEL_MXCSR_MASK : emu_host_mxcsr_mask();
 	memcpy(a + FX_MXCSR + 4, &mask, 4);
 	for (unsigned i = 0; i < 16; i++) {
 		memcpy(a + FX_XMM + 16 * i, &r->zmm[i], 16);
@@ -368,9 +312,9 @@ START_TEST(test_state_instructions)
 			memcpy(mem_in, mem, 2 * AREA);
 			uint32_t loaded;
 			memcpy(&loaded, mem + misalign, 4);
-			bool loads_host_only_bit = cases[i].kind == M_MXCSR && !host_is_modelled_cpu() &&
+			bool loads_host_only_bit = cases[i].kind == M_MXCSR && !emu_host_is_modelled_vendor() &&
 						   (loaded & ~MODEL_MXCSR_MASK) &&
-						   !(loaded & ~host_mxcsr_mask());
+						   !(loaded & ~emu_host_mxcsr_mask());
 			c->rax = x87_rand() % 4 ? HELD : (x87_rand() & HELD);
 			c->rdx = 0;
 			c->rbx = (uint64_t)(uintptr_t)(mem + misalign);

@@ -21,7 +21,6 @@
 
 #include "check_main.h"
 #include "emulator/emu.h"
-#include "host_model.h"
 
 #define PAGE 4096u
 #define CASES 300
@@ -279,7 +278,7 @@ static bool same(const struct gather_form *f, const struct gather_state *in,
 		ok = n->vector == e->vector && (n->vector != EMU_FAULT_PF || n->addr == e->addr);
 	}
 	struct gather_state ns = n->s, es = e->s;
-	if (ok && n->faulted && n->vector != EMU_FAULT_UD && !host_is_modelled_cpu()) {
+	if (ok && n->faulted && n->vector != EMU_FAULT_UD && !emu_host_is_modelled_vendor()) {
 		mask_model_specific(f, &ns);
 		mask_model_specific(f, &es);
 	}

@@ -6,6 +6,7 @@
  */
 #include "check_main.h"
 #include "fp_forms.h"
+#include "tests/shared/model_specific.h"
 
 #define CASES 120
 
@@ -147,80 +148,16 @@ END_TEST
 /* The immediate of the dot-product form under test. */
 static int dot_imm;
 
-static bool fp_nan(uint64_t x, bool dbl)
-{
-	return dbl ? (x & ~(1ull << 63)) > 0x7ff0000000000000ull : (x & 0x7fffffffu) > 0x7f800000u;
-}
-
-static bool fp_inf(uint64_t x, bool dbl)
-{
-	return dbl ? (x & ~(1ull << 63)) == 0x7ff0000000000000ull : (x & 0x7fffffffu) == 0x7f800000u;
-}
-
-/*
- * Which NaN a dpps/dppd element returns when its sum could return more
- * than one is model-specific: the modelled CPU sums each element's
- * products in its own operand order (ops_sse_round_dot.c), AMD's in
- * another. On another vendor's CPU an element may differ only when the
- * native and the emulated values are both among its candidates, and there
- * are at least two: the quieted NaN inputs of the lane's selected
- * products, and the default NaN when one can arise (an infinite input, or
- * a product large enough to overflow). Everything else, MXCSR flags
- * included, is compared.
- */
-static void dot_nan_choice(const struct fp_harness *h, const struct fp_state *in,
-			   const struct fp_state *native, struct fp_state *emulated)
+/* Which NaN a dot product returns when several are possible is
+ * model-specific: tests/shared/model_specific.h, dot_nan_choice. */
+static void dot_nan_model_specific(const struct fp_harness *h, const struct fp_state *in,
+				   const struct fp_state *native, struct fp_state *emulated)
 {
 	bool vex = h->form[0] == 'v', mem = strstr(h->form, "[rsi]") != NULL;
 	bool dbl = strncmp(h->form + vex, "dppd", 4) == 0;
-	unsigned lanes = strstr(h->form, "ymm1") ? 2 : 1, size = dbl ? 8 : 4;
-	unsigned per_lane = 16 / size;
+	unsigned lanes = strstr(h->form, "ymm1") ? 2 : 1;
 	const uint8_t *src1 = in->ymm[vex ? 2 : 1], *src2 = mem ? in->mem : in->ymm[3];
-	for (unsigned lane = 0; lane < lanes; lane++) {
-		uint64_t cand[9];
-		unsigned ncand = 0;
-		bool default_nan = false;
-		for (unsigned j = 0; j < per_lane; j++) {
-			if (!((dot_imm >> (4 + j)) & 1))
-				continue;
-			uint64_t x[2] = { 0, 0 };
-			double v[2];
-			memcpy(&x[0], src1 + 16 * lane + size * j, size);
-			memcpy(&x[1], src2 + 16 * lane + size * j, size);
-			for (int k = 0; k < 2; k++) {
-				if (fp_nan(x[k], dbl))
-					cand[ncand++] = x[k] | (dbl ? 1ull << 51 : 1ull << 22);
-				default_nan |= fp_inf(x[k], dbl);
-				if (dbl) {
-					memcpy(&v[k], &x[k], 8);
-				} else {
-					float f;
-					memcpy(&f, &x[k], 4);
-					v[k] = f;
-				}
-			}
-			/* Finite products whose sum may overflow to +-inf. */
-			default_nan |= !fp_nan(x[0], dbl) && !fp_nan(x[1], dbl) &&
-				       (__builtin_fabs(v[0]) * __builtin_fabs(v[1]) >=
-					(dbl ? 0x1p1022 : 0x1p126));
-		}
-		if (default_nan)
-			cand[ncand++] = dbl ? 0xfff8000000000000ull : 0xffc00000u;
-		for (unsigned j = 0; j < per_lane; j++) {
-			uint64_t n = 0, e = 0;
-			unsigned off = 16 * lane + size * j;
-			memcpy(&n, native->ymm[1] + off, size);
-			memcpy(&e, emulated->ymm[1] + off, size);
-			bool n_in = false, e_in = false, several = false;
-			for (unsigned c = 0; c < ncand; c++) {
-				n_in |= cand[c] == n;
-				e_in |= cand[c] == e;
-				several |= cand[c] != cand[0];
-			}
-			if (n != e && n_in && e_in && several)
-				memcpy(emulated->ymm[1] + off, &n, size);
-		}
-	}
+	dot_nan_choice(dbl, lanes, (unsigned)dot_imm, src1, src2, native->ymm[1], emulated->ymm[1]);
 }
 
 START_TEST(test_dot_product)
@@ -228,7 +165,7 @@ START_TEST(test_dot_product)
 	static const int masks[] = { 0xff, 0x00, 0x31, 0xf1, 0x7f, 0x8c, 0x13, 0x22, 0xe5, 0x5a, 0xf0, 0x3c };
 	struct fp_harness h;
 	fp_harness_init(&h);
-	h.model_specific = dot_nan_choice;
+	h.model_specific = dot_nan_model_specific;
 	fp_seed(6);
 	unsigned failed = 0;
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {

@@ -25,7 +25,6 @@
 #include <ucontext.h>
 
 #include "emulator/emu.h"
-#include "host_model.h"
 
 /* fxsave64 layout offsets. */
 enum {
@@ -245,7 +244,7 @@ static inline bool emu_run_case(struct emu_cpu *cpu, const struct native_ctx *c,
  * is pending (FSW.ES), which the modelled CPU stores always. */
 static inline bool x87_pointers_saved(const uint8_t *native_fx)
 {
-	return host_is_modelled_cpu() || (fx_get16(native_fx, FX_FSW) & 0x80);
+	return emu_host_is_modelled_vendor() || (fx_get16(native_fx, FX_FSW) & 0x80);
 }
 
 /* Describes the first difference between two outcomes; "" when equal.
@@ -278,7 +277,7 @@ static inline void x87_compare_fdp(const struct x87_outcome *n, const struct x87
 			       fields[i].off == FX_FDP;
 		if (pointer && !x87_pointers_saved(n->fx))
 			continue;
-		if (fields[i].off == FX_FDP && fdp_by_model && !host_is_modelled_cpu())
+		if (fields[i].off == FX_FDP && fdp_by_model && !emu_host_is_modelled_vendor())
 			continue;
 		if (a != b) {
 			snprintf(diff, size, "%s native %#lx emulator %#lx", fields[i].name,
