@@ -340,7 +340,68 @@ static unsigned next_dirty_edge(const struct mirror_page *p, unsigned i, bool di
 	return PAGE_SIZE;
 }
 
-/* Writes back the runs of dirty bytes of one page. */
+/* A page written back whole: clean again. */
+static void mark_clean(struct memory_mirror *m, struct mirror_page *p)
+{
+	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
+	p->dirty = false;
+	if (tlb_page(m, p->addr) == p)
+		tlb_fill(m, p);
+}
+
+/* Dirty runs gathered for one write_runs call. */
+#define FLUSH_RUNS 1024 /* IOV_MAX */
+struct flush_batch {
+	struct iovec local[FLUSH_RUNS], remote[FLUSH_RUNS];
+	size_t n;
+};
+
+static int write_batch(struct memory_mirror *m, struct flush_batch *fb)
+{
+	if (fb->n == 0)
+		return 0;
+	int r = m->backend.write_runs(m->backend.ctx, fb->local, fb->remote, fb->n);
+	m->stats.flush_writes++;
+	fb->n = 0;
+	return r;
+}
+
+/* The runs of dirty bytes of the pages on the dirty list, written back by
+ * the backend's write_runs, a batch at a time; each page is clean once its
+ * last run is written. On failure the pages not known to be written stay
+ * dirty (writing a byte again is harmless). */
+static int flush_batched(struct memory_mirror *m)
+{
+	static struct flush_batch fb; /* 32 KiB: the recorder is single-threaded here */
+	fb.n = 0;
+	for (struct mirror_page *p = m->dirty_pages; p; p = p->dirty_next) {
+		unsigned i = 0;
+		while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
+			unsigned start = i;
+			i = next_dirty_edge(p, i, false);
+			if (fb.n == FLUSH_RUNS) {
+				if (write_batch(m, &fb) != 0)
+					return -1;
+				/* Every page before p is written whole. */
+				while (m->dirty_pages != p) {
+					mark_clean(m, m->dirty_pages);
+					m->dirty_pages = m->dirty_pages->dirty_next;
+				}
+			}
+			fb.local[fb.n] = (struct iovec){ p->data + start, i - start };
+			fb.remote[fb.n] = (struct iovec){ (void *)(uintptr_t)(p->addr + start), i - start };
+			fb.n++;
+			m->stats.bytes_flushed += i - start;
+		}
+	}
+	if (write_batch(m, &fb) != 0)
+		return -1;
+	for (; m->dirty_pages; m->dirty_pages = m->dirty_pages->dirty_next)
+		mark_clean(m, m->dirty_pages);
+	return 0;
+}
+
+/* Writes back the runs of dirty bytes of one page, one backend write each. */
 static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 {
 	unsigned i = 0;
@@ -353,15 +414,14 @@ static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 		m->stats.bytes_flushed += i - start;
 		m->stats.flush_writes++;
 	}
-	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
-	p->dirty = false;
-	if (tlb_page(m, p->addr) == p)
-		tlb_fill(m, p);
+	mark_clean(m, p);
 	return 0;
 }
 
 int memory_mirror_flush(struct memory_mirror *m)
 {
+	if (m->backend.write_runs)
+		return flush_batched(m);
 	while (m->dirty_pages) {
 		struct mirror_page *p = m->dirty_pages;
 		if (flush_page(m, p) != 0)

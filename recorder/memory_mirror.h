@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "emulator/emu.h"
 #include "recorder/mapping_table.h"
@@ -30,12 +31,18 @@ struct mirror_backend {
 	void *ctx;
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t len);
+	/* Optional: n writes at once, local[i] to remote[i] (equal lengths),
+	 * in order; 0, or -1 when one failed (those before it may be done).
+	 * A flush hands its dirty runs over up to IOV_MAX at a time: one
+	 * system call instead of one per run. */
+	int (*write_runs)(void *ctx, const struct iovec *local, const struct iovec *remote,
+			  size_t n);
 };
 
 struct memory_mirror_stats {
 	uint64_t pages_loaded;   /* copied in from the process */
 	uint64_t bytes_flushed;  /* dirty bytes written back */
-	uint64_t flush_writes;   /* backend writes done by flushes */
+	uint64_t flush_writes;   /* backend calls made by flushes */
 	uint64_t direct_accesses; /* accesses to uncached (shared) memory */
 };
 

@@ -650,6 +650,8 @@ static int start(struct recording *rec)
 	struct mirror_backend backend = {
 		&rec->rm, (int (*)(void *, uint64_t, void *, size_t))remote_memory_read,
 		(int (*)(void *, uint64_t, const void *, size_t))remote_memory_write,
+		(int (*)(void *, const struct iovec *, const struct iovec *, size_t))
+			remote_memory_write_runs,
 	};
 	if (!rec->maps || !(rec->mirror = memory_mirror_new(&backend, rec->maps)))
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");

@@ -67,6 +67,28 @@ int remote_memory_write(struct remote_memory *rm, uint64_t addr, const void *buf
 									 : EMU_MEM_FAULT;
 }
 
+int remote_memory_write_runs(struct remote_memory *rm, const struct iovec *local,
+			     const struct iovec *remote, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t count = n - i < 1024 ? n - i : 1024; /* IOV_MAX */
+		ssize_t done = process_vm_writev(rm->pid, local + i, count, remote + i, count, 0);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0)
+			return EMU_MEM_FAULT;
+		/* The kernel stops between elements, never inside one. */
+		while (i < n && (size_t)done >= local[i].iov_len) {
+			done -= (ssize_t)local[i].iov_len;
+			i++;
+		}
+		if (done != 0)
+			return EMU_MEM_FAULT;
+	}
+	return EMU_MEM_OK;
+}
+
 size_t remote_memory_fetch(struct remote_memory *rm, uint64_t addr, void *buf, size_t size)
 {
 	if (!range_ok(addr, size))

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "emulator/emu.h"
 
@@ -33,6 +34,11 @@ extern const struct emu_memory_ops remote_memory_ops;
 
 int remote_memory_read(struct remote_memory *rm, uint64_t addr, void *buf, size_t size);
 int remote_memory_write(struct remote_memory *rm, uint64_t addr, const void *buf, size_t size);
+/* n writes, local[i] to remote[i] (equal lengths), in as few system calls
+ * as the kernel takes: EMU_MEM_OK, or EMU_MEM_FAULT at the first that
+ * failed (those before it are done). */
+int remote_memory_write_runs(struct remote_memory *rm, const struct iovec *local,
+			     const struct iovec *remote, size_t n);
 /* Bytes readable from addr on, up to size. */
 size_t remote_memory_fetch(struct remote_memory *rm, uint64_t addr, void *buf, size_t size);
 

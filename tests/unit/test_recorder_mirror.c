@@ -55,7 +55,7 @@ static void setup(void)
 	proc.reads = proc.writes = 0;
 	maps = mapping_table_new();
 	ck_assert_int_eq(mapping_table_parse(maps, maps_text), 0);
-	struct mirror_backend b = { &proc, fake_read, fake_write };
+	struct mirror_backend b = { &proc, fake_read, fake_write, NULL }; /* a write per run */
 	mirror = memory_mirror_new(&b, maps);
 }
 
@@ -186,6 +186,63 @@ START_TEST(test_flush_writes_each_run_once)
 }
 END_TEST
 
+/* A backend that takes many runs per call, and refuses the call numbered
+ * fail_at (from 1; 0: none). */
+static int runs_calls, runs_total, fail_at;
+
+static int fake_write_runs(void *ctx, const struct iovec *local, const struct iovec *remote,
+			   size_t n)
+{
+	if (++runs_calls == fail_at)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(local[i].iov_len, remote[i].iov_len);
+		if (fake_write(ctx, (uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base,
+			       local[i].iov_len) != 0)
+			return -1;
+	}
+	runs_total += (int)n;
+	return 0;
+}
+
+/* One dirty byte in three over both heap pages: 2,731 runs, written in
+ * batches of at most 1,024, each run once; a batch that fails leaves
+ * dirty what it did not finish, and the next flush writes it. */
+START_TEST(test_flush_batches_runs)
+{
+	struct mirror_backend b = { &proc, fake_read, fake_write, fake_write_runs };
+	struct memory_mirror *mm = memory_mirror_new(&b, maps);
+	ck_assert_ptr_nonnull(mm);
+	uint8_t expect[2 * 4096];
+	memcpy(expect, proc.mem + 0x2000, sizeof(expect));
+	for (unsigned off = 0; off < sizeof(expect); off += 3) {
+		uint8_t v = (uint8_t)~expect[off];
+		expect[off] = v;
+		ck_assert_int_eq(memory_mirror_write(mm, 0x12000 + off, &v, 1), EMU_MEM_OK);
+	}
+	runs_calls = runs_total = 0;
+	fail_at = 3;
+	ck_assert_int_eq(memory_mirror_flush(mm), -1);
+	ck_assert(memory_mirror_has_dirty(mm));
+	/* Batches 1 and 2 took one page's runs and some of the other's: that
+	 * one page is written whole, the other not. */
+	ck_assert_int_eq(runs_total, 2048);
+	bool first = memcmp(proc.mem + 0x2000, expect, 4096) == 0;
+	bool second = memcmp(proc.mem + 0x3000, expect + 4096, 4096) == 0;
+	ck_assert(first != second);
+	/* The next flush writes only the page left dirty, all its runs. */
+	runs_calls = runs_total = 0;
+	fail_at = 0;
+	ck_assert_int_eq(memory_mirror_flush(mm), 0);
+	ck_assert_int_eq(runs_calls, 2);
+	ck_assert_int_eq(runs_total, first ? 1365 : 1366);
+	ck_assert_mem_eq(proc.mem + 0x2000, expect, sizeof(expect));
+	ck_assert(!memory_mirror_has_dirty(mm));
+	ck_assert_int_eq(proc.writes, 2048 + runs_total); /* no write of its own */
+	memory_mirror_free(mm);
+}
+END_TEST
+
 /* A page cached by a read stays read-only: the write fast path checks the
  * protection, and an invalidated page is read again. */
 START_TEST(test_cached_read_only_page_refuses_writes)
@@ -213,6 +270,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_protections_fault);
 	tcase_add_test(tc, test_shared_is_never_cached);
 	tcase_add_test(tc, test_flush_writes_each_run_once);
+	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	suite_add_tcase(s, tc);
 	return s;
