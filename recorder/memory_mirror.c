@@ -28,6 +28,13 @@ struct mirror_page {
 	uint64_t dirty_bits[PAGE_SIZE / 64];
 };
 
+/* Dirty runs gathered for one write_runs call. */
+#define FLUSH_RUNS 1024 /* IOV_MAX */
+struct flush_batch {
+	struct iovec local[FLUSH_RUNS], remote[FLUSH_RUNS];
+	size_t n;
+};
+
 struct memory_mirror {
 	/* First member: the inline accessors of memory_mirror.h reach it. */
 	struct memory_mirror_tlb tlb;
@@ -37,6 +44,7 @@ struct memory_mirror {
 	struct mirror_page *buckets[BUCKETS];
 	struct mirror_page *dirty_pages;
 	struct memory_mirror_stats stats;
+	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
 };
 
 _Static_assert(offsetof(struct mirror_page, dirty_bits) ==
@@ -349,13 +357,6 @@ static void mark_clean(struct memory_mirror *m, struct mirror_page *p)
 		tlb_fill(m, p);
 }
 
-/* Dirty runs gathered for one write_runs call. */
-#define FLUSH_RUNS 1024 /* IOV_MAX */
-struct flush_batch {
-	struct iovec local[FLUSH_RUNS], remote[FLUSH_RUNS];
-	size_t n;
-};
-
 static int write_batch(struct memory_mirror *m, struct flush_batch *fb)
 {
 	if (fb->n == 0)
@@ -372,15 +373,15 @@ static int write_batch(struct memory_mirror *m, struct flush_batch *fb)
  * dirty (writing a byte again is harmless). */
 static int flush_batched(struct memory_mirror *m)
 {
-	static struct flush_batch fb; /* 32 KiB: the recorder is single-threaded here */
-	fb.n = 0;
+	struct flush_batch *fb = &m->flush;
+	fb->n = 0;
 	for (struct mirror_page *p = m->dirty_pages; p; p = p->dirty_next) {
 		unsigned i = 0;
 		while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 			unsigned start = i;
 			i = next_dirty_edge(p, i, false);
-			if (fb.n == FLUSH_RUNS) {
-				if (write_batch(m, &fb) != 0)
+			if (fb->n == FLUSH_RUNS) {
+				if (write_batch(m, fb) != 0)
 					return -1;
 				/* Every page before p is written whole. */
 				while (m->dirty_pages != p) {
@@ -388,13 +389,13 @@ static int flush_batched(struct memory_mirror *m)
 					m->dirty_pages = m->dirty_pages->dirty_next;
 				}
 			}
-			fb.local[fb.n] = (struct iovec){ p->data + start, i - start };
-			fb.remote[fb.n] = (struct iovec){ (void *)(uintptr_t)(p->addr + start), i - start };
-			fb.n++;
+			fb->local[fb->n] = (struct iovec){ p->data + start, i - start };
+			fb->remote[fb->n] = (struct iovec){ (void *)(uintptr_t)(p->addr + start), i - start };
+			fb->n++;
 			m->stats.bytes_flushed += i - start;
 		}
 	}
-	if (write_batch(m, &fb) != 0)
+	if (write_batch(m, fb) != 0)
 		return -1;
 	for (; m->dirty_pages; m->dirty_pages = m->dirty_pages->dirty_next)
 		mark_clean(m, m->dirty_pages);
