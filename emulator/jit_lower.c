@@ -2,16 +2,20 @@
  * jit_lower.c — one guest instruction as host code, for the forms that
  * make up most of what compilers emit: mov/movzx/movsx/movsxd/lea, the
  * two-operand arithmetic whose flags need no carry in (add sub and or xor
- * cmp test), push/pop of a register, and the block-ending jmp, jcc, call
- * and ret. Everything else keeps its handler (jit_translate.c calls it).
+ * cmp test), shl/shr/sar by an immediate, neg, not, imul with two or
+ * three operands, cbw..cqo, cmovcc, setcc, push/pop of a register, and
+ * the block-ending jmp, jcc, call and ret. Everything else keeps its
+ * handler (jit_translate.c calls it).
  *
  * Each lowering does what the handler does, in the handler's order: the
- * same memory accesses through the same functions (emu_jit_read and
- * emu_jit_write wrap operand.h's), registers written only once every
- * access succeeded, and the flags left pending in cpu->lazy exactly as
- * flags.h's writers leave them. Arithmetic runs on the host's own
- * instruction of the same width, whose flags a conditional jump right
- * after it may use directly.
+ * same memory accesses through the memory interface (its functions for
+ * one access size when it has them, else emu_jit_read and emu_jit_write,
+ * which wrap operand.h's), registers written only once every access
+ * succeeded, and the flags left pending in cpu->lazy exactly as flags.h's
+ * writers leave them. Arithmetic runs on the host's own instruction of
+ * the same width, whose flags a conditional jump, cmov or setcc after it
+ * may use directly; flags the architecture leaves undefined are computed
+ * as the handler computes them, never taken from the host.
  */
 #include <Zydis/Zydis.h>
 
@@ -19,15 +23,6 @@
 #include "jit_xlate.h"
 
 #define MOV ZYDIS_MNEMONIC_MOV
-
-/* Stack slots kept across calls ([rsp + 8 * n]); slot 3 is the last
- * write's status (jit_translate.c). */
-enum { SLOT_A, SLOT_B, SLOT_RES, SLOT_WRITE_STATUS };
-
-static struct jit_opnd slot(unsigned n, unsigned size)
-{
-	return jit_m(JR_RSP, JR_NONE, 0, 8 * (int64_t)n, size);
-}
 
 static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
 {
@@ -219,8 +214,6 @@ static void address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn)
 	}
 }
 
-enum { SLOT_ADDRESS = 4 };
-
 /* Index of an access size (1, 2, 4, 8) in the sized memory functions. */
 static unsigned size_index(unsigned size)
 {
@@ -233,7 +226,7 @@ static unsigned size_index(unsigned size)
  * which check as operand.h does. */
 static void keep_address_checked(struct jit_xlate *x, unsigned size, size_t *upper)
 {
-	emit(x, MOV, slot(SLOT_ADDRESS, 8), jit_r(JR_RSI, 8));
+	emit(x, MOV, jit_slot(JIT_SLOT_ADDRESS, 8), jit_r(JR_RSI, 8));
 	emit(x, ZYDIS_MNEMONIC_LEA, jit_r(JR_RAX, 8), jit_m(JR_RSI, JR_NONE, 0, size - 1, 8));
 	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
 	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(47));
@@ -275,7 +268,7 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_READ);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
-		emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	}
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
@@ -290,8 +283,8 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
  * what emu_decode_cache_note_write does, its filter test inline. */
 static void note_write(struct jit_xlate *x, unsigned size)
 {
-	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
-	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_ADDRESS, 8));
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	size_t crosses = 0;
 	if (size > 1) {
 		emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
@@ -310,11 +303,11 @@ static void note_write(struct jit_xlate *x, unsigned size)
 	if (size > 1)
 		jit_bind(&x->a, crosses);
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-	emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+	emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
 	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
 	jit_call(&x->a, (const void *)emu_jit_note_write);
-	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 	jit_bind(&x->a, clear);
 }
 
@@ -337,7 +330,7 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 		note_write(x, size);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
-		emit(x, MOV, jit_r(JR_RSI, 8), slot(SLOT_ADDRESS, 8));
+		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	}
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
@@ -345,7 +338,7 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	jit_call(&x->a, (const void *)emu_jit_write);
 	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(EMU_STOP));
 	jit_exit_if(x, JIT_CC_Z, x->cur, EMU_STOP);
-	emit(x, MOV, slot(SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 	if (ops->write_uint)
 		jit_bind(&x->a, done);
 }
@@ -495,23 +488,23 @@ static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn
 		x->flags_live = true;
 		return;
 	}
-	emit(x, MOV, slot(SLOT_A, 8), jit_r(JR_RAX, 8));
+	emit(x, MOV, jit_slot(JIT_SLOT_A, 8), jit_r(JR_RAX, 8));
 	if (b.kind == JIT_REG)
-		emit(x, MOV, slot(SLOT_B, 8), jit_r(b.reg, 8));
+		emit(x, MOV, jit_slot(JIT_SLOT_B, 8), jit_r(b.reg, 8));
 	emit(x, op.host, jit_r(JR_RAX, size), b);
-	emit(x, MOV, slot(SLOT_RES, 8), jit_r(JR_RAX, 8));
+	emit(x, MOV, jit_slot(JIT_SLOT_RES, 8), jit_r(JR_RAX, 8));
 	emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
 	address_to_rsi(x, insn);
 	write_rcx_at_rsi(x, size);
-	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_A, 8));
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RAX, 8));
 	if (b.kind == JIT_REG) {
-		emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_B, 8));
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_B, 8));
 		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RAX, 8));
 	} else {
 		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
 	}
-	emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_RES, 8));
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_RES, 8));
 	set_lazy_result(x, op.lazy, size, JR_RAX);
 }
 
@@ -761,11 +754,11 @@ static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	bool indirect = target_to_rax(x, insn);
 	if (indirect)
-		emit(x, MOV, slot(SLOT_A, 8), jit_r(JR_RAX, 8));
+		emit(x, MOV, jit_slot(JIT_SLOT_A, 8), jit_r(JR_RAX, 8));
 	jit_mov_imm(&x->a, JR_RCX, insn->addr + insn->len);
 	push_rcx(x);
 	if (indirect) {
-		emit(x, MOV, jit_r(JR_RAX, 8), slot(SLOT_A, 8));
+		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 		set_rip_from(x, JR_RAX);
 	} else {
 		set_rip_to(x, insn->imm);
@@ -830,12 +823,12 @@ static void lower_cmov(struct jit_xlate *x, const struct emu_insn *insn)
 	if (s->kind == EMU_OPND_MEM) {
 		address_to_rsi(x, insn);
 		read_at_rsi(x, size);
-		emit(x, MOV, slot(SLOT_B, 8), jit_r(JR_RAX, 8));
+		emit(x, MOV, jit_slot(JIT_SLOT_B, 8), jit_r(JR_RAX, 8));
 	}
 	unsigned cc = host_condition(x, insn->op & 15);
 	int src = JR_RCX;
 	if (s->kind == EMU_OPND_MEM)
-		emit(x, MOV, jit_r(JR_RCX, 8), slot(SLOT_B, 8));
+		emit(x, MOV, jit_r(JR_RCX, 8), jit_slot(JIT_SLOT_B, 8));
 	else
 		src = jit_guest_in(x, gpr_of(s), JR_RCX);
 	int dst = jit_guest_in(x, gpr_of(d), JR_RDX);

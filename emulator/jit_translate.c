@@ -66,6 +66,11 @@ struct jit_opnd jit_cpu_field(int64_t off, unsigned size)
 	return jit_m(JIT_CPU, JR_NONE, 0, off, size);
 }
 
+struct jit_opnd jit_slot(enum jit_slot n, unsigned size)
+{
+	return jit_m(JR_RSP, JR_NONE, 0, 8 * (int64_t)n, size);
+}
+
 static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
 {
 	jit_op(&x->a, mn, a, b);
@@ -191,7 +196,7 @@ static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epil
 		if (e->raise == JIT_RAISE_GP) {
 			jit_call(&x->a, (const void *)emu_jit_raise_gp);
 		} else {
-			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RSI, 8), jit_m(JR_RSP, JR_NONE, 0, 32, 8));
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 4),
 			     jit_i(e->raise == JIT_RAISE_PF_WRITE));
 			jit_call(&x->a, (const void *)emu_jit_raise_pf);
@@ -337,9 +342,9 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 		x->wrote = false;
 		jit_lower(x, &b->insns[i]);
 		if (x->wrote && i + 1 < b->count) {
-			/* The write's status waits in slot 3 until the
+			/* The write's status waits in its slot until the
 			 * instruction's own effects are done. */
-			emit(x, ZYDIS_MNEMONIC_CMP, jit_m(JR_RSP, JR_NONE, 0, 24, 4),
+			emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4),
 			     jit_i(EMU_JIT_RETIRED));
 			jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
 			x->flags_live = false;

@@ -11,6 +11,7 @@
  *   rax rcx rdx rsi rdi      scratch and call arguments
  *   r8 r10 r11
  *   [rsp + 0..39]            five 8-byte slots kept across calls
+ *                            (enum jit_slot)
  */
 #ifndef TTREC_EMU_JIT_XLATE_H
 #define TTREC_EMU_JIT_XLATE_H
@@ -72,7 +73,15 @@ struct jit_xlate {
 	unsigned n_exits;
 };
 
+/* The stack slots ([rsp + 8 * n]) values are kept in across calls: three
+ * for an instruction's operands, the last write's status (checked after
+ * the instruction for a retired block) and the address of the access
+ * being made (for the page fault an exit raises). */
+enum jit_slot { JIT_SLOT_A, JIT_SLOT_B, JIT_SLOT_RES, JIT_SLOT_WRITE_STATUS, JIT_SLOT_ADDRESS };
+
 /* --- jit_translate.c, for the lowering --- */
+
+struct jit_opnd jit_slot(enum jit_slot n, unsigned size);
 
 struct jit_opnd jit_cpu_field(int64_t off, unsigned size);
 /* A jump taken on host condition cc to an exit with `status` at
