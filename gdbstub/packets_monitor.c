@@ -75,8 +75,8 @@ static int builtin_command(struct gdbstub *stub, const char *cmd,
 		/* GDB caches registers and memory and cannot be told they
 		 * changed outside a stop. */
 		snprintf(line, sizeof(line),
-			 "now at time %llu; run \"maintenance flush register-cache\""
-			 " to see the new state\n",
+			 "now at time %llu (ttreplay's goto command shows it; or"
+			 " \"maintenance flush register-cache\" and \"maintenance flush dcache\")\n",
 			 (unsigned long long)ops->now(ctx));
 		print_to_gdb(ps, line);
 		return 0;

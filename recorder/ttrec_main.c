@@ -19,7 +19,9 @@
 #include "recorder/attach.h"
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
+#include "trace-format/idna.h"
 #include "trace-format/size_arg.h"
+#include "trace-format/version.h"
 #include "recorder/tracee.h"
 
 /* ttrec's own failures; the program's statuses pass through otherwise. */
@@ -37,6 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ttrec run [options] [--] PROGRAM [ARGS...]\n"
 		"       ttrec attach [options] PID\n"
+		"       ttrec --version\n"
 		"options:\n"
 		"  -o FILE                    trace file (default: PROGRAM-N.idna, and a latest.idna link)\n"
 		"  -q                         no summary\n"
@@ -50,7 +53,8 @@ static void usage(FILE *f)
 		"  --verify                   (run) no trace: check the emulator against the CPU, one\n"
 		"                             single-step per instruction, up to the first difference\n"
 		"  --verify-max N             with --verify: verify N instructions, then let the\n"
-		"                             program run on natively\n");
+		"                             program run on natively\n"
+		"  -h, --help                 this text\n");
 }
 
 /* PROGRAM-N.idna with the first free N, in the current directory. */
@@ -293,6 +297,12 @@ static int record_command(int argc, char **argv, bool attach)
 				fprintf(stderr, "ttrec: bad --ring size '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			if (opt.ring_bytes < idna_ring_min_bytes(0)) {
+				fprintf(stderr, "ttrec: --ring %s is too small: a ring holds at least "
+					"four chunks (%llu bytes)\n", optarg,
+					(unsigned long long)idna_ring_min_bytes(0));
+				return EXIT_USAGE;
+			}
 			trace_option = "--ring";
 			break;
 		case OPT_ENV:
@@ -377,6 +387,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+		print_version("ttrec");
 		return 0;
 	}
 	if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "attach") != 0)) {

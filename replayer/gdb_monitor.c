@@ -1,8 +1,8 @@
 /*
  * gdb_monitor.c — the target's monitor commands: the trace's figures, its
- * snapshot times, and "who wrote (or read) this?" searches in either
- * direction, made with a temporary watchpoint and the same forward and
- * backward runs as continue and reverse-continue.
+ * snapshot times, the user's checkpoints, and "who wrote (or read) this?"
+ * searches in either direction, made with a temporary watchpoint and the
+ * same forward and backward runs as continue and reverse-continue.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,37 +144,104 @@ static int monitor_access(struct gdb_target *t, const char *command, gdbstub_pri
 	return 1;
 }
 
+/* monitor checkpoint | checkpoints | restart N | delete-checkpoint N.
+ * GDB cannot be told that the state changed outside a stop: the gdb
+ * commands of ttreplay's command file (ttreplay --gdb-commands) flush
+ * its caches after a restart. */
+static int monitor_checkpoints(struct gdb_target *t, const char *command, gdbstub_print_fn print,
+			       void *print_ctx)
+{
+	char line[160];
+	if (strcmp(command, "checkpoint") == 0) {
+		for (size_t i = 0; i < MAX_MARKS; i++)
+			if (!t->mark_used[i]) {
+				t->mark_used[i] = true;
+				t->marks[i] = replay_session_now(t->s);
+				snprintf(line, sizeof(line), "checkpoint %zu at time %llu\n", i + 1,
+					 (unsigned long long)t->marks[i]);
+				print(print_ctx, line);
+				return 0;
+			}
+		print(print_ctx, "all 64 checkpoints are in use: delete-checkpoint one first\n");
+		return 0;
+	}
+	if (strcmp(command, "checkpoints") == 0) {
+		bool any = false;
+		for (size_t i = 0; i < MAX_MARKS; i++)
+			if (t->mark_used[i]) {
+				snprintf(line, sizeof(line), "checkpoint %zu at time %llu\n", i + 1,
+					 (unsigned long long)t->marks[i]);
+				print(print_ctx, line);
+				any = true;
+			}
+		if (!any)
+			print(print_ctx, "no checkpoints\n");
+		return 0;
+	}
+	bool restart = strncmp(command, "restart", 7) == 0 && (command[7] == ' ' || !command[7]);
+	bool delete = strncmp(command, "delete-checkpoint", 17) == 0 &&
+		      (command[17] == ' ' || !command[17]);
+	if (!restart && !delete)
+		return 1;
+	const char *arg = command + (restart ? 7 : 17);
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (end == arg || *end || n == 0 || n > MAX_MARKS || !t->mark_used[n - 1]) {
+		snprintf(line, sizeof(line), "usage: monitor %s N, N a checkpoint's number "
+			 "(monitor checkpoints lists them)\n", restart ? "restart" : "delete-checkpoint");
+		print(print_ctx, line);
+		return 0;
+	}
+	if (delete) {
+		t->mark_used[n - 1] = false;
+		return 0;
+	}
+	if (replay_session_goto(t->s, t->marks[n - 1]) != 0)
+		return -1;
+	snprintf(line, sizeof(line), "now at checkpoint %lu, time %llu\n", n,
+		 (unsigned long long)replay_session_now(t->s));
+	print(print_ctx, line);
+	return 0;
+}
+
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
 {
 	struct gdb_target *t = ctx;
 	const struct replay_summary *m = &t->s->summary;
 	char line[256];
-	if ((strcmp(command, "info") == 0 || strcmp(command, "checkpoints") == 0) &&
+	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0) &&
 	    monitor_whole_history(t, print, print_ctx) != 0)
 		return -1;
 	if (strcmp(command, "info") == 0) {
 		snprintf(line, sizeof(line),
-			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",
+			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n",
 			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
 			 (unsigned long long)m->signals, t->s->n_snapshots);
 		print(print_ctx, line);
 		return 0;
 	}
-	if (strcmp(command, "checkpoints") == 0) {
+	if (strcmp(command, "snapshots") == 0) {
 		for (size_t i = 0; i < t->s->n_snapshots; i++) {
 			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)t->s->snapshots[i].icount);
 			print(print_ctx, line);
 		}
 		return 0;
 	}
-	return monitor_access(t, command, print, print_ctx);
+	int r = monitor_checkpoints(t, command, print, print_ctx);
+	return r == 1 ? monitor_access(t, command, print, print_ctx) : r;
 }
 
 const char *gdb_target_monitor_help(void *ctx)
 {
 	(void)ctx;
-	return "info -- instructions, syscalls, signals and checkpoints of the trace\n"
-	       "checkpoints -- the times replay can start from\n"
+	return "info -- instructions, syscalls, signals and snapshots of the trace\n"
+	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
+	       "checkpoint -- remember the current time as a numbered checkpoint\n"
+	       "checkpoints -- list the checkpoints\n"
+	       "restart N -- go back (or forward) to checkpoint N\n"
+	       "delete-checkpoint N -- forget checkpoint N\n"
 	       "last-write ADDR [LEN] -- the last write to these bytes before now (who wrote this?)\n"
 	       "next-write ADDR [LEN] -- the next write to them after now\n"
 	       "last-read ADDR [LEN] -- the last read of them before now\n"

@@ -14,6 +14,7 @@
 #include "replayer/gdb_target.h"
 
 #define MAX_POINTS 64
+#define MAX_MARKS 64
 #define INTERRUPT_CHECK_INTERVAL (1u << 20)
 
 struct point {
@@ -52,6 +53,11 @@ struct gdb_target {
 	uint8_t auxv[4096];
 	size_t auxv_len;
 	char *libraries_xml; /* made from the module list, or NULL */
+	/* The user's checkpoints (monitor checkpoint, as rr's): checkpoint N
+	 * is the time marks[N - 1] while mark_used[N - 1]. A checkpoint of a
+	 * replay is only a time: going back to it is a goto. */
+	uint64_t marks[MAX_MARKS];
+	bool mark_used[MAX_MARKS];
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +16,9 @@
 #include "gdbstub/gdbstub.h"
 #include "replayer/gdb_target.h"
 #include "replayer/replay_session.h"
+#include "replayer/gdb_commands.h"
 #include "trace-format/size_arg.h"
+#include "trace-format/version.h"
 
 enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
 
@@ -32,7 +35,11 @@ static void usage(FILE *f)
 		"  --info           print what the trace holds (key: value lines)\n"
 		"  --json           with --info: one JSON object\n"
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
-		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n");
+		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n"
+		"  --gdb-commands   print ttreplay's gdb commands (when, goto, checkpoint, restart,\n"
+		"                   last-write...) as a script for gdb's source command\n"
+		"  --version        print the version\n"
+		"  -h, --help       this text\n");
 }
 
 /* The program's path: the last execve of the trace's global stream. */
@@ -53,6 +60,24 @@ static bool recorded_program(struct replay_session *s, char *out, size_t size)
 	return found;
 }
 
+/* ttreplay's gdb commands as a file gdb can source: an in-memory file
+ * that gdb inherits, named by its descriptor (nothing to clean up).
+ * False, with a warning, when it cannot be made: gdb starts without them. */
+static bool gdb_commands_file(char *path, size_t size)
+{
+	int fd = memfd_create("ttreplay-commands.gdb", 0);
+	size_t len = strlen(gdb_commands_script);
+	if (fd < 0 || write(fd, gdb_commands_script, len) != (ssize_t)len) {
+		fprintf(stderr, "ttreplay: gdb starts without ttreplay's commands: %s\n",
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	snprintf(path, size, "/proc/self/fd/%d", fd);
+	return true;
+}
+
 /* On a terminal, as `rr replay` does: start gdb on the recorded program,
  * connected to a ttreplay of the same trace. Extra arguments go to gdb. */
 static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args, int n_gdb_args)
@@ -69,12 +94,18 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 	}
 	self[n] = 0;
 	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
-	char **argv = calloc((size_t)n_gdb_args + 6, sizeof(char *));
+	char commands[64];
+	bool have_commands = gdb_commands_file(commands, sizeof(commands));
+	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
 	if (!argv)
 		return 1;
 	int k = 0;
 	argv[k++] = "gdb";
 	argv[k++] = "-q";
+	if (have_commands) {
+		argv[k++] = "-x";
+		argv[k++] = commands;
+	}
 	argv[k++] = "-ex";
 	argv[k++] = target;
 	for (int i = 0; i < n_gdb_args; i++)
@@ -210,7 +241,8 @@ static int verify(struct replay_session *s)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY };
+	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
+	       OPT_GDB_COMMANDS, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "bind", required_argument, NULL, OPT_BIND },
@@ -218,6 +250,8 @@ int main(int argc, char **argv)
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snapshot-memory", required_argument, NULL, OPT_SNAPSHOT_MEMORY },
+		{ "gdb-commands", no_argument, NULL, OPT_GDB_COMMANDS },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -249,6 +283,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h': usage(stdout); return 0;
+		case OPT_GDB_COMMANDS: fputs(gdb_commands_script, stdout); return 0;
+		case OPT_VERSION: print_version("ttreplay"); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

@@ -105,7 +105,7 @@ gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay --sn
 	-ex continue -ex 'monitor info' -ex 'eval "monitor last-write %lu 8", &marker' \
 	-ex 'break late.c:9' -ex reverse-continue > late-thin.out 2>&1
 all=$("$build/ttreplay" --info late.idna | sed -n 's/^instructions: //p')
-kept=$(sed -n 's/^checkpoints: //p' late-thin.out)
+kept=$(sed -n 's/^snapshots: //p' late-thin.out)
 if [ -n "$kept" ] && [ -n "$all" ] && [ "$kept" -ge 16 ] && [ "$kept" -lt $((all / 4194304)) ]; then ok
 else bad "snapshots within 1M: $kept kept for $all instructions"; fi
 expect late-thin.out 'last-write of .*: time [0-9]{1,6},' "last-write far back with thinned snapshots"

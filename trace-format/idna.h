@@ -210,6 +210,9 @@ struct idna_writer_options {
 struct idna_writer;
 
 /* Creates (truncates) path and writes the header. NULL on failure. */
+/* The smallest ring (idna_writer_options.ring_bytes) for chunks of
+ * chunk_bytes (0: the default size): four chunks. */
+uint64_t idna_ring_min_bytes(uint32_t chunk_bytes);
 struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_options *opt,
 				     const struct idna_header_info *info, char *err, size_t errlen);
 

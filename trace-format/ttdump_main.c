@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "trace-format/idna.h"
+#include "trace-format/version.h"
 
 struct options {
 	const char *path;
@@ -35,7 +36,8 @@ struct stats {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ttdump [--records] [--stream N] [--from SEQ] [--to SEQ] [--json] FILE\n");
+	fprintf(f, "usage: ttdump [--records] [--stream N] [--from SEQ] [--to SEQ] [--json] FILE\n"
+		   "       ttdump --version | -h | --help\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -52,7 +54,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	static const struct option longopts[] = {
 		{"records", no_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
 		{"stream", required_argument, 0, 's'}, {"from", required_argument, 0, 'f'},
-		{"to", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"to", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
 	};
 	o->to = UINT64_MAX;
 	int c;
@@ -76,6 +79,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': print_version("ttdump"); exit(0);
 		default: return -1;
 		}
 	}

@@ -354,12 +354,19 @@ int idna_writer_close(struct idna_writer *w, char *err, size_t errlen)
 	return rc;
 }
 
+#define DEFAULT_CHUNK_BYTES (128 * 1024)
+
+uint64_t idna_ring_min_bytes(uint32_t chunk_bytes)
+{
+	return 4 * ((uint64_t)(chunk_bytes ? chunk_bytes : DEFAULT_CHUNK_BYTES) + CHUNK_HEADER_MAX);
+}
+
 struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_options *opt,
 				     const struct idna_header_info *info, char *err, size_t errlen)
 {
 	struct idna_writer_options o = opt ? *opt : (struct idna_writer_options){0};
 	if (!o.chunk_bytes)
-		o.chunk_bytes = 128 * 1024;
+		o.chunk_bytes = DEFAULT_CHUNK_BYTES;
 	if (!o.zstd_level)
 		o.zstd_level = 1;
 	if (!o.queue_chunks)
@@ -391,10 +398,10 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 		snprintf(err, errlen, "file header too large");
 		return NULL;
 	}
-	if (o.ring_bytes && o.ring_bytes < 4 * (uint64_t)(o.chunk_bytes + CHUNK_HEADER_MAX)) {
+	if (o.ring_bytes && o.ring_bytes < idna_ring_min_bytes(o.chunk_bytes)) {
 		free(hbuf);
-		snprintf(err, errlen, "ring must hold at least four chunks (%u bytes)",
-			 4 * (o.chunk_bytes + CHUNK_HEADER_MAX));
+		snprintf(err, errlen, "ring must hold at least four chunks (%llu bytes)",
+			 (unsigned long long)idna_ring_min_bytes(o.chunk_bytes));
 		return NULL;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

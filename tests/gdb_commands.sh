@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# ttreplay's gdb commands (ttreplay --gdb-commands): when, goto,
+# checkpoint/restart and last-write EXPR, sourced into a real gdb; the
+# state gdb shows after goto and restart is the new time's, not what gdb
+# had cached. Also every tool's --version.
+set -u
+build=$(cd "${BUILD:-build}" && pwd)
+here=$(cd "$(dirname "$0")/replay" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # expect FILE PATTERN DESCRIPTION
+	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
+}
+
+cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
+"$build/ttrec" run -q -o counter.idna ./counter 6 > /dev/null
+"$build/ttreplay" --gdb-commands > ttreplay.gdb
+replay() { # OUT gdb-arguments...
+	local out=$1; shift
+	gdb -batch -nx -ex 'set remotetimeout 600' -x ttreplay.gdb ./counter \
+		-ex "target remote | $build/ttreplay counter.idna" "$@" > "$out" 2>&1
+}
+
+# The script loads without a complaint, gdb's confirm setting left as it was.
+replay load.out -ex 'show confirm'
+if grep -qiE 'error|undefined|not defined' load.out; then bad "loading: $(grep -m1 -iE 'error|undefined' load.out)"
+else ok; fi
+expect load.out 'Whether to confirm potentially dangerous operations is on' \
+	"confirm on again after loading"
+
+# bump(3) then bump(4): a checkpoint at the first, restart from the second.
+# `by` lives on the stack, which gdb caches: without the flushes restart
+# does, it would still show 4.
+replay restart.out -ex 'break bump' -ex continue -ex checkpoint -ex continue -ex 'print by' \
+	-ex 'restart 1' -ex 'print by' -ex 'print counter' -ex 'restart' -ex 'when'
+expect restart.out '^checkpoint 1 at time [0-9]+' "checkpoint"
+expect restart.out '^\$1 = 4$' "at the second bump"
+expect restart.out '^now at checkpoint 1, time [0-9]+' "restart 1"
+expect restart.out '^#0  bump \(by=3\)' "restart shows the checkpoint's frame"
+expect restart.out '^\$2 = 3$' "restart: the argument of the first bump"
+expect restart.out '^\$3 = 21$' "restart: counter as it was then"
+expect restart.out '^checkpoint 1 at time' "restart without N lists the checkpoints"
+expect restart.out '^time [0-9]+ of [0-9]+' "when"
+
+# Who wrote counter last? Then go there: the frame is the writer's.
+replay who.out -ex 'break bump' -ex continue -ex continue -ex 'last-write counter'
+when=$(sed -n 's/^last-write of .*: time \([0-9]*\), .*/\1/p' who.out)
+if [ -n "$when" ]; then ok; else bad "last-write counter: $(grep -m1 -i 'write\|error' who.out)"; fi
+replay goto.out -ex "goto ${when:-0}" -ex 'print by'
+expect goto.out '^#0  .* in bump \(by=3\)|^#0  bump \(by=3\)' "goto the last write: in the first bump"
+expect goto.out '^\$1 = 3$' "goto: the argument there"
+replay usage.out -ex 'goto' -ex 'restart 9'
+expect usage.out 'usage: goto TIME' "goto without a time"
+expect usage.out 'usage: monitor restart N' "restart of an unknown checkpoint"
+
+# On a terminal ttreplay starts gdb itself, with the commands loaded.
+if command -v script > /dev/null; then
+	timeout 300 script -qec "$build/ttreplay counter.idna -- -batch -ex 'help goto' -ex when" \
+		/dev/null > terminal.out 2>&1 < /dev/null
+	expect terminal.out 'Move the replay to TIME' "the gdb ttreplay starts has the commands"
+	expect terminal.out 'time 0 of [0-9]+' "... and is connected to the trace"
+else
+	echo "gdb_commands: no script(1): the terminal case is not checked"
+fi
+
+# The tools' --version; a ring too small for four chunks is a usage error.
+for tool in ttrec ttreplay ttdump; do
+	if "$build/$tool" --version | grep -qE "^$tool [0-9]+\.[0-9]+ \(trace format [0-9]+\.[0-9]+\)$"
+	then ok; else bad "$tool --version"; fi
+done
+"$build/ttrec" run --ring 1 -o ring.idna true > ring.out 2>&1
+rc=$?
+if [ "$rc" -eq 64 ] && [ ! -e ring.idna ]; then ok; else bad "--ring 1: status $rc"; fi
+
+echo "gdb_commands: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
