@@ -25,6 +25,7 @@ static const struct {
 	{ "qSymbol:", handle_q_symbol },
 	{ "qXfer:", handle_qxfer },
 	{ "qRcmd,", handle_monitor },
+	{ "vFile:", handle_vfile },
 	{ "?", handle_stop_reason },
 	{ "H", handle_set_thread },
 	{ "T", handle_thread_alive },

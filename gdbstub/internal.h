@@ -91,6 +91,8 @@ gdbstub_handler handle_insert_break, handle_remove_break;
 gdbstub_handler handle_qxfer;
 /* packets_monitor.c */
 gdbstub_handler handle_monitor;
+/* packets_file.c */
+gdbstub_handler handle_vfile;
 
 /* target_xml.c: the target description and the register layout. */
 struct gdbstub_reg_desc {

@@ -136,6 +136,16 @@ struct gdbstub_target_ops {
 	const char *(*exec_file)(void *ctx);
 	const char *(*libraries_svr4_xml)(void *ctx);
 
+	/* Host I/O: the files gdb reads (the program, its libraries), by the
+	 * paths the recorded process used. file_open returns a handle >= 0 or
+	 * -errno (a Linux errno); file_pread bytes read (0 at the end) or
+	 * -errno; file_size the size or -errno; file_close 0 or -errno.
+	 * Read-only. All four or none (NULL: gdb reads its own files). */
+	int (*file_open)(void *ctx, const char *path);
+	int64_t (*file_pread)(void *ctx, int handle, void *buf, size_t len, uint64_t offset);
+	int64_t (*file_size)(void *ctx, int handle);
+	int (*file_close)(void *ctx, int handle);
+
 	/* catch syscall: from now on resume (forward) also stops at the entry
 	 * and return of the syscalls listed (all when n == 0), or no longer
 	 * stops at syscalls when enable is false. May be NULL. */

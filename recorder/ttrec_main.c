@@ -18,6 +18,7 @@
 
 #include "recorder/attach.h"
 #include "recorder/lockstep.h"
+#include "recorder/pack.h"
 #include "recorder/recording.h"
 #include "trace-format/idna.h"
 #include "trace-format/size_arg.h"
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ttrec run [options] [--] PROGRAM [ARGS...]\n"
 		"       ttrec attach [options] PID\n"
+		"       ttrec pack [-q] [TRACE]     keep the program and its libraries beside TRACE\n"
 		"       ttrec --version\n"
 		"options:\n"
 		"  -o FILE                    trace file (default: PROGRAM-N.idna, and a latest.idna link)\n"
@@ -383,6 +385,26 @@ static int record_command(int argc, char **argv, bool attach)
 	return record(&opt, output, quiet);
 }
 
+/* ttrec pack [-q] [TRACE] */
+static int pack_command(int argc, char **argv)
+{
+	bool quiet = false;
+	int c;
+	optind = 1;
+	while ((c = getopt(argc, argv, "+qh")) != -1) {
+		switch (c) {
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return pack_trace(optind < argc ? argv[optind] : "latest.idna", quiet);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -393,6 +415,8 @@ int main(int argc, char **argv)
 		print_version("ttrec");
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "pack") == 0)
+		return pack_command(argc - 1, argv + 1);
 	if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "attach") != 0)) {
 		usage(stderr);
 		return EXIT_USAGE;

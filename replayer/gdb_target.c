@@ -584,6 +584,10 @@ static const struct gdbstub_target_ops ops = {
 	.now = gt_now,
 	.end_of_history = gt_end,
 	.goto_time = gt_goto,
+	.file_open = target_file_open,
+	.file_pread = target_file_pread,
+	.file_size = target_file_size,
+	.file_close = target_file_close,
 	.auxv = gt_auxv,
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
@@ -605,6 +609,7 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}
+	target_files_check(&t);
 	gdb_target_find_exec_file(&t);
 	gdb_target_find_auxv(&t);
 	gdb_target_images_from_modules(&t);
@@ -616,5 +621,6 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 	int r = port >= 0 ? gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port)
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
 	free(t.libraries_xml);
+	target_files_close_all(&t);
 	return r;
 }

@@ -15,6 +15,7 @@
 
 #define MAX_POINTS 64
 #define MAX_MARKS 64
+#define MAX_OPEN_FILES 64
 #define INTERRUPT_CHECK_INTERVAL (1u << 20)
 
 struct point {
@@ -58,6 +59,8 @@ struct gdb_target {
 	 * replay is only a time: going back to it is a goto. */
 	uint64_t marks[MAX_MARKS];
 	bool mark_used[MAX_MARKS];
+	/* Files gdb opened (vFile): descriptor + 1 by handle, 0 when free. */
+	int open_files[MAX_OPEN_FILES];
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole
@@ -82,6 +85,14 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	    void *interrupt_ctx, struct gdbstub_stop *stop);
 int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts,
 		    bool events_count, struct gdbstub_stop *stop);
+/* gdb_files.c: the target's Host I/O callbacks (target.h), closing what
+ * gdb left open, and the warning about files not as recorded. */
+int target_file_open(void *ctx, const char *path);
+int64_t target_file_pread(void *ctx, int handle, void *buf, size_t len, uint64_t offset);
+int64_t target_file_size(void *ctx, int handle);
+int target_file_close(void *ctx, int handle);
+void target_files_close_all(struct gdb_target *t);
+void target_files_check(struct gdb_target *t);
 /* Whether `catch syscall` stops at syscall nr. */
 bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
 

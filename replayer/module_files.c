@@ -1,8 +1,10 @@
 /*
  * module_files.c — file-backed mappings of the recorded program. The last
  * mapping recorded at an address wins. A file is used only if its build-id
- * is the recorded one (or neither has one), checked once when first read.
+ * is the recorded one (or neither has one), checked once when first read;
+ * otherwise the copy `ttrec pack` kept beside the trace, if any.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "replayer/module_files.h"
+#include "trace-format/pack_store.h"
 
 enum file_state { FILE_UNCHECKED, FILE_USABLE, FILE_UNUSABLE };
 
@@ -33,13 +36,18 @@ struct module_mapping {
 struct module_files {
 	struct module_mapping *maps;
 	size_t count, cap;
+	char *pack_dir; /* NULL: no pack */
 };
 
-struct module_files *module_files_load(struct idna_reader *r)
+struct module_files *module_files_load(struct idna_reader *r, const char *pack_dir)
 {
 	struct module_files *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	if (pack_dir && !(m->pack_dir = strdup(pack_dir))) {
+		free(m);
+		return NULL;
+	}
 	char err[256];
 	struct idna_iter *it = idna_iter_open(r, 0, NULL, err, sizeof(err));
 	if (!it)
@@ -83,6 +91,7 @@ void module_files_free(struct module_files *m)
 			close(m->maps[i].fd);
 	}
 	free(m->maps);
+	free(m->pack_dir);
 	free(m);
 }
 
@@ -130,15 +139,39 @@ static int64_t file_bytes_at(const struct module_mapping *mm, uint64_t off, size
 	return -1;
 }
 
-static bool usable(struct module_mapping *mm)
+/* This machine's file at mm's path, if it is the recorded one. */
+static int open_local(const struct module_mapping *mm)
+{
+	uint8_t id[64];
+	char err[128];
+	int n = idna_read_build_id(mm->path, id, sizeof(id), err, sizeof(err));
+	bool same = n >= 0 && (uint32_t)n == mm->build_id_len &&
+		    memcmp(id, mm->build_id, mm->build_id_len) == 0;
+	return same ? open(mm->path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+/* The pack's copy: shared with another mapping of the same file when one
+ * unpacked it already. */
+static int open_packed(struct module_files *m, const struct module_mapping *mm)
+{
+	if (!m->pack_dir || !mm->build_id_len)
+		return -1;
+	for (size_t i = 0; i < m->count; i++) {
+		const struct module_mapping *o = &m->maps[i];
+		if (o != mm && o->state == FILE_USABLE && o->build_id_len == mm->build_id_len &&
+		    memcmp(o->build_id, mm->build_id, mm->build_id_len) == 0)
+			return fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+	}
+	char err[256];
+	return pack_store_open(m->pack_dir, mm->build_id, mm->build_id_len, err, sizeof(err));
+}
+
+static bool usable(struct module_files *m, struct module_mapping *mm)
 {
 	if (mm->state == FILE_UNCHECKED) {
-		uint8_t id[64];
-		char err[128];
-		int n = idna_read_build_id(mm->path, id, sizeof(id), err, sizeof(err));
-		bool same = n >= 0 && (uint32_t)n == mm->build_id_len &&
-			    memcmp(id, mm->build_id, mm->build_id_len) == 0;
-		mm->fd = same ? open(mm->path, O_RDONLY | O_CLOEXEC) : -1;
+		mm->fd = open_local(mm);
+		if (mm->fd < 0)
+			mm->fd = open_packed(m, mm);
 		mm->state = mm->fd >= 0 ? FILE_USABLE : FILE_UNUSABLE;
 		if (mm->fd >= 0)
 			read_segments(mm);
@@ -152,7 +185,7 @@ size_t module_files_read(struct module_files *m, uint64_t addr, void *buf, size_
 		struct module_mapping *mm = &m->maps[i];
 		if (addr < mm->addr || addr >= mm->addr + mm->size)
 			continue;
-		if (!usable(mm))
+		if (!usable(m, mm))
 			return 0;
 		uint64_t room = mm->addr + mm->size - addr;
 		if (len > room)
@@ -184,5 +217,45 @@ void module_files_each_image(const struct module_files *m,
 			later = m->maps[j].offset == 0 && strcmp(m->maps[j].path, mm->path) == 0;
 		if (!later)
 			fn(ctx, mm->path, mm->addr);
+	}
+}
+
+/* The last mapping of path, or NULL. */
+static struct module_mapping *mapping_of(struct module_files *m, const char *path)
+{
+	for (size_t i = m->count; i-- > 0;)
+		if (strcmp(m->maps[i].path, path) == 0)
+			return &m->maps[i];
+	return NULL;
+}
+
+int module_files_open(struct module_files *m, const char *path)
+{
+	struct module_mapping *mm = mapping_of(m, path);
+	if (!mm)
+		return -EACCES;
+	if (usable(m, mm)) {
+		int fd = fcntl(mm->fd, F_DUPFD_CLOEXEC, 0);
+		return fd >= 0 ? fd : -errno;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+void module_files_report_mismatches(struct module_files *m,
+				    void (*fn)(void *ctx, const char *path, bool missing,
+					       bool packed),
+				    void *ctx)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		struct module_mapping *mm = &m->maps[i];
+		if (mm->path[0] != '/' || !mm->build_id_len || mapping_of(m, mm->path) != mm)
+			continue;
+		int local = open_local(mm);
+		if (local >= 0) {
+			close(local);
+			continue;
+		}
+		fn(ctx, mm->path, access(mm->path, F_OK) != 0, usable(m, mm));
 	}
 }

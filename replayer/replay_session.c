@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "replayer/replay_session.h"
+#include "trace-format/pack_store.h"
 
 static int take_snapshot(struct replay_session *s)
 {
@@ -353,7 +354,9 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 		return -1;
 	}
 	s->sim_open = true;
-	s->modules = module_files_load(s->reader);
+	char pack_dir[4096];
+	s->modules = module_files_load(s->reader, pack_store_dir(path, pack_dir, sizeof(pack_dir)) == 0
+							  ? pack_dir : NULL);
 	enum resim_status st = run_pass(s, OPENING_SNAPSHOTS);
 	if (st == RESIM_ERROR) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);

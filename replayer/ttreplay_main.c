@@ -79,7 +79,10 @@ static bool gdb_commands_file(char *path, size_t size)
 }
 
 /* On a terminal, as `rr replay` does: start gdb on the recorded program,
- * connected to a ttreplay of the same trace. Extra arguments go to gdb. */
+ * connected to a ttreplay of the same trace. Extra arguments go to gdb.
+ * gdb is not given the program's path: it reads the program through the
+ * stub (qXfer:exec-file, vFile), which serves the recorded file, the
+ * packed copy when the program was rebuilt since. */
 static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args, int n_gdb_args)
 {
 	char program[4096], self[4096], target[8192];
@@ -110,7 +113,6 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 	argv[k++] = target;
 	for (int i = 0; i < n_gdb_args; i++)
 		argv[k++] = gdb_args[i];
-	argv[k++] = program;
 	argv[k] = NULL;
 	replay_session_close(s);
 	execvp("gdb", argv);

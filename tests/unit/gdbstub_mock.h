@@ -8,6 +8,7 @@
 #ifndef TTREC_TESTS_GDBSTUB_MOCK_H
 #define TTREC_TESTS_GDBSTUB_MOCK_H
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,49 @@ static const char *mock_exec_file(void *ctx)
 	return "/bin/mock-program";
 }
 
+/* One file to read through Host I/O: MOCK_FILE_SIZE bytes, byte i being
+ * i % 251 (so every byte RSP escapes occurs), open under handle 0. */
+#define MOCK_FILE_PATH "/mock/lib.so"
+#define MOCK_FILE_SIZE 20000
+static bool mock_file_open_now;
+
+static int mock_file_open(void *ctx, const char *path)
+{
+	(void)ctx;
+	if (strcmp(path, MOCK_FILE_PATH) != 0)
+		return -EACCES;
+	if (mock_file_open_now)
+		return -EMFILE;
+	mock_file_open_now = true;
+	return 0;
+}
+
+static int64_t mock_file_pread(void *ctx, int handle, void *buf, size_t len, uint64_t offset)
+{
+	(void)ctx;
+	if (handle != 0 || !mock_file_open_now)
+		return -EBADF;
+	size_t n = 0;
+	for (; n < len && offset + n < MOCK_FILE_SIZE; n++)
+		((uint8_t *)buf)[n] = (uint8_t)((offset + n) % 251);
+	return (int64_t)n;
+}
+
+static int64_t mock_file_size(void *ctx, int handle)
+{
+	(void)ctx;
+	return handle == 0 && mock_file_open_now ? MOCK_FILE_SIZE : -EBADF;
+}
+
+static int mock_file_close(void *ctx, int handle)
+{
+	(void)ctx;
+	if (handle != 0 || !mock_file_open_now)
+		return -EBADF;
+	mock_file_open_now = false;
+	return 0;
+}
+
 static const struct gdbstub_target_ops mock_ops = {
 	.threads = mock_threads,
 	.current_thread = mock_current_thread,
@@ -185,6 +229,10 @@ static const struct gdbstub_target_ops mock_ops = {
 	.goto_time = mock_goto,
 	.auxv = mock_auxv,
 	.exec_file = mock_exec_file,
+	.file_open = mock_file_open,
+	.file_pread = mock_file_pread,
+	.file_size = mock_file_size,
+	.file_close = mock_file_close,
 };
 
 /* The GDB side of the link: everything the stub wrote. */

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -92,7 +93,7 @@ START_TEST(test_handshake)
 	ck_assert_str_eq(exchange(&s, "T7"), "OK");
 	ck_assert_str_eq(exchange(&s, "T8"), "E03");
 	ck_assert_str_eq(exchange(&s, "qTStatus"), "");
-	ck_assert_str_eq(exchange(&s, "vFile:setfs:0"), "");
+	ck_assert_str_eq(exchange(&s, "vFile:setfs:0"), "F0");
 	ck_assert_str_eq(exchange(&s, "?"), "T05thread:7;06:0000000000000000;"
 					    "07:0000000000000000;10:0010000000000000;");
 	/* Acked until no-ack mode, then silent. */
@@ -371,6 +372,82 @@ START_TEST(test_bad_framing)
 }
 END_TEST
 
+
+/* "vFile:open:" for path with flags, hex-encoded. */
+static const char *vfile_open(struct session *s, const char *path, unsigned flags)
+{
+	char packet[256] = "vFile:open:";
+	size_t n = strlen(packet);
+	for (const char *p = path; *p; p++)
+		n += (size_t)snprintf(packet + n, sizeof(packet) - n, "%02x", (unsigned char)*p);
+	snprintf(packet + n, sizeof(packet) - n, ",%x,0", flags);
+	return exchange(s, packet);
+}
+
+START_TEST(test_vfile)
+{
+	struct session s;
+	open_session(&s);
+	ck_assert_str_eq(exchange(&s, "vFile:setfs:0"), "F0");
+	ck_assert_str_eq(vfile_open(&s, "/etc/passwd", 0), "F-1,d");   /* EACCES */
+	ck_assert_str_eq(vfile_open(&s, MOCK_FILE_PATH, 1), "F-1,1e"); /* write: EROFS */
+	ck_assert_str_eq(vfile_open(&s, MOCK_FILE_PATH, 0), "F0");
+	ck_assert_str_eq(vfile_open(&s, MOCK_FILE_PATH, 0), "F-1,18");  /* EMFILE */
+
+	/* A read in the middle, then one larger than a packet: capped, and
+	 * every byte (escaped ones included) arrives as it is. */
+	const char *r = exchange(&s, "vFile:pread:0,a,5");
+	ck_assert_int_eq((int)s.reply_len[s.count - 1], 3 + 10);
+	ck_assert(memcmp(r, "Fa;", 3) == 0);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq((uint8_t)r[3 + i], 5 + i);
+	r = exchange(&s, "vFile:pread:0,100000,7d");
+	unsigned long got = strtoul(r + 1, NULL, 16);
+	ck_assert(got > 1000 && got < GDBSTUB_PACKET_SIZE);
+	const char *data = strchr(r, ';') + 1;
+	ck_assert_int_eq((long)(s.reply_len[s.count - 1] - (size_t)(data - r)), (long)got);
+	for (unsigned long i = 0; i < got; i++)
+		ck_assert_int_eq((uint8_t)data[i], (0x7d + i) % 251);
+	ck_assert_str_eq(exchange(&s, "vFile:pread:0,10,4e20"), "F0;"); /* at the end */
+
+	r = exchange(&s, "vFile:fstat:0");
+	ck_assert(memcmp(r, "F40;", 4) == 0);
+	ck_assert_int_eq((int)s.reply_len[s.count - 1], 4 + 64);
+	uint64_t size = 0;
+	for (int i = 0; i < 8; i++)
+		size = size << 8 | (uint8_t)r[4 + 28 + i];
+	ck_assert_uint_eq(size, MOCK_FILE_SIZE);
+
+	ck_assert_str_eq(exchange(&s, "vFile:close:0"), "F0");
+	ck_assert_str_eq(exchange(&s, "vFile:close:0"), "F-1,9");      /* EBADF */
+	ck_assert_str_eq(exchange(&s, "vFile:pread:0,10,0"), "F-1,9");
+
+	/* Malformed or refused. */
+	ck_assert_str_eq(exchange(&s, "vFile:open:zz,0,0"), "E16");
+	ck_assert_str_eq(exchange(&s, "vFile:open:2f"), "E16");
+	ck_assert_str_eq(exchange(&s, "vFile:pread:0,10"), "E16");
+	ck_assert_str_eq(exchange(&s, "vFile:pread:0,10,1ffffffffffffffff"), "E16");
+	ck_assert_str_eq(exchange(&s, "vFile:pread:100000000,10,0"), "E16");
+	ck_assert_str_eq(vfile_open(&s, "/mock\001", 0), "F-1,d");
+	ck_assert_str_eq(exchange(&s, "vFile:open:2f0061,0,0"), "F-1,16"); /* a NUL: EINVAL */
+	ck_assert_str_eq(exchange(&s, "vFile:pwrite:0,0,41"), "F-1,1e");
+	ck_assert_str_eq(exchange(&s, "vFile:unlink:2f"), "F-1,1e");
+	ck_assert_str_eq(exchange(&s, "vFile:readlink:2f"), "");
+	close_session(&s);
+
+	/* A target without files: gdb is told Host I/O is unsupported. */
+	struct gdbstub_target_ops no_files = mock_ops;
+	no_files.file_open = NULL;
+	open_session(&s);
+	s.target.ops = &no_files;
+	gdbstub_free(s.stub);
+	s.stub = gdbstub_new(&s.target, &s.io);
+	ck_assert_str_eq(exchange(&s, "vFile:setfs:0"), "");
+	ck_assert_str_eq(vfile_open(&s, MOCK_FILE_PATH, 0), "");
+	close_session(&s);
+}
+END_TEST
+
 static Suite *packets_suite(void)
 {
 	Suite *s = suite_create("gdbstub_packets");
@@ -382,6 +459,7 @@ static Suite *packets_suite(void)
 	tcase_add_test(tc, test_breakpoint_parsing);
 	tcase_add_test(tc, test_qxfer);
 	tcase_add_test(tc, test_monitor);
+	tcase_add_test(tc, test_vfile);
 	tcase_add_test(tc, test_session_end);
 	tcase_add_test(tc, test_bad_framing);
 	suite_add_tcase(s, tc);

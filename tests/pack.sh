@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ttrec pack: a trace whose program was rebuilt since still debugs, from
+# the copies kept beside it; ttreplay serves gdb the recorded files (Host
+# I/O) and says when this machine's files are not the recorded ones; a
+# damaged or planted copy in the pack is never served.
+set -u
+build=$(cd "${BUILD:-build}" && pwd)
+here=$(cd "$(dirname "$0")/replay" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # expect FILE PATTERN DESCRIPTION
+	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
+}
+refuse() { # refuse FILE PATTERN DESCRIPTION
+	if grep -qE -- "$2" "$1"; then bad "$3 ('$2' in $1)"; else ok; fi
+}
+
+cp "$here/programs/counter.c" .
+cc -g -O0 -o counter counter.c || exit 1
+"$build/ttrec" run -q -o c.idna ./counter 5 > /dev/null
+debug() { # OUT: break in bump, the backtrace and a global, gdb given no program
+	gdb -batch -nx -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay c.idna" \
+		-ex 'break bump' -ex continue -ex bt -ex 'print counter' > "$1" 2>&1
+}
+
+# Files as recorded: served through the stub, no warning.
+debug same.out
+expect same.out '^#0  bump \(by=3\) at counter.c:16' "the recorded program's symbols"
+expect same.out '^\$1 = 15$' "the recorded value"
+refuse same.out 'does not support file transfer' "gdb reads the files through the stub"
+refuse same.out 'ttreplay: warning' "no warning when the files are the recorded ones"
+
+# Pack.
+"$build/ttrec" pack c.idna > pack.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok || bad "ttrec pack: status $rc: $(cat pack.out)"
+expect pack.out '^ttrec pack: [3-9] files packed into c.idna.pack' "the summary"
+if [ "$(stat -c %a c.idna.pack)" = 700 ]; then ok; else bad "pack folder mode $(stat -c %a c.idna.pack)"; fi
+id=$(readelf -n counter | sed -n 's/.*Build ID: //p')
+[ -f "c.idna.pack/$id.zst" ] && ok || bad "the program is packed under its build-id $id"
+"$build/ttrec" pack c.idna > again.out 2>&1
+expect again.out ' 0 files packed .* [3-9] there already' "packing again copies nothing"
+
+# The program is rebuilt: another layout, another build-id.
+sed -e 's/^long counter;/long padding[64];\nlong counter;/' -e 's/counter \* 2/counter * 3/' counter.c > rebuilt.c
+cc -g -O0 -o counter rebuilt.c || exit 1
+debug rebuilt.out
+expect rebuilt.out '^ttreplay: .*/counter is not the file recorded .*the packed copy serves' \
+	"ttreplay says the packed copy serves"
+expect rebuilt.out '^#0  bump \(by=3\) at counter.c:16' "the recorded program's symbols, from the pack"
+expect rebuilt.out '^\$1 = 15$' "the recorded value, from the pack"
+
+# Without the pack: a warning that names ttrec pack.
+mv c.idna.pack kept.pack
+debug nopack.out
+expect nopack.out '^ttreplay: warning: .*/counter is not the file recorded .*ttrec pack' \
+	"a warning when a file is not the recorded one"
+
+# A planted copy (another file under the program's build-id) and a damaged
+# one are refused: ttreplay warns as without a pack.
+mkdir -m 700 c.idna.pack
+for f in kept.pack/*.zst; do
+	[ "$(basename "$f")" = "$id.zst" ] || { cp "$f" "c.idna.pack/$id.zst"; break; }
+done
+debug planted.out
+expect planted.out '^ttreplay: warning: .*/counter is not the file recorded' "a planted copy is not served"
+refuse planted.out 'packed copy serves' "... nor called the recorded one"
+head -c 1000 /dev/urandom > "c.idna.pack/$id.zst"
+debug damaged.out
+expect damaged.out '^ttreplay: warning: .*/counter is not the file recorded' "a damaged copy is not served"
+
+# Bad input.
+"$build/ttrec" pack missing.idna > missing.out 2>&1
+rc=$?
+if [ "$rc" -eq 65 ] && [ -s missing.out ]; then ok; else bad "pack of a missing trace: status $rc"; fi
+"$build/ttrec" pack a.idna b.idna > usage.out 2>&1
+rc=$?
+[ "$rc" -eq 64 ] && ok || bad "pack of two traces: status $rc"
+
+echo "pack: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
