@@ -39,19 +39,11 @@
 
 #include "recorder/child_parking.h"
 #include "recorder/recording_internal.h"
+#include "trace-format/trace_names.h"
 
 long child_stop_options(void)
 {
 	return PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE;
-}
-
-/* <trace minus .idna>.<pid>.idna */
-static void child_trace_name(const char *trace, pid_t pid, char *out, size_t size)
-{
-	size_t len = strlen(trace);
-	if (len > 5 && strcmp(trace + len - 5, ".idna") == 0)
-		len -= 5;
-	snprintf(out, size, "%.*s.%d.idna", (int)len, trace, (int)pid);
 }
 
 /* How the child waits for its recorder: parked (child_parking.h), or
@@ -169,7 +161,7 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 			    int *taken_read_fd)
 {
 	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
-	child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
+	idna_child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
 	snprintf(cpuid, sizeof(cpuid), "--cpuid=%s",
 		 rec->opt->cpuid_policy ? rec->opt->cpuid_policy : "default");

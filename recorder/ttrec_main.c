@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "recorder/attach.h"
+#include "recorder/catalog.h"
 #include "recorder/lockstep.h"
 #include "recorder/pack.h"
 #include "recorder/recording.h"
@@ -41,6 +42,8 @@ static void usage(FILE *f)
 		"usage: ttrec run [options] [--] PROGRAM [ARGS...]\n"
 		"       ttrec attach [options] PID\n"
 		"       ttrec pack [-q] [TRACE]     keep the program and its libraries beside TRACE\n"
+		"       ttrec ls [DIR]              the traces of DIR (default: .), newest first\n"
+		"       ttrec ps [TRACE]            the processes and threads of a recording\n"
 		"       ttrec --version\n"
 		"options:\n"
 		"  -o FILE                    trace file (default: PROGRAM-N.idna, and a latest.idna link)\n"
@@ -417,6 +420,15 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "pack") == 0)
 		return pack_command(argc - 1, argv + 1);
+	if (argc >= 2 && (strcmp(argv[1], "ls") == 0 || strcmp(argv[1], "ps") == 0)) {
+		bool ls = strcmp(argv[1], "ls") == 0;
+		if (argc > 3 || (argc == 3 && argv[2][0] == '-')) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		const char *arg = argc == 3 ? argv[2] : ls ? "." : "latest.idna";
+		return ls ? catalog_list(arg) : catalog_processes(arg);
+	}
 	if (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "attach") != 0)) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -596,7 +596,8 @@ static const struct gdbstub_target_ops ops = {
 	.monitor_help = gdb_target_monitor_help,
 };
 
-int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
+int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
+		     uint64_t start_time)
 {
 	struct gdb_target t;
 	memset(&t, 0, sizeof(t));
@@ -605,7 +606,9 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 	 * the session shows without its first pass: gdb is answered at once
 	 * (within its 2 s timeout) and the pass runs when a resume, a step or
 	 * a monitor command first needs the whole history. */
-	if (replay_session_goto(s, target_history_begin(&t)) != 0) {
+	uint64_t begin = target_history_begin(&t);
+	if (replay_session_goto(s, start_time != UINT64_MAX && start_time > begin ? start_time
+										   : begin) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}

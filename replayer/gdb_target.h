@@ -11,7 +11,10 @@
 #include "replayer/replay_session.h"
 
 /* Serves the session to one gdb: on stdin/stdout when port < 0, else on a
- * TCP port (bind_addr NULL: 127.0.0.1). 0, or -1 on a link error. */
-int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr);
+ * TCP port (bind_addr NULL: 127.0.0.1), starting at start_time
+ * (UINT64_MAX: the start of history; a later time is reached first, with
+ * the whole first pass). 0, or -1 on a link error or a failed replay. */
+int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
+		     uint64_t start_time);
 
 #endif

@@ -18,6 +18,7 @@
 #include "replayer/replay_session.h"
 #include "replayer/gdb_commands.h"
 #include "trace-format/size_arg.h"
+#include "trace-format/trace_names.h"
 #include "trace-format/version.h"
 
 enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
@@ -36,10 +37,24 @@ static void usage(FILE *f)
 		"  --json           with --info: one JSON object\n"
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
 		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n"
+		"  -p, --process PID  the child process PID of the recording (its trace, written\n"
+		"                   by ttrec --follow-fork; ttrec ps lists them)\n"
+		"  -g, --goto TIME  start at TIME (an instruction count, as monitor when prints)\n"
 		"  --gdb-commands   print ttreplay's gdb commands (when, goto, checkpoint, restart,\n"
 		"                   last-write...) as a script for gdb's source command\n"
 		"  --version        print the version\n"
 		"  -h, --help       this text\n");
+}
+
+/* A time: a decimal instruction count. */
+static bool parse_time(const char *text, uint64_t *out)
+{
+	char *end;
+	if (!*text || *text == '-')
+		return false;
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	return !*end && errno == 0 && *out != UINT64_MAX;
 }
 
 /* The program's path: the last execve of the trace's global stream. */
@@ -83,9 +98,10 @@ static bool gdb_commands_file(char *path, size_t size)
  * gdb is not given the program's path: it reads the program through the
  * stub (qXfer:exec-file, vFile), which serves the recorded file, the
  * packed copy when the program was rebuilt since. */
-static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args, int n_gdb_args)
+static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_time,
+		    char **gdb_args, int n_gdb_args)
 {
-	char program[4096], self[4096], target[8192];
+	char program[4096], self[4096], target[8400];
 	if (!recorded_program(s, program, sizeof(program))) {
 		fprintf(stderr, "ttreplay: the trace does not name the recorded program\n");
 		return EXIT_BAD_TRACE;
@@ -96,7 +112,10 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 		return 1;
 	}
 	self[n] = 0;
-	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
+	char start[48] = "";
+	if (start_time != UINT64_MAX)
+		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
+	snprintf(target, sizeof(target), "target remote | '%s' %s'%s'", self, start, trace);
 	char commands[64];
 	bool have_commands = gdb_commands_file(commands, sizeof(commands));
 	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
@@ -108,6 +127,10 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 	if (have_commands) {
 		argv[k++] = "-x";
 		argv[k++] = commands;
+	}
+	if (start_time != UINT64_MAX) { /* the first answer waits for the replay to get there */
+		argv[k++] = "-ex";
+		argv[k++] = "set remotetimeout 600";
 	}
 	argv[k++] = "-ex";
 	argv[k++] = target;
@@ -245,6 +268,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
 	       OPT_GDB_COMMANDS, OPT_VERSION };
+	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "bind", required_argument, NULL, OPT_BIND },
@@ -253,6 +277,8 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snapshot-memory", required_argument, NULL, OPT_SNAPSHOT_MEMORY },
 		{ "gdb-commands", no_argument, NULL, OPT_GDB_COMMANDS },
+		{ "process", required_argument, NULL, 'p' },
+		{ "goto", required_argument, NULL, 'g' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -261,8 +287,10 @@ int main(int argc, char **argv)
 	long port = -1;
 	const char *bind_addr = NULL;
 	uint64_t snapshot_memory = 0;
+	uint64_t start_time = UINT64_MAX; /* -g; none: the start of history */
+	long process = 0;                 /* -p; 0: the recording's own */
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hp:g:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PORT: {
 			char *end;
@@ -274,6 +302,21 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_BIND: bind_addr = optarg; break;
+		case 'p': {
+			char *end;
+			process = strtol(optarg, &end, 10);
+			if (*end || process <= 0) {
+				fprintf(stderr, "ttreplay: bad process id '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'g':
+			if (!parse_time(optarg, &start_time)) {
+				fprintf(stderr, "ttreplay: bad time '%s' (an instruction count)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_VERIFY: do_verify = true; break;
 		case OPT_INFO: do_info = true; break;
 		case OPT_JSON: json = true; break;
@@ -308,6 +351,23 @@ int main(int argc, char **argv)
 		}
 	}
 
+	char child_path[4096];
+	if (process) {
+		if (idna_child_trace_name(path, process, child_path, sizeof(child_path)) != 0) {
+			fprintf(stderr, "ttreplay: %s: name too long\n", path);
+			return EXIT_USAGE;
+		}
+		if (access(child_path, F_OK) != 0) {
+			fprintf(stderr, "ttreplay: no trace of process %ld beside %s (%s; ttrec ps %s "
+				"lists the recorded processes)\n", process, path, child_path, path);
+			return EXIT_BAD_TRACE;
+		}
+		path = child_path;
+	}
+	if (start_time != UINT64_MAX && (do_info || do_verify)) {
+		fprintf(stderr, "ttreplay: -g is for a gdb session, not --info or --verify\n");
+		return EXIT_USAGE;
+	}
 	struct replay_session s;
 	if (replay_session_open(&s, path, snapshot_memory) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
@@ -315,7 +375,7 @@ int main(int argc, char **argv)
 	}
 	int rc;
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
-		return exec_gdb(&s, path, gdb_args, n_gdb_args);
+		return exec_gdb(&s, path, start_time, gdb_args, n_gdb_args);
 	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);
@@ -326,7 +386,7 @@ int main(int argc, char **argv)
 	else if (do_verify)
 		rc = verify(&s);
 	else
-		rc = gdb_target_serve(&s, port, bind_addr) == 0 ? 0 : 1;
+		rc = gdb_target_serve(&s, port, bind_addr, start_time) == 0 ? 0 : 1;
 	replay_session_close(&s);
 	return rc;
 }
