@@ -7,10 +7,11 @@ echo \n=== bt: the crash is in total(), on a corrupted pointer\n
 bt
 print a->history
 echo \n=== who wrote it? (a query that does not move the current time)\n
-eval "monitor last-write %lu 8", &a->history
+last-write a->history
 echo \n=== watch the corrupted field, and run BACKWARDS to the write that corrupted it\n
 watch -l a->history
 reverse-continue
+echo (backwards, gdb's "Old value" is the value after the write, "New value" the one before it)\n
 bt
 echo \n=== the culprit: strcpy() called from rename_account() overflowed a->name\n
 frame 1
