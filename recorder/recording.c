@@ -141,7 +141,54 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 /* A write to a file shows through the pages of its private mappings that
  * the program has not written (they are still the page cache's): forget
  * what the mirror holds of every mapping of that file. */
-static void invalidate_file_mappings(struct recording *rec, int fd)
+/* Whether file is the memory of the recorded process: /proc/PID/mem or
+ * /proc/PID/task/TID/mem, as /proc/self/mem and the like read back. */
+static bool is_own_memory_file(const struct recording *rec, const char *file)
+{
+	char own[64];
+	int n = snprintf(own, sizeof(own), "/proc/%d/", (int)rec->tracee.pid);
+	if (strncmp(file, own, (size_t)n) != 0)
+		return false;
+	const char *rest = file + n;
+	if (strcmp(rest, "mem") == 0)
+		return true;
+	if (strncmp(rest, "task/", 5) != 0)
+		return false;
+	const char *slash = strchr(rest + 5, '/');
+	return slash && strcmp(slash, "/mem") == 0;
+}
+
+/* A write through the process's memory file (a debugger or JIT inside
+ * the program patching itself) wrote result bytes into its memory, at
+ * the file offset: the pwrite family's argument, or for write and writev
+ * the descriptor's position after the call, less what it wrote. */
+static void invalidate_memory_file_write(struct recording *rec, long nr, const uint64_t args[6],
+					 int64_t result, int fd)
+{
+	uint64_t end = 0;
+	if (nr == SYS_pwrite64 || nr == SYS_pwritev || nr == SYS_pwritev2) {
+		end = args[3] + (uint64_t)result;
+	} else {
+		char info[64], text[256];
+		snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)rec->cur->tracee.pid, fd);
+		FILE *f = fopen(info, "r");
+		unsigned long long pos;
+		bool found = false;
+		while (f && !found && fgets(text, sizeof(text), f))
+			found = sscanf(text, "pos: %llu", &pos) == 1;
+		if (f)
+			fclose(f);
+		if (!found) { /* the descriptor is gone already (another thread) */
+			recording_invalidate_all(rec);
+			return;
+		}
+		end = pos;
+	}
+	recording_invalidate(rec, end - (uint64_t)result, (uint64_t)result);
+}
+
+static void invalidate_file_mappings(struct recording *rec, long nr, const uint64_t args[6],
+				     int64_t result, int fd)
 {
 	char link[64], file[4096];
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)rec->cur->tracee.pid, fd);
@@ -149,6 +196,10 @@ static void invalidate_file_mappings(struct recording *rec, int fd)
 	if (n <= 0 || file[0] != '/')
 		return; /* pipes, sockets, ttys: never mapped */
 	file[n] = 0;
+	if (is_own_memory_file(rec, file) && result > 0) {
+		invalidate_memory_file_write(rec, nr, args, result, fd);
+		return;
+	}
 	for (size_t i = 0; i < mapping_table_count(rec->maps); i++) {
 		const struct mapping *m = mapping_table_at(rec->maps, i);
 		if (m->path && strcmp(m->path, file) == 0)
@@ -180,7 +231,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 	struct syscall_effect e;
 	int changed_fd = syscall_changed_file_fd(nr, args, result);
 	if (changed_fd >= 0)
-		invalidate_file_mappings(rec, changed_fd);
+		invalidate_file_mappings(rec, nr, args, result, changed_fd);
 	syscall_effect_describe(nr, args, result,
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
 	switch (e.kind) {

@@ -134,6 +134,17 @@ static void describe_recvmmsg(const uint64_t a[6], int64_t result,
 		add_range(out, a[4], TIMESPEC_SIZE);
 }
 
+/* process_vm_writev: written to the remote iovecs, in order; the pid may
+ * be our own (a write into ourselves), and if it is another process's,
+ * forgetting those addresses of ours costs only a miss. */
+static void describe_process_vm_writev(const uint64_t a[6], int64_t result,
+				       syscall_memory_reader *read, void *ctx,
+				       struct syscall_effect *out)
+{
+	const uint64_t remote[6] = { 0, a[3], a[4], 0, 0, 0 };
+	describe_iovec_read(remote, result, read, ctx, out);
+}
+
 static void describe_ioctl(const uint64_t a[6], int64_t result,
 			   syscall_memory_reader *read, void *ctx,
 			   struct syscall_effect *out)
@@ -155,8 +166,19 @@ static void describe_fcntl(const uint64_t a[6], int64_t result,
 			   struct syscall_effect *out)
 {
 	(void)result; (void)read; (void)ctx;
-	if (a[1] == 5 || a[1] == 36) /* F_GETLK, F_OFD_GETLK: struct flock */
+	switch (a[1]) {
+	case 5: case 36:       /* F_GETLK, F_OFD_GETLK: struct flock */
 		add_range(out, a[2], 32);
+		break;
+	case 16:               /* F_GETOWN_EX: struct f_owner_ex */
+		add_range(out, a[2], 8);
+		break;
+	case 1035: case 1037:  /* F_GET_RW_HINT, F_GET_FILE_RW_HINT: a u64 */
+		add_range(out, a[2], 8);
+		break;
+	default:               /* the rest take or return plain values */
+		break;
+	}
 }
 
 static void describe_futex(const uint64_t a[6], int64_t result,
@@ -177,6 +199,7 @@ static void describe_futex(const uint64_t a[6], int64_t result,
 #define CLONE_PARENT_SETTID_FLAG 0x100000u
 
 #define CLONE_CHILD_SETTID_FLAG 0x1000000u
+#define CLONE_PIDFD_FLAG 0x1000u
 
 /* A new thread shares the memory: the kernel's writes for it (its tid,
  * CLONE_CHILD_SETTID) land in ours. A new process that shares it runs in
@@ -204,6 +227,10 @@ static void describe_clone(const uint64_t a[6], int64_t result,
 {
 	(void)result; (void)read; (void)ctx;
 	describe_clone_flags(a[0], a[2], a[3], out);
+	/* clone(2) stores the pidfd where clone3 takes its own pointer: at
+	 * the parent-tid argument (the two flags exclude each other). */
+	if (a[0] & CLONE_PIDFD_FLAG)
+		add_range(out, a[2], 4);
 }
 
 static void describe_clone3(const uint64_t a[6], int64_t result,
@@ -217,8 +244,8 @@ static void describe_clone3(const uint64_t a[6], int64_t result,
 		return;
 	}
 	describe_clone_flags(args[0], args[3], args[2], out);
-	if (args[0] & 0x1000u) /* CLONE_PIDFD */
-		add_range(out, args[1], 4);
+	if (args[0] & CLONE_PIDFD_FLAG)
+		add_range(out, args[1], 8); /* clone3's pidfd field is a u64 */
 }
 
 /* mmap family: the affected range, for the recorder to reload mappings and
@@ -266,10 +293,35 @@ static void describe_prctl(const uint64_t a[6], int64_t result,
 			   struct syscall_effect *out)
 {
 	(void)result; (void)read; (void)ctx;
-	if (a[0] == 16) /* PR_GET_NAME */
+	switch (a[0]) {
+	case 16:                            /* PR_GET_NAME */
 		add_range(out, a[1], 16);
-	else if (a[0] == 2 || a[0] == 19 || a[0] == 37) /* GET_PDEATHSIG GET_ENDIAN ... */
+		break;
+	case 2: case 5: case 9: case 11:    /* GET_PDEATHSIG, UNALIGN, FPEMU, FPEXC */
+	case 19: case 25: case 37:          /* GET_ENDIAN, GET_TSC, GET_CHILD_SUBREAPER */
 		add_range(out, a[1], 4);
+		break;
+	case 40:                            /* PR_GET_TID_ADDRESS */
+		add_range(out, a[1], 8);
+		break;
+	case 62:                            /* PR_SCHED_CORE: GET writes the cookie */
+		if (a[1] == 0)
+			add_range(out, a[4], 8);
+		break;
+	case 0x41555856:                    /* PR_GET_AUXV */
+		add_range(out, a[1], a[2]);
+		break;
+	/* Options that write no memory of the caller's. */
+	case 1: case 3: case 4: case 6: case 7: case 8: case 10: case 12: case 13: case 14:
+	case 15: case 21: case 22: case 23: case 24: case 26: case 27: case 28: case 29:
+	case 30: case 31: case 32: case 33: case 34: case 36: case 38: case 39: case 41:
+	case 42: case 45: case 46: case 47: case 52: case 53: case 55: case 56: case 57:
+	case 58: case 59: case 65: case 66: case 0x53564d41 /* PR_SET_VMA */:
+		break;
+	default:                            /* unknown (PR_SET_MM among them) */
+		out->kind = SYSCALL_KIND_UNKNOWN;
+		break;
+	}
 }
 
 #define PLAIN(nm) [SYS_##nm] = { #nm, SYSCALL_KIND_PLAIN, false, { { 0, 0, 0 } }, NULL }
@@ -284,6 +336,11 @@ static const struct syscall_info table[] = {
 	SPECIAL(preadv, describe_iovec_read),
 	SPECIAL(preadv2, describe_iovec_read),
 	SPECIAL(recvmsg, describe_recvmsg),
+	SPECIAL(process_vm_readv, describe_iovec_read), /* local iovecs: a[1], a[2] */
+	SPECIAL(process_vm_writev, describe_process_vm_writev),
+	/* The offsets they move, when given. */
+	WRITES(copy_file_range, OUT_FIXED(1, 8), OUT_FIXED(3, 8)),
+	WRITES(splice, OUT_FIXED(1, 8), OUT_FIXED(3, 8)),
 	SPECIAL(recvmmsg, describe_recvmmsg),
 	WRITES(recvfrom, OUT_RESULT(1), OUT_FIXED(4, SOCKADDR_MAX), OUT_FIXED(5, 4)),
 	WRITES(stat, OUT_FIXED(1, STAT_SIZE)),
@@ -399,8 +456,7 @@ static const struct syscall_info table[] = {
 	PLAIN(setrlimit), PLAIN(setpriority), PLAIN(getpriority), PLAIN(inotify_init1),
 	PLAIN(inotify_add_watch), PLAIN(inotify_rm_watch), PLAIN(timer_delete),
 	PLAIN(mlock), PLAIN(munlock), PLAIN(sync), PLAIN(syncfs), PLAIN(sethostname),
-	PLAIN(setdomainname), PLAIN(signalfd4), PLAIN(copy_file_range),
-	PLAIN(splice), PLAIN(tee), PLAIN(creat), PLAIN(sched_setscheduler),
+	PLAIN(setdomainname), PLAIN(signalfd4), PLAIN(tee), PLAIN(creat), PLAIN(sched_setscheduler),
 	PLAIN(sched_getscheduler), PLAIN(ioprio_get), PLAIN(ioprio_set),
 	PLAIN(pidfd_open), PLAIN(pidfd_send_signal), PLAIN(sched_get_priority_max),
 	PLAIN(sched_get_priority_min), PLAIN(setxattr), PLAIN(lsetxattr),
@@ -437,7 +493,9 @@ void syscall_effect_describe(long nr, const uint64_t a[6], int64_t result,
 	out->kind = s->kind;
 	bool failed = result < 0 && result >= -4095;
 	if (out->kind == SYSCALL_KIND_MAPPINGS) {
-		if (!failed)
+		/* madvise fails with ENOMEM over a hole in the range, after
+		 * zeroing (MADV_DONTNEED) the pages mapped before it. */
+		if (!failed || nr == SYS_madvise)
 			describe_mapping_change(a, result, read, ctx, out, nr);
 		else
 			out->kind = SYSCALL_KIND_PLAIN;

@@ -187,6 +187,78 @@ START_TEST(test_recvmmsg_follows_each_message)
 }
 END_TEST
 
+/* Writes the issue list of missed kernel writes named: each described. */
+START_TEST(test_offsets_hints_and_options)
+{
+	struct syscall_effect e = describe(SYS_copy_file_range, 3, 0x4000, 4, 0x4100, 5);
+	ck_assert_uint_eq(e.count, 2);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x4000);
+	ck_assert_uint_eq(e.ranges[1].addr, 0x4100);
+	ck_assert_uint_eq(e.ranges[1].len, 8);
+	e = describe(SYS_splice, 3, 0, 4, 0x4200, 5); /* no input offset */
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x4200);
+	e = describe(SYS_fcntl, 3, 16 /* F_GETOWN_EX */, 0x4300, 0, 0);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].len, 8);
+	e = describe(SYS_fcntl, 3, 1035 /* F_GET_RW_HINT */, 0x4400, 0, 0);
+	ck_assert_uint_eq(e.count, 1);
+	e = describe(SYS_fcntl, 3, 4 /* F_SETFL */, 0x800, 0, 0);
+	ck_assert_uint_eq(e.count, 0);
+	e = describe(SYS_prctl, 25 /* PR_GET_TSC */, 0x4500, 0, 0, 0);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].len, 4);
+	e = describe(SYS_prctl, 40 /* PR_GET_TID_ADDRESS */, 0x4600, 0, 0, 0);
+	ck_assert_uint_eq(e.ranges[0].len, 8);
+	e = describe(SYS_prctl, 15 /* PR_SET_NAME */, 0x4700, 0, 0, 0);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 0);
+	e = describe(SYS_prctl, 35 /* PR_SET_MM */, 0, 0, 0, 0);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_UNKNOWN);
+	e = describe(SYS_prctl, 0x7fff /* not an option Linux has */, 0, 0, 0, -22);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN); /* failed: wrote nothing */
+	e = describe(SYS_prctl, 0x7fff, 0, 0, 0, 0);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_clone_pidfd_and_failed_madvise)
+{
+	struct syscall_effect e = describe(SYS_clone, 0x1000 | 17 /* CLONE_PIDFD|SIGCHLD */, 0,
+					   0x4800, 0, 1234);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PROCESS);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x4800);
+	/* MADV_DONTNEED over a hole: ENOMEM, yet the range changed. */
+	e = describe(SYS_madvise, 0x10000, 0x3000, 4, 0, -12);
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_MAPPINGS);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x10000);
+	ck_assert_uint_eq(e.ranges[0].len, 0x3000);
+	e = describe(SYS_munmap, 0x10000, 0x3000, 0, 0, -22); /* failed munmap: nothing */
+	ck_assert_int_eq(e.kind, SYSCALL_KIND_PLAIN);
+	ck_assert_uint_eq(e.count, 0);
+}
+END_TEST
+
+/* process_vm_readv fills its local iovecs (a[1], a[2]); process_vm_writev
+ * its remote ones (a[3], a[4]), which may be the caller's own memory. */
+START_TEST(test_process_vm_iovecs)
+{
+	uint64_t a[6] = { 42, 0x1000, 3, 0, 0, 0 };
+	struct syscall_effect e;
+	syscall_effect_describe(SYS_process_vm_readv, a, 15, fake_read, NULL, &e);
+	ck_assert_uint_eq(e.count, 2);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x5000);
+	ck_assert_uint_eq(e.ranges[1].len, 5);
+	uint64_t w[6] = { 42, 0x9999, 1, 0x1000, 3, 0 };
+	syscall_effect_describe(SYS_process_vm_writev, w, 120, fake_read, NULL, &e);
+	ck_assert_uint_eq(e.count, 3);
+	ck_assert_uint_eq(e.ranges[2].addr, 0x7000);
+	ck_assert_uint_eq(e.ranges[2].len, 10);
+}
+END_TEST
+
 static Suite *syscalls_suite(void)
 {
 	Suite *s = suite_create("recorder_syscalls");
@@ -199,6 +271,9 @@ static Suite *syscalls_suite(void)
 	tcase_add_test(tc, test_xattr_reads_write_result_bytes);
 	tcase_add_test(tc, test_recvmsg_follows_msghdr);
 	tcase_add_test(tc, test_recvmmsg_follows_each_message);
+	tcase_add_test(tc, test_offsets_hints_and_options);
+	tcase_add_test(tc, test_clone_pidfd_and_failed_madvise);
+	tcase_add_test(tc, test_process_vm_iovecs);
 	suite_add_tcase(s, tc);
 	return s;
 }
