@@ -141,6 +141,24 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 /* A write to a file shows through the pages of its private mappings that
  * the program has not written (they are still the page cache's): forget
  * what the mirror holds of every mapping of that file. */
+/* A syscall whose effect the table does not describe, for the summary.
+ * vfork (and clone's vfork) is described: the child runs in our memory. */
+static void note_undescribed(struct record_result *res, long nr, const uint64_t args[6])
+{
+	if (nr == SYS_vfork || (nr == SYS_clone && (args[0] & CLONE_VFORK)))
+		return;
+	uint64_t request = nr == SYS_ioctl ? args[1] : nr == SYS_prctl ? args[0] : 0;
+	res->undescribed++;
+	for (size_t i = 0; i < res->n_undescribed_kinds; i++)
+		if (res->undescribed_kinds[i].nr == nr && res->undescribed_kinds[i].request == request) {
+			res->undescribed_kinds[i].count++;
+			return;
+		}
+	if (res->n_undescribed_kinds < sizeof(res->undescribed_kinds) / sizeof(res->undescribed_kinds[0]))
+		res->undescribed_kinds[res->n_undescribed_kinds++] =
+			(typeof(res->undescribed_kinds[0])){ nr, request, 1 };
+}
+
 /* Whether file is the memory of the recorded process: /proc/PID/mem or
  * /proc/PID/task/TID/mem, as /proc/self/mem and the like read back. */
 static bool is_own_memory_file(const struct recording *rec, const char *file)
@@ -266,6 +284,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 			rec->memory_shared_with_process = true; /* see below */
 		break;
 	default:
+		note_undescribed(rec->res, nr, args);
 		recording_invalidate_all(rec);
 		break;
 	}
@@ -735,8 +754,8 @@ static void finish(struct recording *rec)
 		res->reads += traced_memory_reads(&t->tm);
 		res->misses += traced_memory_misses(&t->tm);
 		res->code_pages += t->tm.code_pages_logged;
+		res->threads += !t->child_process;
 	}
-	res->threads = rec->n_threads;
 	if (rec->writer) {
 		char msg[256];
 		if (idna_writer_close(rec->writer, msg, sizeof(msg)) != 0)

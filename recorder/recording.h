@@ -67,6 +67,13 @@ struct record_result {
 	struct native_fallback_count fallbacks[32];
 	size_t n_fallbacks;
 	bool detached;         /* attach: the process was let go, still running */
+	/* System calls whose effect on memory ttrec does not know (not in its
+	 * table, or an ioctl or prctl request it does not): each made it
+	 * forget all it had cached, correct but slow. The first kinds seen:
+	 * the syscall number and, for ioctl and prctl, the request. */
+	uint64_t undescribed;
+	struct { long nr; uint64_t request; uint64_t count; } undescribed_kinds[8];
+	size_t n_undescribed_kinds;
 	/* --follow-fork: children recorded, each into <trace minus .idna>.PID.idna */
 	uint64_t n_children;
 	pid_t children[16];    /* the first ones */

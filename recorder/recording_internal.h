@@ -60,6 +60,7 @@ struct rec_thread {
 	uint64_t checkpoint_seq;  /* global sequence number of its last checkpoint */
 	struct native_progress native;
 	bool interrupted;      /* a stop request cut its native step short */
+	bool child_process;    /* a forked child, let go untraced: not a thread */
 	struct tracee_stop stop; /* THREAD_EVENT */
 	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
 };

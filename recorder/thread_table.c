@@ -323,6 +323,7 @@ int threads_let_child_go(struct recording *rec)
 	}
 	ptrace(PTRACE_DETACH, t->tracee.pid, NULL, NULL);
 	forget_thread(rec, t);
+	t->child_process = true;
 	return 0;
 }
 

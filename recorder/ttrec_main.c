@@ -21,6 +21,7 @@
 #include "recorder/lockstep.h"
 #include "recorder/pack.h"
 #include "recorder/recording.h"
+#include "recorder/syscall_effects.h"
 #include "trace-format/idna.h"
 #include "trace-format/size_arg.h"
 #include "trace-format/version.h"
@@ -106,6 +107,22 @@ static void print_summary(const char *trace, const struct record_result *r)
 		for (size_t i = 0; i < shown; i++)
 			fprintf(stderr, " %.*s.%d.idna", (int)stem, trace, (int)r->children[i]);
 		fprintf(stderr, "%s\n", shown < r->n_children ? " ..." : "");
+	}
+	if (r->undescribed) {
+		fprintf(stderr, "ttrec: %" PRIu64 " system call%s of unknown effect made ttrec forget "
+			"all it cached (correct, but slower):", r->undescribed,
+			r->undescribed == 1 ? "" : "s");
+		for (size_t i = 0; i < r->n_undescribed_kinds; i++) {
+			const char *name = syscall_name(r->undescribed_kinds[i].nr);
+			if (name)
+				fprintf(stderr, " %s", name);
+			else
+				fprintf(stderr, " syscall %ld", r->undescribed_kinds[i].nr);
+			if (r->undescribed_kinds[i].request)
+				fprintf(stderr, " %#llx", (unsigned long long)r->undescribed_kinds[i].request);
+			fprintf(stderr, "=%" PRIu64, r->undescribed_kinds[i].count);
+		}
+		fprintf(stderr, "\n");
 	}
 	if (r->n_fallbacks) {
 		fprintf(stderr, "ttrec: native fallbacks:");

@@ -151,6 +151,25 @@ else
 	cat "$tmp/flush.err"
 	failed=1
 fi
+# A system call of unknown effect is counted in the summary.
+if timeout "$LIMIT" "$TTREC" run -o "$tmp/undescribed.idna" -- "$PROGRAMS/kernel_outputs" \
+	>/dev/null 2>"$tmp/undescribed.err" &&
+   grep -q '^ttrec: 1 system call of unknown effect .*: ioctl 0x80086601=1$' "$tmp/undescribed.err"; then
+	echo "ok: an undescribed ioctl is counted"
+else
+	echo "FAIL: the summary does not count the undescribed ioctl:"
+	cat "$tmp/undescribed.err"
+	failed=1
+fi
+# Children let go untraced are not the program's threads.
+if timeout "$LIMIT" "$TTREC" run -o "$tmp/forks.idna" -- sh -c 'a=$(echo hi); b=$(echo there)' \
+	>/dev/null 2>"$tmp/forks.err" && grep -q ' instructions, 1 thread, ' "$tmp/forks.err"; then
+	echo "ok: forked children are not counted as threads"
+else
+	echo "FAIL: forked children counted as threads:"
+	cat "$tmp/forks.err"
+	failed=1
+fi
 record crash_null "$n" --killed -- "$PROGRAMS/crash_null"
 record abort_program "$n" --killed -- "$PROGRAMS/abort_program"
 

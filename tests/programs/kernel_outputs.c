@@ -4,7 +4,8 @@
  * fcntl's F_GETOWN_EX and read/write hints, prctl(PR_GET_TSC), a madvise
  * that fails yet zeroes pages, clone's CLONE_PIDFD, process_vm_readv and
  * process_vm_writev on itself, and writes through /proc/self/mem to data
- * and to code. Each output is read once before the call, so a recorder
+ * and to code; and an ioctl the recorder does not describe (it forgets all
+ * it cached, and its summary counts the call). Each output is read once before the call, so a recorder
  * that kept the stale value would print it. Prints what it sees; natively
  * and recorded must agree.
  */
@@ -14,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -162,6 +165,17 @@ static void proc_self_mem(void)
 	close(fd);
 }
 
+static void undescribed_ioctl(void)
+{
+	int fd = open(".", O_RDONLY);
+	long flags = -1;
+	TOUCH(flags);
+	int r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	printf("FS_IOC_GETFLAGS: %s, flags %s\n", r == 0 ? "answered" : "refused",
+	       r == 0 ? (flags != -1 ? "written" : "not written") : "-");
+	close(fd);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -172,5 +186,6 @@ int main(void)
 	clone_pidfd();
 	process_vm_on_self();
 	proc_self_mem();
+	undescribed_ioctl();
 	return 0;
 }
