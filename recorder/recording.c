@@ -428,6 +428,16 @@ static int handle_syscall(struct recording *rec)
 		if (answered != 0)
 			return answered < 0 ? -1 : 0;
 	}
+	/* rseq registration fails, as under rr: the kernel would update the
+	 * area (cpu_id, the abort of critical sections) behind the mirror on
+	 * every preemption of the real thread, which the emulated program
+	 * never sees. glibc then does without it. */
+	if (p->nr == SYS_rseq) {
+		struct clock_answer enosys = { .result = -ENOSYS };
+		int answered = answer_syscall(rec, p->nr, &enosys);
+		if (answered != 0)
+			return answered < 0 ? -1 : 0;
+	}
 	if (p->nr == SYS_setns)
 		rec->clocks_known = false; /* it may enter another time namespace */
 	enum native_outcome out = native_step(rec, syscall_may_block(p->nr, args));

@@ -161,6 +161,17 @@ else
 	cat "$tmp/undescribed.err"
 	failed=1
 fi
+# rseq registration fails while recorded (the kernel would update the area
+# behind the recorder's back); the program does without it.
+if timeout "$LIMIT" "$TTREC" run -q -o "$tmp/rseq.idna" -- "$PROGRAMS/rseq_registration" \
+	>"$tmp/rseq.out" 2>&1 &&
+   grep -q '^rseq registered by glibc: no, own registration: ENOSYS, sched_getcpu: answers$' "$tmp/rseq.out" &&
+   "$BUILD/ttreplay" --verify "$tmp/rseq.idna" >/dev/null 2>&1; then
+	echo "ok: rseq refused"
+else
+	echo "FAIL: rseq while recorded: $(cat "$tmp/rseq.out")"
+	failed=1
+fi
 # Children let go untraced are not the program's threads.
 if timeout "$LIMIT" "$TTREC" run -o "$tmp/forks.idna" -- sh -c 'a=$(echo hi); b=$(echo there)' \
 	>/dev/null 2>"$tmp/forks.err" && grep -q ' instructions, 1 thread, ' "$tmp/forks.err"; then
