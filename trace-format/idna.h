@@ -205,11 +205,15 @@ struct idna_writer_options {
 	uint32_t queue_chunks;    /* chunks in flight to the compressor; 0: 8 */
 	uint64_t ring_bytes;      /* 0: keep everything; else ring mode */
 	uint32_t cache_log2_entries; /* prediction cache geometry; 0: 17 */
+	bool create_new;          /* the name must be new: created with O_EXCL and
+				   * O_NOFOLLOW, never following a link or
+				   * truncating a file; false: create or truncate */
 };
 
 struct idna_writer;
 
-/* Creates (truncates) path and writes the header. NULL on failure. */
+/* Creates path (mode 0600: a trace holds what the program read) and writes
+ * the header. NULL on failure; a file it created is then removed again. */
 struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_options *opt,
 				     const struct idna_header_info *info, char *err, size_t errlen);
 
@@ -292,6 +296,10 @@ struct idna_module_info {
 	uint32_t build_id_len;
 	bool unmapped;
 };
+
+/* Whether buf, the first len bytes of a file, begins with the trace
+ * file's magic. */
+bool idna_starts_with_magic(const void *buf, size_t len);
 
 /* Opens and validates a trace. A missing or damaged index is rebuilt by
  * scanning; damaged chunks are listed with damaged = true. NULL with a
