@@ -138,7 +138,7 @@ static bool usable(struct module_mapping *mm)
 		int n = idna_read_build_id(mm->path, id, sizeof(id), err, sizeof(err));
 		bool same = n >= 0 && (uint32_t)n == mm->build_id_len &&
 			    memcmp(id, mm->build_id, mm->build_id_len) == 0;
-		mm->fd = same ? open(mm->path, O_RDONLY | O_CLOEXEC) : -1;
+		mm->fd = same ? idna_open_regular(mm->path, err, sizeof(err)) : -1;
 		mm->state = mm->fd >= 0 ? FILE_USABLE : FILE_UNUSABLE;
 		if (mm->fd >= 0)
 			read_segments(mm);

@@ -25,6 +25,8 @@ static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out
 	out->finished = t->finished;
 	out->slice_time = t->slice_time;
 	out->slice_icount = t->slice_icount;
+	out->declared_end = t->declared_end;
+	out->declared_end_known = t->declared_end_known;
 	if (cursor_tell(&t->mem.cursor, &out->memory_pos) != 0 ||
 	    cursor_tell(&t->events, &out->events_pos) != 0)
 		return -1;
@@ -92,6 +94,8 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->finished = st->finished;
 	t->slice_time = st->slice_time;
 	t->slice_icount = st->slice_icount;
+	t->declared_end = st->declared_end;
+	t->declared_end_known = st->declared_end_known;
 	if (st->cache_bytes) {
 		memcpy(t->mem.cache.bytes, st->cache_bytes,
 		       (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries);

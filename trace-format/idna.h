@@ -301,6 +301,10 @@ struct idna_module_info {
  * file's magic. */
 bool idna_starts_with_magic(const void *buf, size_t len);
 
+/* Opens path for reading if it is a regular file, without ever blocking
+ * (a FIFO, a device): the descriptor, or -1 with a one-line message. */
+int idna_open_regular(const char *path, char *err, size_t errlen);
+
 /* Opens and validates a trace. A missing or damaged index is rebuilt by
  * scanning; damaged chunks are listed with damaged = true. NULL with a
  * one-line message when the file is not a usable trace. */
