@@ -723,6 +723,8 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
+	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
+		recording_check_killed(&rec);
 	progress_erase(&rec.progress);
 	if (opt->attach_pid)
 		attach_release(&rec);

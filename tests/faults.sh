@@ -79,4 +79,99 @@ if [ -z "${SAN:-}" ]; then
 	fi
 fi
 
+# --- killed programs and killed recorders --------------------------------
+
+# start_marked NAME HOW: ttrec records marker_then HOW in the background
+# until it printed its marker; sets ttrec_pid and program_pid.
+start_marked() {
+	local name=$1 how=$2
+	"$TTREC" run -o $name.idna "$MARKER" $how >$name.out 2>$name.err &
+	ttrec_pid=$!
+	disown $ttrec_pid # its fate is read from its outputs, not from wait
+	while kill -0 $ttrec_pid 2>/dev/null && ! grep -q '^ready' $name.out; do sleep 0.05; done
+	program_pid=$(awk '/^ready/ { print $2 }' $name.out)
+}
+
+# wait_gone PID: until the process is gone.
+wait_gone() {
+	while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
+}
+
+# check_trace NAME VERIFY_STATUS INFO_COMPLETE: the three readers on NAME.idna.
+check_trace() {
+	local name=$1 verify_want=$2 complete=$3 ok=0
+	run_tool $name-verify "$verify_want" "$TTREPLAY" --verify $name.idna || ok=1
+	run_tool $name-info 0 "$TTREPLAY" --info $name.idna || ok=1
+	run_tool $name-dump "0 1" "$TTDUMP" $name.idna || ok=1
+	grep -q "^complete: $complete" $name-info.out || { fail "$name: --info: $(grep complete $name-info.out)"; ok=1; }
+	grep -q 'INCONSISTENT' $name-verify.out && { fail "$name: --verify says INCONSISTENT"; ok=1; }
+	return $ok
+}
+
+# A program killed by a signal it never sees delivered: ttrec reports the
+# kill and exits 128+N, and the trace replays consistently to the end.
+killed_program() {
+	local name=$1 signo=$2
+	local rc
+	rc=$(cat $name.rc)
+	if [ "$rc" != $((128 + signo)) ] || ! grep -q "killed by signal $signo" $name.err; then
+		fail "$name: ttrec exit $rc: $(cat $name.err)"
+		return
+	fi
+	check_trace $name 0 yes || return
+	if grep -q 'consistent with the recording' $name-verify.out &&
+		grep -q "^exit-status: killed by signal $signo" $name-info.out; then
+		echo "ok: $name: ttrec exits $rc, the trace replays consistently to the kill"
+	else
+		fail "$name: $(cat $name-verify.out)"
+	fi
+}
+
+for how in spin sleep; do
+	name=kill-program-$how
+	("$TTREC" run -o $name.idna "$MARKER" $how >$name.out 2>$name.err; echo $? >$name.rc) &
+	while ! grep -q '^ready' $name.out 2>/dev/null && [ ! -e $name.rc ]; do sleep 0.05; done
+	kill -KILL "$(awk '/^ready/ { print $2 }' $name.out)"
+	wait
+	killed_program $name 9
+done
+for how in selfkill seccomp; do
+	name=program-$how
+	"$TTREC" run -o $name.idna "$MARKER" $how >$name.out 2>$name.err
+	echo $? >$name.rc
+	killed_program $name $([ $how = seccomp ] && echo 31 || echo 9)
+done
+
+# A recorder killed mid-run: the program goes with it, the trace is
+# readable up to its last complete chunk, --verify says it is truncated
+# (status 2; 65 if not even a checkpoint was written), --info says
+# "complete: no".
+truncated() {
+	local name=$1
+	check_trace $name "2 65" no || return
+	if grep -q 'truncated at byte [0-9]*: replayed the intact prefix, [0-9]* instructions' \
+		$name-verify.err || grep -q 'no checkpoint' $name-verify.err; then
+		echo "ok: $name: $(head -1 $name-verify.err)"
+	else
+		fail "$name: --verify: $(cat $name-verify.err)"
+	fi
+}
+for how in spin sleep; do
+	name=kill-recorder-$how
+	start_marked $name $how
+	kill -KILL $ttrec_pid
+	wait_gone $ttrec_pid
+	wait_gone "$program_pid"
+	truncated $name
+done
+
+# A full disk: ttrec exits 74 and the trace is truncated.
+(ulimit -f 200 && exec "$TTREC" run -o disk-full.idna "$MARKER" selfkill) >disk-full.out 2>disk-full.err
+rc=$?
+if [ $rc -eq 74 ]; then
+	truncated disk-full
+else
+	fail "disk-full: ttrec exit $rc, want 74: $(cat disk-full.err)"
+fi
+
 exit $failed

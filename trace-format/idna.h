@@ -314,6 +314,11 @@ void idna_reader_close(struct idna_reader *r);
 const struct idna_header *idna_reader_header(const struct idna_reader *r);
 /* True when the index was rebuilt by scanning (footer missing or bad). */
 bool idna_reader_index_rebuilt(const struct idna_reader *r);
+/* Whether the writer closed the trace (its index and trailer are sound)
+ * and no chunk is damaged. *intact_bytes: where the data that can be read
+ * without a gap ends (the file's size when complete; after a killed
+ * recorder or a full disk, the end of its last complete chunk). */
+bool idna_reader_complete(const struct idna_reader *r, uint64_t *intact_bytes);
 /* A warning about the file found while opening (damage, gaps), or NULL. */
 const char *idna_reader_warning(const struct idna_reader *r);
 

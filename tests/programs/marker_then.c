@@ -1,7 +1,7 @@
 /*
  * marker_then.c — a program to kill at a known moment (tests/faults.sh,
- * tests/record_output.sh): it computes a little, prints "ready" on standard
- * output, and then, as argument 1 says:
+ * tests/record_output.sh): it computes a little, prints "ready PID" on
+ * standard output, and then, as argument 1 says:
  *   spin     loops in user code forever (a kill lands while it is emulated)
  *   sleep    waits in the kernel forever
  *   selfkill sends itself SIGKILL
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	volatile unsigned long sum = 0;
 	for (unsigned long i = 0; i < 100000; i++)
 		sum += i * 7 % 13;
-	printf("ready %lu\n", (unsigned long)sum);
+	printf("ready %d\n", (int)getpid() + (int)(sum & 0));
 	fflush(stdout);
 	if (strcmp(how, "sleep") == 0) {
 		for (;;)
