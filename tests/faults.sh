@@ -127,7 +127,7 @@ killed_program() {
 	fi
 }
 
-for how in spin sleep; do
+for how in spin sleep threads; do
 	name=kill-program-$how
 	("$TTREC" run -o $name.idna "$MARKER" $how >$name.out 2>$name.err; echo $? >$name.rc) &
 	while ! grep -q '^ready' $name.out 2>/dev/null && [ ! -e $name.rc ]; do sleep 0.05; done
@@ -156,7 +156,7 @@ truncated() {
 		fail "$name: --verify: $(cat $name-verify.err)"
 	fi
 }
-for how in spin sleep; do
+for how in spin sleep threads; do
 	name=kill-recorder-$how
 	start_marked $name $how
 	kill -KILL $ttrec_pid

@@ -6,9 +6,13 @@
  *   sleep    waits in the kernel forever
  *   selfkill sends itself SIGKILL
  *   seccomp  installs a filter that kills it at its next getppid
+ *   threads  a second thread and the first both loop in user code (the
+ *            marker comes once the second runs)
  */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,12 +35,31 @@ static void kill_at_getppid(void)
 	syscall(SYS_getppid);
 }
 
+static volatile int second_runs;
+
+static void *spin_too(void *arg)
+{
+	volatile unsigned long *sum = arg;
+	second_runs = 1;
+	for (;;)
+		*sum += 5;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "spin";
 	volatile unsigned long sum = 0;
 	for (unsigned long i = 0; i < 100000; i++)
 		sum += i * 7 % 13;
+	static volatile unsigned long other_sum;
+	pthread_t second;
+	if (strcmp(how, "threads") == 0) {
+		if (pthread_create(&second, NULL, spin_too, (void *)&other_sum) != 0)
+			return 2;
+		while (!second_runs)
+			sched_yield();
+	}
 	printf("ready %d\n", (int)getpid() + (int)(sum & 0));
 	fflush(stdout);
 	if (strcmp(how, "sleep") == 0) {
