@@ -21,6 +21,7 @@
 #include "emulator/emu.h"
 #include "replayer/record_cursor.h"
 #include "replayer/replay_memory.h"
+#include "replayer/sparse_copy.h"
 #include "trace-format/idna.h"
 
 /* The gdb thread id of the initial thread (the trace does not name it). */
@@ -106,7 +107,7 @@ struct resim_thread_state {
 	uint64_t icount;
 	bool started, finished;
 	uint64_t slice_time, slice_icount;
-	uint8_t *cache_bytes;     /* NULL when the thread is not live */
+	struct sparse_copy cache; /* blocks NULL when the thread is not live */
 	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
 	struct cursor_position memory_pos, events_pos;
 	uint64_t declared_end;    /* kept, so that no restore scans again */

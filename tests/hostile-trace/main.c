@@ -6,6 +6,8 @@
  *              is pending, so the emulator never stops by itself; the stream
  *              declares a key frame 100000 instructions on
  *   spin-tail  the same with nothing after the nondet record
+ *   big-cache  spin with the largest prediction cache the format allows
+ *              (2^24 entries, 128 MiB per thread) for 40 M instructions
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ static void append(uint32_t stream, const struct idna_record *r)
 	}
 }
 
-static void spin(bool declare_end)
+static void spin(bool declare_end, uint64_t end)
 {
 	static struct emu_regs regs;
 	regs.rip = CODE;
@@ -54,7 +56,7 @@ static void spin(bool declare_end)
 		struct idna_record key = { .type = IDNA_REC_KEY_FRAME };
 		key.u.key.reason = IDNA_KEY_KERNEL;
 		key.u.key.global_seq = 1;
-		key.u.key.icount = 100000;
+		key.u.key.icount = end;
 		append(1, &key);
 	}
 	struct idna_record exit_rec = { .type = IDNA_REC_PROCESS_EXIT };
@@ -63,19 +65,21 @@ static void spin(bool declare_end)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "spin") != 0 && strcmp(argv[1], "spin-tail") != 0)) {
-		fprintf(stderr, "usage: hostile-trace spin|spin-tail FILE\n");
+	bool big = argc == 3 && strcmp(argv[1], "big-cache") == 0;
+	if (argc != 3 || (strcmp(argv[1], "spin") != 0 && strcmp(argv[1], "spin-tail") != 0 && !big)) {
+		fprintf(stderr, "usage: hostile-trace spin|spin-tail|big-cache FILE\n");
 		return 64;
 	}
 	char err[256];
 	const char *args[] = { "hostile" };
 	struct idna_header_info info = { .argc = 1, .argv = args, .cwd = "/" };
-	w = idna_writer_open(argv[2], NULL, &info, err, sizeof(err));
+	struct idna_writer_options opt = { .cache_log2_entries = big ? 24 : 0 };
+	w = idna_writer_open(argv[2], &opt, &info, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "hostile-trace: %s\n", err);
 		return 1;
 	}
-	spin(strcmp(argv[1], "spin") == 0);
+	spin(strcmp(argv[1], "spin-tail") != 0, big ? 40000000 : 100000);
 	if (idna_writer_close(w, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hostile-trace: %s\n", err);
 		return 1;
