@@ -29,6 +29,7 @@ int log_unseen_fatal_signal(struct recording *rec, int signo)
 	info.si_code = SI_KERNEL; /* not delivered: the process died of it here */
 	if (log_key_frame(rec, IDNA_KEY_KERNEL) != 0)
 		return -1;
+	rec->res->signals++; /* as the trace counts it */
 	return log_signal(rec, &info);
 }
 

@@ -133,11 +133,15 @@ killed_program() {
 		return
 	fi
 	check_trace $name 0 yes || return
+	local recorded replayed
+	recorded=$(sed -n 's/.* \([0-9]*\) signals, .*/\1/p' $name.err)
+	replayed=$(sed -n 's/^signals: //p' $name-info.out)
 	if grep -q 'consistent with the recording' $name-verify.out &&
-		grep -q "^exit-status: killed by signal $signo" $name-info.out; then
+		grep -q "^exit-status: killed by signal $signo" $name-info.out &&
+		[ "$recorded" = "$replayed" ]; then
 		echo "ok: $name: ttrec exits $rc, the trace replays consistently to the kill"
 	else
-		fail "$name: $(cat $name-verify.out)"
+		fail "$name: $(cat $name-verify.out); signals: ttrec ${recorded:-?}, --info ${replayed:-?}"
 	fi
 }
 
