@@ -90,7 +90,12 @@ int trace_output_prepare(struct trace_output *o, const char *path, bool force, c
 		snprintf(err, errlen, "%s exists and is not a regular file: not replaced", path);
 		return -1;
 	}
-	if (!force && !(S_ISREG(st.st_mode) && is_trace_file(path))) {
+	if (!force && S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "%s is a symbolic link: not followed, not replaced "
+			 "(--force replaces the link itself)", path);
+		return -1;
+	}
+	if (!force && !is_trace_file(path)) {
 		snprintf(err, errlen, "%s exists and is not a trace: not replaced (--force replaces it)",
 			 path);
 		return -1;

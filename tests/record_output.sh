@@ -83,7 +83,7 @@ expect_status 0 force "$TTREC" run -q --force -o notes.txt true &&
 	fail "--force: $(cat force.err)"
 echo "target" >target.txt
 ln -s target.txt link.idna
-expect_status 73 link "$TTREC" run -o link.idna true &&
+expect_status 73 link "$TTREC" run -o link.idna true && grep -q 'symbolic link' link.err &&
 	expect_status 0 forcelink "$TTREC" run -q --force -o link.idna true &&
 	[ ! -L link.idna ] && [ "$(cat target.txt)" = target ] &&
 	ok "a link given as -o: refused, with --force the link is replaced, not its target" ||
