@@ -10,8 +10,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,14 +28,42 @@ struct fd_link {
 	bool closed;
 };
 
+/* One write to GDB. A socket is written with MSG_NOSIGNAL and a pipe with
+ * SIGPIPE blocked in this thread: a GDB that went away (during a long
+ * reverse-continue, say) ends the session with an error from the write,
+ * never the server with a signal. */
+static ssize_t write_no_sigpipe(int fd, const void *buf, size_t len)
+{
+	ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+	if (n >= 0 || errno != ENOTSOCK)
+		return n;
+	sigset_t pipe_only, old;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	n = write(fd, buf, len);
+	int saved = errno;
+	if (n < 0 && saved == EPIPE && !sigismember(&old, SIGPIPE)) {
+		/* Take back the SIGPIPE the write left pending, so it does not
+		 * strike when the mask is restored. */
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&pipe_only, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return n;
+}
+
 static int link_write(void *ctx, const void *buf, size_t len)
 {
 	struct fd_link *link = ctx;
 	const uint8_t *p = buf;
 	while (len) {
-		ssize_t n = write(link->out_fd, p, len);
+		ssize_t n = write_no_sigpipe(link->out_fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			link->closed = true; /* GDB went away */
 		if (n <= 0)
 			return -1;
 		p += n;
@@ -63,6 +94,18 @@ static bool link_interrupted(void *ctx)
 	return interrupt;
 }
 
+/* A write to GDB failed: the session ends. GDB closing the link (even in
+ * the middle of a command) ends it as cleanly as a detach; 0 then. */
+static int link_lost(const struct fd_link *link)
+{
+	if (link->closed) {
+		fprintf(stderr, "gdbstub: gdb closed the link; the session is over\n");
+		return 0;
+	}
+	fprintf(stderr, "gdbstub: writing to gdb failed: %s\n", strerror(errno));
+	return -1;
+}
+
 static int serve_link(const struct gdbstub_target *target, struct fd_link *link)
 {
 	struct gdbstub_io io = { link, link_write, link_interrupted };
@@ -80,7 +123,7 @@ static int serve_link(const struct gdbstub_target *target, struct fd_link *link)
 			memcpy(held, link->pending, n);
 			link->pending_len = 0;
 			if (gdbstub_feed(stub, held, n) < 0) {
-				rc = -1;
+				rc = link_lost(link);
 				break;
 			}
 			continue;
@@ -98,8 +141,7 @@ static int serve_link(const struct gdbstub_target *target, struct fd_link *link)
 		if (n == 0)
 			break; /* GDB closed the link: the session is over */
 		if (gdbstub_feed(stub, buf, (size_t)n) < 0) {
-			fprintf(stderr, "gdbstub: writing to gdb failed\n");
-			rc = -1;
+			rc = link_lost(link);
 			break;
 		}
 	}

@@ -285,7 +285,7 @@ static int seize_thread(struct recording *rec, pid_t tid)
 	struct rec_thread *t = threads_add(rec, tid);
 	if (!t) {
 		tracee_detach(&seized);
-		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	}
 	t->tracee = seized;
 	struct user_regs_struct k;

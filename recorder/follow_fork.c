@@ -161,7 +161,8 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 			    int *taken_read_fd)
 {
 	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
-	idna_child_trace_name(rec->opt->trace_path, child, trace, sizeof(trace));
+	idna_child_trace_name(rec->opt->trace_name ? rec->opt->trace_name : rec->opt->trace_path,
+			      child, trace, sizeof(trace));
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
 	snprintf(cpuid, sizeof(cpuid), "--cpuid=%s",
 		 rec->opt->cpuid_policy ? rec->opt->cpuid_policy : "default");

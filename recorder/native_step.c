@@ -65,6 +65,7 @@ void recording_end_process(struct recording *rec, const struct tracee_stop *stop
 	} else {
 		rec->res->term_signal = stop->info.si_signo;
 		status = stop->info.si_signo;
+		log_unseen_fatal_signal(rec, stop->info.si_signo);
 	}
 	/* The leader's status comes last, but every thread still listed
 	 * (the leader, blocked or not) dies with the process: each gets its

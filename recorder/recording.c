@@ -701,10 +701,12 @@ static int open_trace(struct recording *rec)
 	struct idna_writer_options wo = { 0 };
 	wo.ring_bytes = o->ring_bytes;
 	wo.cache_log2_entries = o->cache_log2_entries;
+	wo.create_new = true;
 	char msg[256];
 	rec->writer = idna_writer_open(o->trace_path, &wo, &info, msg, sizeof(msg));
 	if (!rec->writer)
 		return recording_fail(rec, RECORD_ERR_TRACE_FILE, "%s", msg);
+	rec->res->trace_created = true;
 	return 0;
 }
 
@@ -734,17 +736,17 @@ static int start(struct recording *rec)
 			remote_memory_write_runs,
 	};
 	if (!rec->maps || !(rec->mirror = memory_mirror_new(&backend, rec->maps)))
-		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	if (open_trace(rec) != 0)
 		return -1;
 	rec->next_stream = FIRST_THREAD_STREAM;
 	struct rec_thread *first = threads_add(rec, rec->tracee.pid);
 	if (!first)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	first->started = true; /* its first slice opens the trace */
 	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
-		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	if (threads_switch_to(rec, first) != 0)
 		return -1;
 	if (rec->opt->attach_pid)
@@ -801,6 +803,8 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
+	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
+		recording_check_killed(&rec);
 	progress_erase(&rec.progress);
 	if (opt->attach_pid)
 		attach_release(&rec);

@@ -15,7 +15,10 @@
 
 struct record_options {
 	char *const *argv;          /* the program and its arguments */
-	const char *trace_path;
+	const char *trace_path;     /* where the trace is written: a new name */
+	const char *trace_name;     /* its name at the end, if not trace_path
+				     * (trace_output.h); children's traces are
+				     * named after it */
 	const char *cpuid_policy;   /* "default" or "native" */
 	uint64_t checkpoint_interval; /* instructions between checkpoint frames */
 	uint64_t ring_bytes;        /* 0: keep the whole trace */
@@ -46,6 +49,7 @@ enum record_error {
 				     * *res says how it ended */
 	RECORD_ERR_PTRACE,          /* the supervisor lost control of the program */
 	RECORD_ERR_UNSUPPORTED,     /* the program did something not supported yet */
+	RECORD_ERR_NO_MEMORY,       /* ttrec ran out of memory */
 };
 
 struct native_fallback_count {
@@ -58,6 +62,7 @@ struct record_result {
 	int exit_status;
 	int term_signal;       /* killed by this signal */
 	bool ran_untraced;     /* RECORD_ERR_TRACE_WRITE: the program's end ran untraced */
+	bool trace_created;    /* the recording created trace_path */
 	uint64_t instructions, syscalls, signals, checkpoints;
 	uint64_t threads;      /* the program's threads, the first included */
 	uint64_t reads, misses, code_pages;

@@ -102,6 +102,7 @@ struct recording {
 	struct step_affinity home_cpu;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
+	int last_logged_signo; /* the last SIGNAL record's (program_killed.c) */
 	/* attach.c, follow_fork.c, progress.c */
 	struct vdso_patch vdso;        /* entry points patched in an attached process */
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
@@ -128,6 +129,15 @@ void recording_regs_from_kernel(struct recording *rec, const struct user_regs_st
 				const uint8_t *xstate, struct emu_regs *out);
 /* The process ended as stop says: logged, res filled, recording over. */
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
+
+/* program_killed.c: a signal that killed the process without a delivery
+ * stop (SIGKILL, a seccomp kill) is logged where the recording stands, so
+ * that the trace ends at that instruction, killed by it. */
+int log_unseen_fatal_signal(struct recording *rec, int signo);
+/* After a failure to control the process: if it is because the program
+ * was killed meanwhile, the recording ends as the program did (the error
+ * is dropped). */
+void recording_check_killed(struct recording *rec);
 
 /* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
  * logged code pages: len UINT64_MAX for everything) after memory changed

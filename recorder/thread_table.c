@@ -272,7 +272,7 @@ static struct rec_thread *newborn(struct recording *rec, bool *gone)
 	}
 	struct rec_thread *t = threads_add(rec, (pid_t)tid);
 	if (!t) {
-		recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+		recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 		return NULL;
 	}
 	int early;

@@ -115,6 +115,7 @@ int log_signal(struct recording *rec, const siginfo_t *info)
 	r.u.signal.signo = info->si_signo;
 	r.u.signal.code = info->si_code;
 	r.u.signal.addr = (uint64_t)(uintptr_t)info->si_addr;
+	rec->last_logged_signo = info->si_signo;
 	return append(rec, rec->cur->stream, &r);
 }
 

@@ -20,18 +20,21 @@
 #include "recorder/catalog.h"
 #include "recorder/lockstep.h"
 #include "recorder/pack.h"
+#include "recorder/program_lookup.h"
 #include "recorder/recording.h"
 #include "recorder/syscall_effects.h"
+#include "recorder/trace_output.h"
+#include "recorder/tracee.h"
 #include "trace-format/idna.h"
 #include "trace-format/size_arg.h"
 #include "trace-format/version.h"
-#include "recorder/tracee.h"
 
 /* ttrec's own failures; the program's statuses pass through otherwise. */
 enum {
 	EXIT_USAGE = 64,        /* bad command line */
 	EXIT_NOT_FOUND = 66,    /* the program does not exist */
 	EXIT_SOFTWARE = 70,     /* unsupported program behaviour, internal error */
+	EXIT_NO_MEMORY = 71,    /* ttrec ran out of memory */
 	EXIT_TRACE_FILE = 73,   /* the trace cannot be created */
 	EXIT_TRACE_WRITE = 74,  /* the trace could not be written to the end (disk full) */
 	EXIT_NOT_PERMITTED = 77,/* not executable, or ptrace not permitted */
@@ -48,6 +51,7 @@ static void usage(FILE *f)
 		"       ttrec --version\n"
 		"options:\n"
 		"  -o FILE                    trace file (default: PROGRAM-N.idna, and a latest.idna link)\n"
+		"  --force                    with -o: replace FILE even if it is not a trace\n"
 		"  -q                         no summary\n"
 		"  --cpuid=default|native     CPUID the program sees (default: what the emulator implements)\n"
 		"  --checkpoint-interval N    instructions between checkpoint frames\n"
@@ -61,28 +65,6 @@ static void usage(FILE *f)
 		"  --verify-max N             with --verify: verify N instructions, then let the\n"
 		"                             program run on natively\n"
 		"  -h, --help                 this text\n");
-}
-
-/* PROGRAM-N.idna with the first free N, in the current directory. */
-static void default_trace_name(const char *program, char *out, size_t size)
-{
-	char copy[PATH_MAX];
-	snprintf(copy, sizeof(copy), "%s", program);
-	const char *base = basename(copy);
-	for (unsigned n = 0;; n++) {
-		snprintf(out, size, "%s-%u.idna", base, n);
-		if (access(out, F_OK) != 0)
-			return;
-	}
-}
-
-static void update_latest_link(const char *trace)
-{
-	if (strchr(trace, '/'))
-		return; /* only for traces named in the current directory */
-	unlink("latest.idna.tmp");
-	if (symlink(trace, "latest.idna.tmp") == 0 && rename("latest.idna.tmp", "latest.idna") != 0)
-		unlink("latest.idna.tmp");
 }
 
 static void print_summary(const char *trace, const struct record_result *r)
@@ -140,6 +122,7 @@ static int exit_code_for(enum record_error e)
 	case RECORD_ERR_TRACE_FILE: return EXIT_TRACE_FILE;
 	case RECORD_ERR_TRACE_WRITE: return EXIT_TRACE_WRITE;
 	case RECORD_ERR_PTRACE: return EXIT_NOT_PERMITTED;
+	case RECORD_ERR_NO_MEMORY: return EXIT_NO_MEMORY;
 	default: return EXIT_SOFTWARE;
 	}
 }
@@ -202,34 +185,69 @@ static void report_trace_write_error(const char *trace, const char *err,
 			strsignal(r->term_signal));
 }
 
-static int record(struct record_options *opt, const char *output, bool quiet)
+/* After the recording: the trace into place, or removed when it holds
+ * nothing (and only when this recording created it). */
+static void settle_trace(const struct trace_output *out, enum record_error e,
+			 const struct record_result *res)
+{
+	if (!res->trace_created)
+		return;
+	if (e != RECORD_OK && e != RECORD_ERR_TRACE_WRITE && !res->instructions) {
+		trace_output_discard(out);
+		return;
+	}
+	char err[PATH_MAX * 2 + 128];
+	if (trace_output_keep(out, err, sizeof(err)) != 0)
+		fprintf(stderr, "ttrec: %s\n", err);
+}
+
+static int record(struct record_options *opt, const char *path, bool force, bool quiet)
 {
 	char name[PATH_MAX];
-	if (!output) {
-		default_trace_name(opt->argv[0], name, sizeof(name));
-		output = name;
+	if (!path) {
+		trace_output_default_name(opt->argv[0], name, sizeof(name));
+		path = name;
 	}
-	opt->trace_path = output;
+	if (!opt->attach_pid) {
+		/* Before the trace's name is even chosen: a program that cannot
+		 * run leaves every file as it was. */
+		int e = program_lookup(opt->argv[0]);
+		if (e) {
+			fprintf(stderr, "ttrec: %s: %s (%s)\n", opt->argv[0],
+				e == ENOENT ? "program not found" : "program is not executable",
+				strerror(e));
+			return e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_PERMITTED;
+		}
+	}
+	static struct trace_output out;
+	char err[PATH_MAX * 2 + 128] = "";
+	if (trace_output_prepare(&out, path, force, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ttrec: %s\n", err);
+		return EXIT_TRACE_FILE;
+	}
+	const char *output = out.final_path;
+	opt->trace_path = out.write_path;
+	opt->trace_name = out.final_path;
+	if (out.replacing && !quiet)
+		fprintf(stderr, "ttrec: recording into %s, renamed to %s at the end\n",
+			out.write_path, out.final_path);
 
 	struct record_result res;
-	char err[512] = "";
 	enum record_error e = record_program(opt, &res, err, sizeof(err));
+	settle_trace(&out, e, &res);
 	if (e == RECORD_ERR_TRACE_WRITE) {
 		report_trace_write_error(output, err, &res);
 		return EXIT_TRACE_WRITE;
 	}
 	if (e != RECORD_OK) {
 		fprintf(stderr, "ttrec: %s\n", err);
-		if (e != RECORD_ERR_PROGRAM_NOT_FOUND && e != RECORD_ERR_NOT_EXECUTABLE &&
-		    res.instructions)
+		if (res.trace_created && res.instructions)
 			fprintf(stderr, "ttrec: the trace %s is readable up to where recording stopped\n",
 				output);
-		else
-			unlink(output);
 		return exit_code_for(e);
 	}
-	if (!strchr(output, '/'))
-		update_latest_link(output);
+	if (!strchr(output, '/') && !trace_output_update_latest(output) && !quiet)
+		fprintf(stderr, "ttrec: latest.idna is not a link: left as it is\n");
 	if (!quiet)
 		print_summary(output, &res);
 	if (opt->attach_pid) {
@@ -277,7 +295,7 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
-	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED };
+	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -287,6 +305,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "verify-max", required_argument, NULL, OPT_VERIFY_MAX },
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -295,7 +314,7 @@ static int record_command(int argc, char **argv, bool attach)
 	};
 	struct record_options opt = { 0 };
 	const char *output = NULL;
-	bool quiet = false, verify = false;
+	bool quiet = false, verify = false, force = false;
 	uint64_t verify_max = 0;
 	/* Options about the trace, refused with --verify (which writes none). */
 	const char *trace_option = NULL;
@@ -338,6 +357,7 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_NO_JIT: opt.no_jit = true; break;
+		case OPT_FORCE: force = true; trace_option = "--force"; break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_RESUME_PARKED:
 			if (!child_parking_parse(optarg, &opt.parking)) {
@@ -394,7 +414,7 @@ static int record_command(int argc, char **argv, bool attach)
 		int rc = parse_attach_target(argv[optind], &opt);
 		if (rc != 0)
 			return rc;
-		rc = record(&opt, output, quiet);
+		rc = record(&opt, output, force, quiet);
 		free((void *)opt.argv);
 		return rc;
 	}
@@ -402,7 +422,7 @@ static int record_command(int argc, char **argv, bool attach)
 	if (verify)
 		return verify_program(opt.argv, opt.cpuid_policy, verify_max ? verify_max : UINT64_MAX,
 				      quiet);
-	return record(&opt, output, quiet);
+	return record(&opt, output, force, quiet);
 }
 
 /* ttrec pack [-q] [TRACE] */

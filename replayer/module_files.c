@@ -147,7 +147,7 @@ static int open_local(const struct module_mapping *mm)
 	int n = idna_read_build_id(mm->path, id, sizeof(id), err, sizeof(err));
 	bool same = n >= 0 && (uint32_t)n == mm->build_id_len &&
 		    memcmp(id, mm->build_id, mm->build_id_len) == 0;
-	return same ? open(mm->path, O_RDONLY | O_CLOEXEC) : -1;
+	return same ? idna_open_regular(mm->path, err, sizeof(err)) : -1;
 }
 
 /* The pack's copy: shared with another mapping of the same file when one

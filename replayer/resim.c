@@ -356,6 +356,19 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 		uint64_t budget = target - now;
 		if (next != UINT64_MAX && next - own < budget)
 			budget = next - own;
+		if (next == UINT64_MAX) {
+			/* A nondet record waits for a special instruction: run no
+			 * further than the stream's counts go (resim_bounds.c). */
+			uint64_t end;
+			if (resim_declared_end(s, &end) != 0)
+				return RESIM_ERROR;
+			if (own >= end)
+				return fail(s, "the replay reached the last instruction count the trace "
+					       "declares for this thread without the special instruction "
+					       "its next record completes");
+			if (end - own < budget)
+				budget = end - own;
+		}
 		enum emu_exit e = emu_run(s->cpu, budget);
 		struct replay_memory *mem = &resim_current(s)->mem;
 		if (mem->diverged)

@@ -21,6 +21,7 @@
 #include "emulator/emu.h"
 #include "replayer/record_cursor.h"
 #include "replayer/replay_memory.h"
+#include "replayer/sparse_copy.h"
 #include "trace-format/idna.h"
 
 /* The gdb thread id of the initial thread (the trace does not name it). */
@@ -64,6 +65,10 @@ struct resim_thread {
 	int64_t exit_status;           /* ... with this status */
 	/* Where its latest slice began: global time and its own count. */
 	uint64_t slice_time, slice_icount;
+	/* The largest instruction count its stream declares (key frames,
+	 * checkpoints), found when first needed (resim_bounds.c). */
+	uint64_t declared_end;
+	bool declared_end_known;
 };
 
 struct resim {
@@ -102,9 +107,11 @@ struct resim_thread_state {
 	uint64_t icount;
 	bool started, finished;
 	uint64_t slice_time, slice_icount;
-	uint8_t *cache_bytes;     /* NULL when the thread is not live */
+	struct sparse_copy cache; /* blocks NULL when the thread is not live */
 	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
 	struct cursor_position memory_pos, events_pos;
+	uint64_t declared_end;    /* kept, so that no restore scans again */
+	bool declared_end_known;
 };
 
 /*
@@ -145,6 +152,13 @@ static inline struct resim_thread *resim_current(struct resim *s)
 {
 	return &s->threads[s->current];
 }
+
+/* --- bounds (resim_bounds.c) ------------------------------------------ */
+
+/* The largest instruction count the running thread's stream declares: no
+ * replay of that thread runs past it, whatever code a damaged or hostile
+ * trace holds (`jmp $`). 0, or -1 with s->error. */
+int resim_declared_end(struct resim *s, uint64_t *end);
 
 /* --- threads (resim_threads.c) --------------------------------------- */
 

@@ -25,16 +25,16 @@ static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out
 	out->finished = t->finished;
 	out->slice_time = t->slice_time;
 	out->slice_icount = t->slice_icount;
+	out->declared_end = t->declared_end;
+	out->declared_end_known = t->declared_end_known;
 	if (cursor_tell(&t->mem.cursor, &out->memory_pos) != 0 ||
 	    cursor_tell(&t->events, &out->events_pos) != 0)
 		return -1;
 	if (!thread_is_live(t))
 		return 0;
 	size_t cache_size = (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries;
-	out->cache_bytes = malloc(cache_size);
-	if (!out->cache_bytes)
+	if (sparse_copy_take(&out->cache, t->mem.cache.bytes, cache_size) != 0)
 		return -1;
-	memcpy(out->cache_bytes, t->mem.cache.bytes, cache_size);
 	out->cache_hits = t->mem.cache.hits;
 	out->cache_misses = t->mem.cache.misses;
 	out->cache_hits_since_miss = t->mem.cache.hits_since_miss;
@@ -70,7 +70,7 @@ int resim_save(struct resim *s, struct resim_state *out)
 void resim_state_free(struct resim_state *st)
 {
 	for (size_t i = 0; st->threads && i < st->n_threads; i++)
-		free(st->threads[i].cache_bytes);
+		sparse_copy_free(&st->threads[i].cache);
 	free(st->threads);
 	code_page_set_free(st->code_pages);
 	memory_image_free(st->image);
@@ -92,9 +92,10 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->finished = st->finished;
 	t->slice_time = st->slice_time;
 	t->slice_icount = st->slice_icount;
-	if (st->cache_bytes) {
-		memcpy(t->mem.cache.bytes, st->cache_bytes,
-		       (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries);
+	t->declared_end = st->declared_end;
+	t->declared_end_known = st->declared_end_known;
+	if (st->cache.blocks) {
+		sparse_copy_restore(&st->cache, t->mem.cache.bytes);
 		t->mem.cache.hits = st->cache_hits;
 		t->mem.cache.misses = st->cache_misses;
 		t->mem.cache.hits_since_miss = st->cache_hits_since_miss;

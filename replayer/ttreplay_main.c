@@ -21,7 +21,7 @@
 #include "trace-format/trace_names.h"
 #include "trace-format/version.h"
 
-enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1 };
+enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1, EXIT_TRUNCATED = 2 };
 
 static void usage(FILE *f)
 {
@@ -210,6 +210,8 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 	describe_exit(m, exit_text, sizeof(exit_text));
 	double bits = m->instructions ? bytes * 8.0 / m->instructions : 0;
 	const char *program = h->info.argc ? h->info.argv[0] : "";
+	uint64_t intact;
+	bool complete = idna_reader_complete(s->reader, &intact);
 	if (json) {
 		printf("{\"program\": ");
 		json_string(stdout, program);
@@ -218,7 +220,8 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 			printf(i > 1 ? ", " : "");
 			json_string(stdout, h->info.argv[i]);
 		}
-		printf("], \"instructions\": %" PRIu64 ", \"threads\": %zu, \"processes\": 1,"
+		printf("], \"complete\": %s", complete ? "true" : "false");
+		printf(", \"instructions\": %" PRIu64 ", \"threads\": %zu, \"processes\": 1,"
 		       " \"syscalls\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"checkpoints\": %zu,"
 		       " \"trace-bytes\": %" PRIu64 ", \"bits-per-instruction\": %.4f,"
 		       " \"exit-status\": ",
@@ -233,6 +236,9 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 	printf("program: %s\narguments:", program);
 	for (uint32_t i = 1; i < h->info.argc; i++)
 		printf(" %s", h->info.argv[i]);
+	printf("\ncomplete: %s", complete ? "yes" : "no");
+	if (!complete)
+		printf(" (truncated at byte %" PRIu64 ")", intact);
 	printf("\ninstructions: %" PRIu64 "\nthreads: %zu\nprocesses: 1\nsyscalls: %" PRIu64
 	       "\nsignals: %" PRIu64 "\ncheckpoints: %zu\ntrace-bytes: %" PRIu64
 	       "\nbits-per-instruction: %.4f\nexit-status: %s\nnative-fallbacks: %" PRIu64 "\n",
@@ -242,9 +248,21 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 	return 0;
 }
 
+/* A trace the recording did not close (recorder killed, disk full): the
+ * intact prefix replayed, which is all that can be checked. */
+static int report_truncated(struct replay_session *s, uint64_t intact)
+{
+	fprintf(stderr, "ttreplay: %s: truncated at byte %" PRIu64
+		": replayed the intact prefix, %" PRIu64 " instructions\n",
+		s->path, intact, s->summary.instructions);
+	return EXIT_TRUNCATED;
+}
+
 static int verify(struct replay_session *s)
 {
 	const struct replay_summary *m = &s->summary;
+	uint64_t intact;
+	bool complete = idna_reader_complete(s->reader, &intact);
 	char exit_text[96];
 	describe_exit(m, exit_text, sizeof(exit_text));
 	printf("ttreplay: %" PRIu64 " instructions replayed in %.2f s (%.1f M instructions/s), "
@@ -252,6 +270,8 @@ static int verify(struct replay_session *s)
 	       m->instructions, m->seconds,
 	       m->seconds > 0 ? m->instructions / m->seconds / 1e6 : 0.0, m->syscalls, m->signals,
 	       exit_text);
+	if (!complete)
+		return report_truncated(s, intact);
 	if (!m->have_exit) {
 		printf("ttreplay: the trace ends before the program did; replayed up to its end\n");
 		return 0;

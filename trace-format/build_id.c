@@ -44,11 +44,9 @@ int idna_read_build_id(const char *path, uint8_t *out, size_t cap, char *err, si
 		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int fd = idna_open_regular(path, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	int len = 0;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

@@ -14,6 +14,11 @@
 #define MAX_ARGS 65536
 #define MAX_CPUID 4096
 
+bool idna_starts_with_magic(const void *buf, size_t len)
+{
+	return len >= 8 && memcmp(buf, IDNA_FILE_MAGIC, 8) == 0;
+}
+
 uint8_t *file_header_encode(const struct idna_header *h, size_t *size)
 {
 	size_t cap = FILE_HEADER_PREFIX + 64 + 4 + (h->info.cwd ? strlen(h->info.cwd) : 0) + 10 +

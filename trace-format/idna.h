@@ -205,14 +205,18 @@ struct idna_writer_options {
 	uint32_t queue_chunks;    /* chunks in flight to the compressor; 0: 8 */
 	uint64_t ring_bytes;      /* 0: keep everything; else ring mode */
 	uint32_t cache_log2_entries; /* prediction cache geometry; 0: 17 */
+	bool create_new;          /* the name must be new: created with O_EXCL and
+				   * O_NOFOLLOW, never following a link or
+				   * truncating a file; false: create or truncate */
 };
 
 struct idna_writer;
 
-/* Creates (truncates) path and writes the header. NULL on failure. */
 /* The smallest ring (idna_writer_options.ring_bytes) for chunks of
  * chunk_bytes (0: the default size): four chunks. */
 uint64_t idna_ring_min_bytes(uint32_t chunk_bytes);
+/* Creates path (mode 0600: a trace holds what the program read) and writes
+ * the header. NULL on failure; a file it created is then removed again. */
 struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_options *opt,
 				     const struct idna_header_info *info, char *err, size_t errlen);
 
@@ -296,6 +300,14 @@ struct idna_module_info {
 	bool unmapped;
 };
 
+/* Whether buf, the first len bytes of a file, begins with the trace
+ * file's magic. */
+bool idna_starts_with_magic(const void *buf, size_t len);
+
+/* Opens path for reading if it is a regular file, without ever blocking
+ * (a FIFO, a device): the descriptor, or -1 with a one-line message. */
+int idna_open_regular(const char *path, char *err, size_t errlen);
+
 /* Opens and validates a trace. A missing or damaged index is rebuilt by
  * scanning; damaged chunks are listed with damaged = true. NULL with a
  * one-line message when the file is not a usable trace. */
@@ -305,6 +317,11 @@ void idna_reader_close(struct idna_reader *r);
 const struct idna_header *idna_reader_header(const struct idna_reader *r);
 /* True when the index was rebuilt by scanning (footer missing or bad). */
 bool idna_reader_index_rebuilt(const struct idna_reader *r);
+/* Whether the writer closed the trace (its index and trailer are sound)
+ * and no chunk is damaged. *intact_bytes: where the data that can be read
+ * without a gap ends (the file's size when complete; after a killed
+ * recorder or a full disk, the end of its last complete chunk). */
+bool idna_reader_complete(const struct idna_reader *r, uint64_t *intact_bytes);
 /* A warning about the file found while opening (damage, gaps), or NULL. */
 const char *idna_reader_warning(const struct idna_reader *r);
 

@@ -32,9 +32,26 @@ void predict_cache_fini(struct predict_cache *pc)
 	pc->bytes = NULL;
 }
 
+/* Whether len bytes (a multiple of 8, 8-aligned) are all zeros. */
+static bool block_is_zero(const uint8_t *p, size_t len)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)p;
+	uint64_t any = 0;
+	for (size_t i = 0; i < len / 8; i++)
+		any |= w[i];
+	return any == 0;
+}
+
 void predict_cache_flush(struct predict_cache *pc)
 {
-	memset(pc->bytes, 0, ((size_t)1 << pc->log2_entries) * PREDICT_CACHE_LINE);
+	/* Only blocks that hold something are cleared: a large cache whose
+	 * lines were never filled stays uncommitted memory (reading pages
+	 * never written commits nothing; clearing them would). */
+	size_t size = ((size_t)1 << pc->log2_entries) * PREDICT_CACHE_LINE;
+	size_t block = size < 4096 ? size : 4096;
+	for (size_t at = 0; at < size; at += block)
+		if (!block_is_zero(pc->bytes + at, block))
+			memset(pc->bytes + at, 0, block);
 	pc->hits_since_miss = 0;
 }
 

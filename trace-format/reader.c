@@ -206,15 +206,11 @@ struct idna_reader *idna_reader_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = idna_open_regular(path, err, errlen);
 	struct stat st;
 	if (r->fd < 0 || fstat(r->fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		idna_reader_close(r);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+		if (r->fd >= 0)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		idna_reader_close(r);
 		return NULL;
 	}

@@ -249,3 +249,39 @@ int reader_load_chunks(struct idna_reader *r, char *err, size_t errlen)
 	verify_payloads(r);
 	return 0;
 }
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct reader_chunk *x = *(const struct reader_chunk *const *)a;
+	const struct reader_chunk *y = *(const struct reader_chunk *const *)b;
+	return x->info.file_offset < y->info.file_offset ? -1 : x->info.file_offset > y->info.file_offset;
+}
+
+bool idna_reader_complete(const struct idna_reader *r, uint64_t *intact_bytes)
+{
+	bool damaged = false;
+	for (size_t i = 0; i < r->n_chunks; i++)
+		damaged |= r->chunks[i].info.damaged;
+	if (!r->index_rebuilt && !damaged) {
+		*intact_bytes = r->file_size;
+		return true;
+	}
+	/* The chunks that follow each other from the header on without a gap
+	 * or damage (a ring's wrapped layout aside, as it is written). */
+	uint64_t end = r->data_start;
+	const struct reader_chunk **order = malloc((r->n_chunks ? r->n_chunks : 1) * sizeof(*order));
+	if (order) {
+		for (size_t i = 0; i < r->n_chunks; i++)
+			order[i] = &r->chunks[i];
+		qsort(order, r->n_chunks, sizeof(*order), by_offset);
+		for (size_t i = 0; i < r->n_chunks; i++) {
+			const struct reader_chunk *c = order[i];
+			if (c->info.file_offset != end || c->info.damaged)
+				break;
+			end += c->header_size + c->info.compressed_size;
+		}
+		free(order);
+	}
+	*intact_bytes = end;
+	return false;
+}

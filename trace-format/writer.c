@@ -404,7 +404,8 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 			 (unsigned long long)idna_ring_min_bytes(o.chunk_bytes));
 		return NULL;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int flags = o.create_new ? O_EXCL | O_NOFOLLOW : O_TRUNC;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
 	if (fd < 0) {
 		free(hbuf);
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -415,12 +416,16 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 	free(hbuf);
 	if (k != (ssize_t)hsize) {
 		close(fd);
+		if (o.create_new)
+			unlink(path); /* ours: made just now */
 		snprintf(err, errlen, "%s: writing the header: %s", path, k < 0 ? strerror(saved_errno) : "short write");
 		return NULL;
 	}
 	struct idna_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(fd);
+		if (o.create_new)
+			unlink(path);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -434,7 +439,9 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 		close(fd);
 	if (!w->queue || !w->sink || pthread_create(&w->thread, NULL, compress_thread, w) != 0) {
 		destroy(w);
-		snprintf(err, errlen, "cannot start the trace writer");
+		if (o.create_new)
+			unlink(path);
+		snprintf(err, errlen, "cannot start the trace writer (out of memory)");
 		return NULL;
 	}
 	w->thread_started = true;

@@ -1,0 +1,52 @@
+/*
+ * resim_bounds.c — how far a thread's replay may run. The emulator runs
+ * up to the instruction count of the thread's next key frame or
+ * checkpoint, except while a nondet record is pending: that one applies
+ * wherever the emulator stops at a special instruction, and code that
+ * never reaches one (a trace whose code page holds `jmp $`) would run
+ * forever. The stream's own counts bound it: a recording always logs a
+ * key frame after the special instruction (its thread's next kernel
+ * transition, its exit, or the end of the recording), so the replay never
+ * needs to run past the largest count the stream declares.
+ */
+#include <stdio.h>
+
+#include "replayer/resim.h"
+
+/* The largest count declared from the stream's last checkpoint on. */
+static int scan_stream_end(struct resim *s, uint32_t stream, uint64_t *end)
+{
+	const struct idna_checkpoint *last = idna_reader_find_checkpoint(s->reader, stream, UINT64_MAX);
+	char err[256];
+	struct idna_iter *it = idna_iter_open(s->reader, stream, last, err, sizeof(err));
+	if (!it) {
+		snprintf(s->error, sizeof(s->error), "cannot read the trace: %s", err);
+		return -1;
+	}
+	uint64_t max = last ? last->icount : 0;
+	struct idna_record r;
+	int k;
+	while ((k = idna_iter_next(it, &r)) == 1) {
+		if (r.type == IDNA_REC_KEY_FRAME && r.u.key.icount > max)
+			max = r.u.key.icount;
+		else if (r.type == IDNA_REC_CHECKPOINT && r.u.checkpoint.icount > max)
+			max = r.u.checkpoint.icount;
+	}
+	if (k < 0)
+		snprintf(s->error, sizeof(s->error), "cannot read the trace: %s", idna_iter_error(it));
+	idna_iter_close(it);
+	*end = max;
+	return k < 0 ? -1 : 0;
+}
+
+int resim_declared_end(struct resim *s, uint64_t *end)
+{
+	struct resim_thread *t = resim_current(s);
+	if (!t->declared_end_known) {
+		if (scan_stream_end(s, t->stream, &t->declared_end) != 0)
+			return -1;
+		t->declared_end_known = true;
+	}
+	*end = t->declared_end;
+	return 0;
+}
