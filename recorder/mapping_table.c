@@ -141,20 +141,33 @@ int mapping_table_load(struct mapping_table *t, int pid)
 	return r;
 }
 
-const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr)
+/* The index of the first mapping that ends above addr (count if none). */
+static size_t first_ending_above(const struct mapping_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct mapping *m = &t->maps[mid];
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
+		if (t->maps[mid].end <= addr)
 			lo = mid + 1;
 		else
-			return m;
+			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr)
+{
+	size_t i = first_ending_above(t, addr);
+	return i < t->count && t->maps[i].start <= addr ? &t->maps[i] : NULL;
+}
+
+const struct mapping *mapping_table_stack_above(const struct mapping_table *t, uint64_t addr)
+{
+	size_t i = first_ending_above(t, addr);
+	if (i == t->count || t->maps[i].start <= addr)
+		return NULL; /* nothing above, or addr is mapped */
+	const struct mapping *m = &t->maps[i];
+	return m->path && strcmp(m->path, "[stack]") == 0 ? m : NULL;
 }
 
 bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,

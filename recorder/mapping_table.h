@@ -40,6 +40,12 @@ int mapping_table_load(struct mapping_table *t, int pid);
 /* The mapping containing addr, or NULL. */
 const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr);
 
+/* When addr is unmapped and the next mapping above it is the process's
+ * stack ("[stack]", which the kernel grows down on a fault below it, up
+ * to RLIMIT_STACK and short of the guard gap above the mapping below): that
+ * mapping; else NULL. The kernel has the last word on the growth. */
+const struct mapping *mapping_table_stack_above(const struct mapping_table *t, uint64_t addr);
+
 /* True if every byte of [addr, addr+len) is mapped with all of `flags`. */
 bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,
 			  uint64_t len, unsigned flags);

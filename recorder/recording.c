@@ -571,6 +571,12 @@ static int main_loop(struct recording *rec)
 			r = handle_native_instruction(rec, NULL);
 			if (r == 0 && !rec->finished && rec->cur->state == THREAD_RUNNABLE)
 				r = log_checkpoint(rec);
+			/* A fault on an unmapped page may have grown a mapping
+			 * (one made with MAP_GROWSDOWN; [stack] is grown
+			 * before it faults, stack_growth.c): else every later
+			 * access there would fault again. */
+			if (r == 0 && !rec->finished && emu_exit_info(rec->cpu)->fault == EMU_FAULT_PF)
+				r = reload_mappings(rec);
 			break;
 		}
 		if (r != 0)
@@ -655,6 +661,7 @@ static int start(struct recording *rec)
 	};
 	if (!rec->maps || !(rec->mirror = memory_mirror_new(&backend, rec->maps)))
 		return recording_fail(rec, RECORD_ERR_PTRACE, "out of memory");
+	memory_mirror_set_stack_grower(rec->mirror, recording_grow_stack, rec);
 	if (open_trace(rec) != 0)
 		return -1;
 	rec->next_stream = FIRST_THREAD_STREAM;

@@ -140,6 +140,13 @@ int recording_invalidate_all(struct recording *rec);
  * the auxiliary vector. */
 int recording_start_address_space(struct recording *rec, bool at_exec);
 
+/* --- stack_growth.c ---------------------------------------------------- */
+
+/* The mirror's memory_mirror_stack_grower (ctx: the recording): the current
+ * thread touches page_addr natively, so that the kernel grows the stack
+ * as the program's own access would; the mapping table is reloaded. */
+int recording_grow_stack(void *ctx, uint64_t page_addr);
+
 /* --- attach.c --------------------------------------------------------- */
 
 /* Seizes opt->attach_pid and stops it (rec->tracee set up). */

@@ -125,6 +125,16 @@ for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks clock_sysc
 	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
+# A program behaving while recorded as natively (stack growth, signals
+# aimed at ttrec, threads that yield, legacy entry points).
+for p in stack_growth; do
+	record "$p" "$n" -- "$PROGRAMS/$p"
+done
+# The stack grows under the emulator, without native steps.
+if "$BUILD/ttdump" "$tmp/run-stack_growth/trace.idna" | grep -q '^  native '; then
+	echo "FAIL: stack_growth: the stack's growth took native steps"
+	failed=1
+fi
 record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
 record threads_exit-blocked-workers "$n" -- "$PROGRAMS/threads_exit" blocked-workers
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash

@@ -259,6 +259,49 @@ START_TEST(test_cached_read_only_page_refuses_writes)
 }
 END_TEST
 
+/* A grower that maps the page as the kernel would, by reparsing a table
+ * whose [stack] starts one page lower. */
+static int grower_calls;
+static int fake_grow(void *ctx, uint64_t page_addr)
+{
+	(void)ctx;
+	grower_calls++;
+	ck_assert_uint_eq(page_addr, 0x13000u);
+	ck_assert_int_eq(mapping_table_parse(maps, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					     "13000-15000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	return 1;
+}
+
+START_TEST(test_access_below_stack_grows_it)
+{
+	struct mapping_table *t = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(t, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					       "12000-13000 rw-p 00000000 00:00 0\n"
+					       "20000-21000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	ck_assert_ptr_nonnull(mapping_table_stack_above(t, 0x13ff8));
+	ck_assert_ptr_nonnull(mapping_table_stack_above(t, 0x13000));
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x20000));  /* mapped */
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x11000));  /* below another */
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x21000));  /* above all */
+	mapping_table_free(t);
+
+	ck_assert_int_eq(mapping_table_parse(maps, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					     "14000-15000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	uint64_t v = 0x1122334455667788ull, back = 0;
+	/* Without a grower the access faults, as before. */
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13ff8, &v, 8), EMU_MEM_FAULT);
+	grower_calls = 0;
+	memory_mirror_set_stack_grower(mirror, fake_grow, NULL);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13ff8, &v, 8), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x13ff8, &back, 8), EMU_MEM_OK);
+	ck_assert_uint_eq(back, v);
+	ck_assert_int_eq(grower_calls, 1);
+	/* Not below the stack: no growth asked. */
+	ck_assert_int_eq(memory_mirror_read(mirror, 0xf000, &back, 8), EMU_MEM_FAULT);
+	ck_assert_int_eq(grower_calls, 1);
+}
+END_TEST
+
 static Suite *mirror_suite(void)
 {
 	Suite *s = suite_create("recorder_mirror");
@@ -272,6 +315,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
+	tcase_add_test(tc, test_access_below_stack_grows_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
