@@ -55,6 +55,16 @@ static bool syscall_awaits_restart(const struct tracee *t)
 	return (int64_t)k.orig_rax >= 0 && ax >= -516 && ax <= -512 && ax != -515;
 }
 
+void recording_log_sigkill(struct recording *rec)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGKILL;
+	si.si_code = SI_USER;
+	rec->res->signals++;
+	log_signal(rec, &si);
+}
+
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
 {
 	int64_t status;
@@ -65,6 +75,8 @@ void recording_end_process(struct recording *rec, const struct tracee_stop *stop
 	} else {
 		rec->res->term_signal = stop->info.si_signo;
 		status = stop->info.si_signo;
+		if (status == SIGKILL)
+			recording_log_sigkill(rec);
 	}
 	/* The leader's status comes last, but every thread still listed
 	 * (the leader, blocked or not) dies with the process: each gets its

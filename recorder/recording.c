@@ -4,6 +4,7 @@
  * instruction, instruction it lacks, fault.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
 #include "recorder/signal_state.h"
+#include "recorder/supervisor_signals.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/syscall_effects.h"
 
@@ -506,6 +508,9 @@ static int main_loop(struct recording *rec)
 	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
 	uint64_t slice_end = emu_icount(rec->cpu) + THREAD_SLICE;
 	while (!rec->finished) {
+		/* The program was killed at a user's request: no more of it. */
+		if (!rec->opt->attach_pid && supervisor_signals_stop_request(NULL))
+			break;
 		uint64_t now = emu_icount(rec->cpu);
 		bool others = rec->live_threads > 1;
 		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || (others && now >= slice_end)) {
@@ -641,6 +646,8 @@ static int start(struct recording *rec)
 	if (rec->opt->attach_pid) {
 		if (attach_seize(rec) != 0)
 			return -1;
+	} else if (supervisor_signals_install() != 0) {
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot catch signals: %s", strerror(errno));
 	} else if (tracee_start(&rec->tracee, rec->opt->argv, &se, &se_errno) != 0) {
 		enum record_error e = se == TRACEE_START_NOT_FOUND ? RECORD_ERR_PROGRAM_NOT_FOUND
 				      : se == TRACEE_START_NOT_EXECUTABLE ? RECORD_ERR_NOT_EXECUTABLE
@@ -651,6 +658,8 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot follow the program's children: %s",
 				      strerror(errno));
 	}
+	if (!rec->opt->attach_pid)
+		supervisor_signals_set_program(rec->tracee.pid);
 	remote_memory_init(&rec->rm, rec->tracee.pid);
 	rec->maps = mapping_table_new();
 	struct mirror_backend backend = {
@@ -677,6 +686,35 @@ static int start(struct recording *rec)
 	if (rec->opt->attach_pid)
 		return attach_begin(rec);
 	return recording_start_address_space(rec, true);
+}
+
+/*
+ * A user's signal to ttrec ended the recording (supervisor_signals.h): the
+ * program was killed. Its death ends the trace like any other, whether a
+ * step saw it already or not; a ptrace call that failed because the
+ * program was gone is that death, not an error.
+ */
+static void end_on_request(struct recording *rec)
+{
+	if (rec->error == RECORD_ERR_PTRACE) {
+		rec->error = RECORD_OK;
+		rec->err[0] = 0;
+	}
+	if (!rec->tracee.alive || rec->error != RECORD_OK)
+		return;
+	bool *live = calloc(rec->n_threads ? rec->n_threads : 1, sizeof(*live));
+	for (size_t i = 0; live && i < rec->n_threads; i++)
+		live[i] = rec->threads[i]->state != THREAD_GONE;
+	threads_kill_all(rec); /* reaps every thread: the leader's status comes last */
+	recording_log_sigkill(rec);
+	int64_t status = SIGKILL;
+	for (size_t i = 0; live && i < rec->n_threads; i++)
+		if (live[i])
+			log_thread_exit(rec, rec->threads[i], status);
+	free(live);
+	log_process_exit(rec, status);
+	rec->res->term_signal = SIGKILL;
+	rec->finished = true;
 }
 
 static void finish(struct recording *rec)
@@ -728,6 +766,8 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
+	if (!opt->attach_pid && supervisor_signals_stop_request(NULL))
+		end_on_request(&rec);
 	progress_erase(&rec.progress);
 	if (opt->attach_pid)
 		attach_release(&rec);

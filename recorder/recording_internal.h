@@ -127,6 +127,9 @@ void recording_regs_from_kernel(struct recording *rec, const struct user_regs_st
 				const uint8_t *xstate, struct emu_regs *out);
 /* The process ended as stop says: logged, res filled, recording over. */
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
+/* SIGKILL has no delivery stop: its SIGNAL record is logged where the
+ * death is seen, so that replay ends at the recorded signal. */
+void recording_log_sigkill(struct recording *rec);
 
 /* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
  * logged code pages: len UINT64_MAX for everything) after memory changed

@@ -19,6 +19,7 @@
 #include "recorder/attach.h"
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
+#include "recorder/supervisor_signals.h"
 #include "trace-format/size_arg.h"
 #include "recorder/tracee.h"
 
@@ -218,6 +219,16 @@ static int record(struct record_options *opt, const char *output, bool quiet)
 			fprintf(stderr, "ttrec: process %d was killed by signal %d (%s)\n",
 				(int)opt->attach_pid, res.term_signal, strsignal(res.term_signal));
 		return 0;
+	}
+	/* A user's signal to ttrec ended the recording: ttrec ends as that
+	 * signal asked (supervisor_signals.h). */
+	pid_t sender;
+	int stop_signal = supervisor_signals_stop_request(&sender);
+	if (stop_signal) {
+		fprintf(stderr, "ttrec: recording ended by signal %d (%s) from process %d: "
+				"the program was killed; the trace is complete\n",
+			stop_signal, strsignal(stop_signal), (int)sender);
+		return 128 + stop_signal;
 	}
 	return program_status(res.exited, res.exit_status, res.term_signal);
 }
