@@ -126,6 +126,9 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	rec->rm.pid = rec->tracee.pid;
 	if (recording_load_regs(rec) != 0)
 		return -1;
+	struct signal_state sig;
+	if (signal_state_read(rec->tracee.pid, &sig) == 0)
+		sigtrap_guard_exec(&rec->sigtrap, sig.ignored & (1ull << (SIGTRAP - 1)));
 	if (at_exec && auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
 	if (reload_mappings(rec) != 0)
@@ -250,6 +253,9 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		emu_skip_insn(rec->cpu);
 		if (recording_load_regs(rec) != 0)
 			return -1;
+		/* The step ended at its forced trap. */
+		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
+					   (int64_t)emu_regs(rec->cpu)->gpr[EMU_RAX]);
 		if (retired_is_syscall) {
 			struct emu_regs *r = emu_regs(rec->cpu);
 			/* syscall saved rflags in r11, with the TF of our single
@@ -579,9 +585,12 @@ static int main_loop(struct recording *rec)
 			/* A fault on an unmapped page may have grown a mapping
 			 * (one made with MAP_GROWSDOWN; [stack] is grown
 			 * before it faults, stack_growth.c): else every later
-			 * access there would fault again. */
-			if (r == 0 && !rec->finished && emu_exit_info(rec->cpu)->fault == EMU_FAULT_PF)
-				r = reload_mappings(rec);
+			 * access there would fault again. A process dying
+			 * of the fault may have no mappings left to read:
+			 * the table is then kept. */
+			if (r == 0 && !rec->finished && rec->cur->state == THREAD_RUNNABLE &&
+			    emu_exit_info(rec->cpu)->fault == EMU_FAULT_PF)
+				mapping_table_load(rec->maps, rec->cur->tracee.pid);
 			break;
 		}
 		if (r != 0)

@@ -18,6 +18,7 @@
 #include "recorder/progress.h"
 #include "recorder/recording.h"
 #include "recorder/remote_memory.h"
+#include "recorder/sigtrap_guard.h"
 #include "recorder/step_affinity.h"
 #include "recorder/tracee.h"
 #include "recorder/traced_memory.h"
@@ -43,6 +44,7 @@ struct native_progress {
 	long nr;
 	uint64_t args[6];
 	bool tf_before;        /* the program itself had TF set */
+	struct sigtrap_step trap; /* its SIGTRAP mask, put back after the step */
 };
 
 /* One thread of the recorded process. The emulator runs one at a time:
@@ -82,6 +84,7 @@ struct recording {
 	uint8_t *xstate;             /* cur->xstate */
 	uint32_t next_stream;
 	uint64_t program_break;      /* brk's last answer; 0: not asked yet */
+	struct sigtrap_guard sigtrap; /* the program's SIGTRAP action (sigtrap_guard.h) */
 	/* Stops of threads not known yet: a new thread's first stop can come
 	 * before its parent's clone event. */
 	struct { pid_t tid; int status; } early_stops[16];
@@ -127,6 +130,12 @@ void recording_regs_from_kernel(struct recording *rec, const struct user_regs_st
 				const uint8_t *xstate, struct emu_regs *out);
 /* The process ended as stop says: logged, res filled, recording over. */
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
+/* Before and after anything the current thread runs natively with the
+ * trap flag (a step, an injected instruction): the program's SIGTRAP mask
+ * and action, which the step's forced trap resets, put back
+ * (sigtrap_guard.h). nr: the syscall, or -1. */
+void recording_trap_guard_before(struct recording *rec, long nr, const uint64_t args[6]);
+void recording_trap_guard_after(struct recording *rec, long nr, int64_t result);
 /* SIGKILL has no delivery stop: its SIGNAL record is logged where the
  * death is seen, so that replay ends at the recorded signal. */
 void recording_log_sigkill(struct recording *rec);

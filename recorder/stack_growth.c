@@ -36,8 +36,10 @@ int recording_grow_stack(void *ctx, uint64_t page_addr)
 	static const uint8_t load[] = { 0x8a, 0x07 }; /* mov al, [rdi] */
 	regs.rdi = page_addr;
 	struct instruction_inject_result r;
+	recording_trap_guard_before(rec, -1, NULL);
 	if (instruction_inject(t, &rec->rm, load, sizeof(load), &regs, &r) != 0)
 		return 0;
+	recording_trap_guard_after(rec, -1, 0);
 	if (r.deferred_signal) {
 		/* Sent in the moment between the look and the step: sent
 		 * again (its siginfo is the kernel's, the number is kept). */

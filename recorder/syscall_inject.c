@@ -19,9 +19,41 @@ static bool is_own_fault(const siginfo_t *si)
 	return (si->si_signo == SIGSEGV || si->si_signo == SIGBUS) && si->si_code > 0;
 }
 
-int instruction_inject(struct tracee *t, struct remote_memory *rm, const uint8_t *insn,
-		       size_t len, const struct user_regs_struct *regs,
-		       struct instruction_inject_result *out)
+/* Runs the instruction at rip: one single step, or, for a syscall run
+ * without the trap flag, to its entry stop and then its exit stop. */
+static int run_injected(struct tracee *t, bool syscall_stops, struct instruction_inject_result *out)
+{
+	struct tracee_stop stop;
+	unsigned stops_left = syscall_stops ? 2 : 1;
+	for (;;) {
+		if ((syscall_stops ? tracee_syscall(t, 0, &stop) : tracee_step(t, 0, &stop)) != 0)
+			return -1;
+		if (stop.kind == TRACEE_STOP_STEP) {
+			if (--stops_left == 0)
+				return 0;
+			continue;
+		}
+		if (stop.kind == TRACEE_STOP_SIGNAL && is_own_fault(&stop.info)) {
+			/* The instruction faulted: not delivered, the caller
+			 * learns it. */
+			out->fault_signal = stop.info.si_signo;
+			return 0;
+		}
+		if (stop.kind == TRACEE_STOP_SIGNAL && !out->deferred_signal) {
+			/* Arrived before the instruction ran: kept for the caller. */
+			out->deferred_signal = stop.info.si_signo;
+			continue;
+		}
+		if (stop.kind == TRACEE_STOP_GROUP)
+			continue;
+		errno = ECHILD;
+		return -1;
+	}
+}
+
+static int inject(struct tracee *t, struct remote_memory *rm, const uint8_t *insn, size_t len,
+		  const struct user_regs_struct *regs, bool syscall_stops,
+		  struct instruction_inject_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct user_regs_struct saved;
@@ -40,30 +72,8 @@ int instruction_inject(struct tracee *t, struct remote_memory *rm, const uint8_t
 	/* No syscall in progress: keeps the kernel's restart logic out of it. */
 	run.orig_rax = (uint64_t)-1;
 	int rc = -1, saved_errno = 0;
-	struct tracee_stop stop;
-	if (tracee_set_regs(t, &run) != 0)
+	if (tracee_set_regs(t, &run) != 0 || run_injected(t, syscall_stops, out) != 0)
 		goto restore;
-	for (;;) {
-		if (tracee_step(t, 0, &stop) != 0)
-			goto restore;
-		if (stop.kind == TRACEE_STOP_STEP)
-			break;
-		if (stop.kind == TRACEE_STOP_SIGNAL && is_own_fault(&stop.info)) {
-			/* The instruction faulted: not delivered, the caller
-			 * learns it. */
-			out->fault_signal = stop.info.si_signo;
-			break;
-		}
-		if (stop.kind == TRACEE_STOP_SIGNAL && !out->deferred_signal) {
-			/* Arrived before the instruction ran: kept for the caller. */
-			out->deferred_signal = stop.info.si_signo;
-			continue;
-		}
-		if (stop.kind == TRACEE_STOP_GROUP)
-			continue;
-		errno = ECHILD;
-		goto restore;
-	}
 	if (tracee_get_regs(t, &out->regs) != 0)
 		goto restore;
 	rc = 0;
@@ -80,8 +90,16 @@ restore:
 	return rc;
 }
 
-int syscall_inject(struct tracee *t, struct remote_memory *rm, long nr,
-		   const uint64_t args[6], struct syscall_inject_result *out)
+int instruction_inject(struct tracee *t, struct remote_memory *rm, const uint8_t *insn,
+		       size_t len, const struct user_regs_struct *regs,
+		       struct instruction_inject_result *out)
+{
+	return inject(t, rm, insn, len, regs, false, out);
+}
+
+static int syscall_inject_mode(struct tracee *t, struct remote_memory *rm, long nr,
+			       const uint64_t args[6], bool syscall_stops,
+			       struct syscall_inject_result *out)
 {
 	static const uint8_t syscall_insn[2] = { 0x0f, 0x05 };
 	memset(out, 0, sizeof(*out));
@@ -96,9 +114,21 @@ int syscall_inject(struct tracee *t, struct remote_memory *rm, long nr,
 	regs.r8 = args[4];
 	regs.r9 = args[5];
 	struct instruction_inject_result r;
-	if (instruction_inject(t, rm, syscall_insn, sizeof(syscall_insn), &regs, &r) != 0)
+	if (inject(t, rm, syscall_insn, sizeof(syscall_insn), &regs, syscall_stops, &r) != 0)
 		return -1;
 	out->ret = (int64_t)r.regs.rax;
 	out->deferred_signal = r.deferred_signal;
 	return 0;
+}
+
+int syscall_inject(struct tracee *t, struct remote_memory *rm, long nr,
+		   const uint64_t args[6], struct syscall_inject_result *out)
+{
+	return syscall_inject_mode(t, rm, nr, args, false, out);
+}
+
+int syscall_inject_untrapped(struct tracee *t, struct remote_memory *rm, long nr,
+			     const uint64_t args[6], struct syscall_inject_result *out)
+{
+	return syscall_inject_mode(t, rm, nr, args, true, out);
 }

@@ -27,6 +27,12 @@ struct syscall_inject_result {
 int syscall_inject(struct tracee *t, struct remote_memory *rm, long nr,
 		   const uint64_t args[6], struct syscall_inject_result *out);
 
+/* The same, run to the syscall's entry and exit stops (PTRACE_SYSCALL)
+ * instead of single-stepped: no SIGTRAP is forced on the thread, so the
+ * program's SIGTRAP disposition and mask stay as they are. */
+int syscall_inject_untrapped(struct tracee *t, struct remote_memory *rm, long nr,
+			     const uint64_t args[6], struct syscall_inject_result *out);
+
 /* The same for any one instruction (up to 16 bytes), run at the tracee's
  * rip with registers regs (their rip is ignored). */
 struct instruction_inject_result {

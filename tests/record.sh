@@ -130,6 +130,10 @@ done
 for p in stack_growth; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
+for mode in ignored handled-thread blocked; do
+	record "sigtrap_program-$mode" "$n" -- "$PROGRAMS/sigtrap_program" "$mode"
+done
+record sigtrap_program-default "$n" --killed -- "$PROGRAMS/sigtrap_program" default
 # The stack grows under the emulator, without native steps.
 if "$BUILD/ttdump" "$tmp/run-stack_growth/trace.idna" | grep -q '^  native '; then
 	echo "FAIL: stack_growth: the stack's growth took native steps"
