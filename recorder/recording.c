@@ -32,6 +32,10 @@
 /* Instructions a thread runs before the others get their turn: about ten
  * milliseconds of emulation, a kernel's time slice. */
 #define THREAD_SLICE (1ull << 20)
+/* ... and at most this long: a thread that mostly makes system calls
+ * retires few instructions (one looping on open/close held its slice for
+ * 0.3 s). */
+#define THREAD_SLICE_NS 10000000ull
 #define RFLAGS_RF (1ull << 16)
 #define SYS_EXIT_GROUP_NR 231
 
@@ -369,7 +373,27 @@ static int handle_syscall(struct recording *rec)
 	if (p->nr == SYS_setns)
 		rec->clocks_known = false; /* it may enter another time namespace */
 	enum native_outcome out = native_step(rec, syscall_may_block(p->nr, args));
+	/* The kernel gives the CPU to another thread: the emulator does too
+	 * (programs alternate threads with it). */
+	if (p->nr == SYS_sched_yield)
+		rec->yielded = true;
 	return finish_native(rec, out, NULL, 0);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the current thread's turn is over while another could run: its
+ * instructions, its time, or a sched_yield. */
+static bool slice_over(struct recording *rec, uint64_t now, uint64_t slice_end)
+{
+	if (rec->live_threads <= 1)
+		return false;
+	return now >= slice_end || rec->yielded || monotonic_ns() >= rec->slice_deadline_ns;
 }
 
 static void count_fallback(struct recording *rec, const char *mnemonic)
@@ -498,6 +522,8 @@ static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_
 		return 0;
 	uint64_t now = emu_icount(rec->cpu);
 	*slice_end = now + THREAD_SLICE;
+	rec->yielded = false;
+	rec->slice_deadline_ns = monotonic_ns() + THREAD_SLICE_NS;
 	if (!rec->cur->next_checkpoint)
 		rec->cur->next_checkpoint = now + interval;
 	/* Signals may have been queued for it while it waited. */
@@ -513,13 +539,13 @@ static int main_loop(struct recording *rec)
 	rec->cur->next_checkpoint = emu_icount(rec->cpu) + interval;
 	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
 	uint64_t slice_end = emu_icount(rec->cpu) + THREAD_SLICE;
+	rec->slice_deadline_ns = monotonic_ns() + THREAD_SLICE_NS;
 	while (!rec->finished) {
 		/* The program was killed at a user's request: no more of it. */
 		if (!rec->opt->attach_pid && supervisor_signals_stop_request(NULL))
 			break;
 		uint64_t now = emu_icount(rec->cpu);
-		bool others = rec->live_threads > 1;
-		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || (others && now >= slice_end)) {
+		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || slice_over(rec, now, slice_end)) {
 			if (take_turns(rec, interval, &slice_end) != 0)
 				return -1;
 			if (rec->finished)

@@ -104,6 +104,8 @@ struct recording {
 	struct step_affinity home_cpu;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
+	bool yielded;          /* the current thread called sched_yield: its slice ends */
+	uint64_t slice_deadline_ns; /* CLOCK_MONOTONIC end of the current slice */
 	/* attach.c, follow_fork.c, progress.c */
 	struct vdso_patch vdso;        /* entry points patched in an attached process */
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
