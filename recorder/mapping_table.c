@@ -170,6 +170,22 @@ const struct mapping *mapping_table_stack_above(const struct mapping_table *t, u
 	return m->path && strcmp(m->path, "[stack]") == 0 ? m : NULL;
 }
 
+uint64_t mapping_table_extent(const struct mapping_table *t, uint64_t addr)
+{
+	size_t i = first_ending_above(t, addr);
+	if (i == t->count || t->maps[i].start != addr)
+		return 0;
+	size_t j = i;
+	while (j + 1 < t->count) {
+		const struct mapping *a = &t->maps[j], *b = &t->maps[j + 1];
+		bool same = a->path && b->path && strcmp(a->path, b->path) == 0;
+		if (!same || b->start != a->end || b->offset != a->offset + (a->end - a->start))
+			break;
+		j++;
+	}
+	return t->maps[j].end - addr;
+}
+
 bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,
 			  uint64_t len, unsigned flags)
 {

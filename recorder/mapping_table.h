@@ -46,6 +46,12 @@ const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t
  * mapping; else NULL. The kernel has the last word on the growth. */
 const struct mapping *mapping_table_stack_above(const struct mapping_table *t, uint64_t addr);
 
+/* The bytes from addr (a mapping's start) to the end of the run of
+ * adjacent mappings of the same object (path and offsets continuing) that
+ * starts there: one shared memory segment, however mprotect split it. 0 if
+ * addr starts no mapping. */
+uint64_t mapping_table_extent(const struct mapping_table *t, uint64_t addr);
+
 /* True if every byte of [addr, addr+len) is mapped with all of `flags`. */
 bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,
 			  uint64_t len, unsigned flags);

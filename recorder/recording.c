@@ -199,9 +199,20 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		for (size_t i = 0; i < e.count; i++)
 			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		break;
-	case SYSCALL_KIND_MAPPINGS:
+	case SYSCALL_KIND_MAPPINGS: {
+		/* shmdt(addr) takes the whole segment attached there, which
+		 * the table still shows (one mapping, or several pieces of
+		 * it after mprotect). */
+		uint64_t segment = nr == SYS_shmdt ? mapping_table_extent(rec->maps, args[0]) : 0;
 		if (reload_mappings(rec) != 0)
 			return;
+		if (nr == SYS_shmdt) {
+			if (segment)
+				recording_invalidate(rec, args[0], segment);
+			else
+				recording_invalidate_all(rec); /* not in the table: anywhere */
+			break;
+		}
 		if (nr == SYS_brk) {
 			invalidate_break_change(rec, args[0], (uint64_t)result);
 			break;
@@ -215,6 +226,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
+	}
 	case SYSCALL_KIND_SIGRETURN:
 		break; /* registers from the frame; memory is only read */
 	case SYSCALL_KIND_EXEC:
