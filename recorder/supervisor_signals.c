@@ -4,7 +4,9 @@
  * handler: only async-signal-safe calls.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "recorder/supervisor_signals.h"
@@ -13,16 +15,59 @@ static volatile sig_atomic_t program_pid;
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t stop_sender;
 
-/* Sent by a process outside ttrec's process group (a user's kill), not
- * by the kernel, the terminal or ttrec's own group. */
+/* The parent of pid from /proc/PID/stat (the field after the command's
+ * closing parenthesis and the state), or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[32] = "/proc/", digits[12];
+	int n = 0;
+	do
+		digits[n++] = (char)('0' + pid % 10);
+	while ((pid /= 10) > 0);
+	size_t at = 6;
+	while (n > 0)
+		path[at++] = digits[--n];
+	memcpy(path + at, "/stat", 6);
+	char buf[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	pid_t ppid = 0;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return ppid;
+}
+
+/* Whether pid is the program or a process it started (a few generations
+ * down). */
+static bool program_or_descendant(pid_t pid)
+{
+	for (int depth = 0; depth < 16 && pid > 1; depth++) {
+		if (pid == program_pid)
+			return true;
+		pid = parent_of(pid);
+	}
+	return false;
+}
+
+/* Sent by a process other than the program and its descendants, and not
+ * by the kernel or the terminal: a user's kill, ttrec's parent (a shell,
+ * timeout(1)). */
 static bool from_outside(const siginfo_t *si)
 {
 	if (si->si_code > 0)
 		return false; /* SI_KERNEL (terminal, hangup) and the like */
-	if (si->si_pid == 0 || si->si_pid == getpid() || si->si_pid == program_pid)
+	if (si->si_pid == 0 || si->si_pid == getpid())
 		return false;
-	pid_t group = getpgid(si->si_pid);
-	return group < 0 || group != getpgrp();
+	return program_pid <= 0 || !program_or_descendant(si->si_pid);
 }
 
 static bool ends_recording(int signo)

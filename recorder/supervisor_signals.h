@@ -6,14 +6,13 @@
  * anyway, so ttrec must neither die of its own copy nor pass it on twice.
  *
  * - From the terminal or the kernel (Ctrl-C, Ctrl-\, a hangup), from
- *   ttrec itself, or from a process of ttrec's own process group (the
- *   program, its children, a wrapper like timeout): ignored by ttrec.
- *   Aimed at the group, the program has its own copy; aimed at ttrec
- *   alone (kill(getppid(), ...)), it would natively have reached the
- *   program's parent, which ttrec stands in for as an interactive shell
- *   does.
- * - SIGINT, SIGTERM or SIGHUP from any other process (a user's kill):
- *   the recording ends. The program is killed (SIGKILL) at once, even
+ *   ttrec itself, or from the program or a process it started: ignored
+ *   by ttrec. Aimed at the group, the program has its own copy; aimed at
+ *   ttrec alone (kill(getppid(), ...)), it would natively have reached
+ *   the program's parent, which ttrec stands in for as an interactive
+ *   shell does.
+ * - SIGINT, SIGTERM or SIGHUP from any other process (a user's kill,
+ *   ttrec's parent such as timeout(1)): the recording ends. The program is killed (SIGKILL) at once, even
  *   if it waits in a system call; its death ends the trace, which is
  *   closed complete.
  * - Other signals from other processes: ignored.

@@ -79,4 +79,16 @@ for sig in TERM INT HUP; do
 	fi
 	verify "user-$sig" "$out.idna" && echo "ok: user $sig (exit $rc)"
 done
+# timeout(1), ttrec's parent and in its process group, is outside too: a
+# recording it bounds ends at its SIGTERM, with a complete trace.
+set +m
+timeout --preserve-status 1 "$TTREC" run -q -o "$tmp/timeout.idna" -- "$PROG" wait \
+	>"$tmp/timeout.out" 2>"$tmp/timeout.err"
+rc=$?
+if [ $rc -ne 143 ] || ! "$BUILD/ttdump" "$tmp/timeout.idna" | grep -q 'process-exit'; then
+	fail "timeout: exit $rc (want 143) or no end in the trace:"
+	cat "$tmp/timeout.err"
+else
+	verify timeout "$tmp/timeout.idna" && echo "ok: timeout's SIGTERM (exit $rc)"
+fi
 exit $failed
