@@ -37,6 +37,13 @@ int mapping_table_parse(struct mapping_table *t, const char *maps_text);
 /* Reads /proc/PID/maps and parses it; -1 on error (errno set). */
 int mapping_table_load(struct mapping_table *t, int pid);
 
+/* After a syscall that changed [addr, addr+len): reads the mappings
+ * there (and the neighbours they may have merged with) again, through
+ * PROCMAP_QUERY on the maps file of the last full load, in time that
+ * grows with the mappings in the range, not all of them. Falls back to
+ * mapping_table_load on kernels without it. 0, or -1 with errno. */
+int mapping_table_refresh(struct mapping_table *t, int pid, uint64_t addr, uint64_t len);
+
 /* The mapping containing addr, or NULL. */
 const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr);
 

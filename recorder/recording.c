@@ -182,6 +182,31 @@ static void invalidate_break_change(struct recording *rec, uint64_t request, uin
 		recording_invalidate(rec, lo, hi - lo);
 }
 
+/* The mapping table after a mapping syscall: the ranges it changed read
+ * again (mapping_table_refresh), or everything when they are not known.
+ * shmdt's range is the segment at addr; brk's, between the old and the
+ * new break. */
+static int refresh_mappings(struct recording *rec, long nr, uint64_t result,
+			    const struct syscall_effect *e, uint64_t addr, uint64_t segment)
+{
+	pid_t pid = rec->cur->tracee.pid;
+	uint64_t old_break = rec->program_break;
+	int r = 0;
+	if (nr == SYS_shmdt && segment)
+		r = mapping_table_refresh(rec->maps, pid, addr, segment);
+	else if (nr == SYS_brk && old_break)
+		r = mapping_table_refresh(rec->maps, pid, old_break < result ? old_break : result,
+					  old_break < result ? result - old_break : old_break - result);
+	else if (nr == SYS_shmdt || nr == SYS_brk || e->count == 0)
+		return reload_mappings(rec);
+	for (size_t i = 0; r == 0 && nr != SYS_shmdt && nr != SYS_brk && i < e->count; i++)
+		r = mapping_table_refresh(rec->maps, pid, e->ranges[i].addr, e->ranges[i].len);
+	if (r != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
+				      strerror(errno));
+	return 0;
+}
+
 /* Memory the kernel may have changed during a syscall, forgotten. */
 static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
 				  int64_t result)
@@ -204,7 +229,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		 * the table still shows (one mapping, or several pieces of
 		 * it after mprotect). */
 		uint64_t segment = nr == SYS_shmdt ? mapping_table_extent(rec->maps, args[0]) : 0;
-		if (reload_mappings(rec) != 0)
+		if (refresh_mappings(rec, nr, (uint64_t)result, &e, args[0], segment) != 0)
 			return;
 		if (nr == SYS_shmdt) {
 			if (segment)

@@ -4,6 +4,8 @@
  */
 #include <check.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "recorder/mapping_table.h"
 #include "recorder/memory_mirror.h"
@@ -302,6 +304,58 @@ START_TEST(test_access_below_stack_grows_it)
 }
 END_TEST
 
+/* The table a range refresh leaves equals a full load of /proc/self/maps. */
+static void assert_tables_equal(const struct mapping_table *a, const struct mapping_table *b)
+{
+	ck_assert_uint_eq(mapping_table_count(a), mapping_table_count(b));
+	for (size_t i = 0; i < mapping_table_count(a); i++) {
+		const struct mapping *x = mapping_table_at(a, i), *y = mapping_table_at(b, i);
+		ck_assert_uint_eq(x->start, y->start);
+		ck_assert_uint_eq(x->end, y->end);
+		ck_assert_uint_eq(x->flags, y->flags);
+		ck_assert_uint_eq(x->offset, y->offset);
+		ck_assert_str_eq(x->path ? x->path : "", y->path ? y->path : "");
+	}
+}
+
+START_TEST(test_refresh_matches_reload)
+{
+	struct mapping_table *live = mapping_table_new(), *full = mapping_table_new();
+	ck_assert_int_eq(mapping_table_load(live, getpid()), 0);
+	size_t page = 4096, n = 64;
+	uint8_t *base = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(base, MAP_FAILED);
+	ck_assert_int_eq(mapping_table_refresh(live, getpid(), (uint64_t)(uintptr_t)base, n * page), 0);
+	/* Split, merge back, unmap a hole, map into it, protect across two. */
+	struct { uint8_t *at; size_t pages; int op; } steps[] = {
+		{ base + 4 * page, 2, PROT_READ },
+		{ base + 10 * page, 1, PROT_NONE },
+		{ base + 4 * page, 2, PROT_READ | PROT_WRITE },
+		{ base + 20 * page, 3, -1 },  /* munmap */
+		{ base + 20 * page, 3, -2 },  /* mmap MAP_FIXED into the hole */
+		{ base + 9 * page, 3, PROT_READ | PROT_EXEC },
+		{ base + 63 * page, 1, -1 },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		uint8_t *at = steps[i].at;
+		size_t len = steps[i].pages * page;
+		if (steps[i].op == -1)
+			ck_assert_int_eq(munmap(at, len), 0);
+		else if (steps[i].op == -2)
+			ck_assert_ptr_eq(mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+					      -1, 0), at);
+		else
+			ck_assert_int_eq(mprotect(at, len, steps[i].op), 0);
+		ck_assert_int_eq(mapping_table_refresh(live, getpid(), (uint64_t)(uintptr_t)at, len), 0);
+		ck_assert_int_eq(mapping_table_load(full, getpid()), 0);
+		assert_tables_equal(live, full);
+	}
+	munmap(base, n * page);
+	mapping_table_free(live);
+	mapping_table_free(full);
+}
+END_TEST
+
 static Suite *mirror_suite(void)
 {
 	Suite *s = suite_create("recorder_mirror");
@@ -316,6 +370,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	tcase_add_test(tc, test_access_below_stack_grows_it);
+	tcase_add_test(tc, test_refresh_matches_reload);
 	suite_add_tcase(s, tc);
 	return s;
 }
