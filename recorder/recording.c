@@ -208,8 +208,8 @@ static int refresh_mappings(struct recording *rec, long nr, uint64_t result,
 }
 
 /* Memory the kernel may have changed during a syscall, forgotten. */
-static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
-				  int64_t result)
+void recording_apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
+				     int64_t result)
 {
 	struct syscall_effect e;
 	int changed_fd = syscall_changed_file_fd(nr, args, result);
@@ -305,7 +305,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 				r->gpr[EMU_R11] &= ~(uint64_t)EMU_TF;
 			int64_t result = (int64_t)r->gpr[EMU_RAX];
 			rec->res->syscalls++;
-			apply_syscall_effects(rec, nr, args, result);
+			recording_apply_syscall_effects(rec, nr, args, result);
 			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
 		}
 		recording_invalidate_all(rec);
@@ -344,8 +344,8 @@ int recording_finish_native(struct recording *rec, enum native_outcome out)
 /* Whether the time syscall the current thread makes can be answered
  * from the recorder's clocks: the kernel would do nothing else the
  * program could see. Not while another process shares the memory (its
- * writes show after syscalls, see apply_syscall_effects), nor when the
- * program traps its own steps. */
+ * writes show after syscalls, see recording_apply_syscall_effects), nor
+ * when the program traps its own steps. */
 static bool clocks_answer_here(struct recording *rec, bool program_tf)
 {
 	if (rec->memory_shared_with_process || program_tf)
@@ -638,6 +638,10 @@ static int main_loop(struct recording *rec)
 			r = handle_native_instruction(rec, emu_exit_info(rec->cpu)->mnemonic);
 			break;
 		case EMU_EXIT_FAULT:
+			/* A call into the legacy vsyscall page. */
+			r = recording_vsyscall(rec);
+			if (r <= 0)
+				break;
 			/* The faulting instruction may have read memory before it
 			 * faulted: reads replay will not make, since it applies the
 			 * signal before the instruction. A checkpoint puts the

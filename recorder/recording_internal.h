@@ -154,6 +154,18 @@ int recording_invalidate_all(struct recording *rec);
  * the auxiliary vector. */
 int recording_start_address_space(struct recording *rec, bool at_exec);
 
+/* Memory and mappings a syscall the process made may have changed,
+ * forgotten (the cached copies, decoded code, the mapping table). */
+void recording_apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
+				     int64_t result);
+
+/* --- vsyscall.c --------------------------------------------------------- */
+
+/* The emulator faulted fetching at rip: if rip is an entry point of the
+ * legacy vsyscall page, its system call is made and its return emulated
+ * (0, or -1 on failure); else 1. */
+int recording_vsyscall(struct recording *rec);
+
 /* --- stack_growth.c ---------------------------------------------------- */
 
 /* The mirror's memory_mirror_stack_grower (ctx: the recording): the current
