@@ -112,6 +112,24 @@ static int reload_mappings(struct recording *rec)
 	return 0;
 }
 
+/*
+ * The vDSO of a new image is shown to the program (getauxval, and code
+ * that reads its ELF image, find it) with its time functions made system
+ * calls (vdso_patch.h): they read [vvar], which the recorder cannot.
+ * Should that fail (an entry point too small for the stub), the program
+ * does not see the vDSO at all, and the C library makes the system calls.
+ */
+static int show_vdso(struct recording *rec)
+{
+	struct vdso_patch patch;
+	char msg[256];
+	if (vdso_patch_apply_fresh(&patch, &rec->rm, rec->maps, msg, sizeof(msg)) == 0)
+		return 0;
+	if (auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
+	return 0;
+}
+
 /* A new program image: after the first exec, after every execve, and
  * where an attached process stands. */
 int recording_start_address_space(struct recording *rec, bool at_exec)
@@ -133,9 +151,7 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	struct signal_state sig;
 	if (signal_state_read(rec->tracee.pid, &sig) == 0)
 		sigtrap_guard_exec(&rec->sigtrap, sig.ignored & (1ull << (SIGTRAP - 1)));
-	if (at_exec && auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
-	if (reload_mappings(rec) != 0)
+	if (reload_mappings(rec) != 0 || (at_exec && show_vdso(rec) != 0))
 		return -1;
 	recording_invalidate_all(rec);
 	char exe[4096], link[64];

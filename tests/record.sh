@@ -127,7 +127,7 @@ for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks clock_sysc
 done
 # A program behaving while recorded as natively (stack growth, signals
 # aimed at ttrec, threads that yield, legacy entry points).
-for p in stack_growth shm_detach vsyscall_legacy; do
+for p in stack_growth shm_detach vsyscall_legacy vdso_present; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 for mode in ignored handled-thread blocked; do
