@@ -574,9 +574,12 @@ static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_
 	if (rec->finished)
 		return 0;
 	uint64_t now = emu_icount(rec->cpu);
-	*slice_end = now + THREAD_SLICE;
+	uint64_t instructions = THREAD_SLICE, ns = THREAD_SLICE_NS;
+	if (rec->chaos.on)
+		chaos_slice(&rec->chaos, &instructions, &ns);
+	*slice_end = now + instructions;
 	rec->yielded = false;
-	rec->slice_deadline_ns = monotonic_ns() + THREAD_SLICE_NS;
+	rec->slice_deadline_ns = monotonic_ns() + ns;
 	if (!rec->cur->next_checkpoint)
 		rec->cur->next_checkpoint = now + interval;
 	/* Signals may have been queued for it while it waited. */
@@ -848,6 +851,8 @@ enum record_error record_program(const struct record_options *opt,
 	rec.res = res;
 	rec.err = err;
 	rec.errlen = errlen;
+	if (opt->chaos)
+		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");
 	if (!rec.policy) {
 		snprintf(err, errlen, "unknown CPUID policy '%s'", opt->cpuid_policy);

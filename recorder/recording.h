@@ -33,6 +33,8 @@ struct record_options {
 	bool show_progress;      /* the progress line, if stderr is a terminal */
 	bool quiet;              /* passed on to the recorders of children */
 	bool no_jit;             /* every block interpreted, none translated */
+	bool chaos;              /* --chaos: random thread slices and order (chaos.h) */
+	uint64_t chaos_seed;
 };
 
 /* Why a recording ended without a result for the program. */

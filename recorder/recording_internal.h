@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "emulator/emu.h"
+#include "recorder/chaos.h"
 #include "recorder/cpuid_policy.h"
 #include "recorder/mapping_table.h"
 #include "recorder/memory_mirror.h"
@@ -105,6 +106,7 @@ struct recording {
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
 	bool yielded;          /* the current thread called sched_yield: its slice ends */
+	struct chaos chaos;    /* --chaos: random slices and order */
 	uint64_t slice_deadline_ns; /* CLOCK_MONOTONIC end of the current slice */
 	/* attach.c, follow_fork.c, progress.c */
 	struct vdso_patch vdso;        /* entry points patched in an attached process */

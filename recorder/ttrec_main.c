@@ -19,6 +19,7 @@
 #include "recorder/attach.h"
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
+#include "recorder/chaos.h"
 #include "recorder/supervisor_signals.h"
 #include "trace-format/size_arg.h"
 #include "recorder/tracee.h"
@@ -47,6 +48,8 @@ static void usage(FILE *f)
 		"  --follow-fork              record child processes too, each into\n"
 		"                             TRACE-minus-.idna.CHILDPID.idna\n"
 		"  --no-jit                   interpret every block (no translation to host code)\n"
+		"  --chaos[=SEED]             threads get random slices in random order (the seed is\n"
+		"                             printed; the same seed makes the same choices)\n"
 		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"
 		"  --verify                   (run) no trace: check the emulator against the CPU, one\n"
 		"                             single-step per instruction, up to the first difference\n"
@@ -188,6 +191,9 @@ static int record(struct record_options *opt, const char *output, bool quiet)
 
 	struct record_result res;
 	char err[512] = "";
+	/* Printed first: a run that hangs or crashes can be made again. */
+	if (opt->chaos && !quiet)
+		fprintf(stderr, "ttrec: chaos mode, seed %" PRIu64 "\n", opt->chaos_seed);
 	enum record_error e = record_program(opt, &res, err, sizeof(err));
 	if (e == RECORD_ERR_TRACE_WRITE) {
 		report_trace_write_error(output, err, &res);
@@ -262,7 +268,7 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
-	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED };
+	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_CHAOS };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -272,6 +278,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "verify-max", required_argument, NULL, OPT_VERIFY_MAX },
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
+		{ "chaos", optional_argument, NULL, OPT_CHAOS },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -317,6 +324,20 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_NO_JIT: opt.no_jit = true; break;
+		case OPT_CHAOS:
+			opt.chaos = true;
+			opt.chaos_seed = chaos_fresh_seed();
+			if (optarg) {
+				char *end;
+				errno = 0;
+				opt.chaos_seed = strtoull(optarg, &end, 10);
+				if (errno || end == optarg || *end || optarg[0] == '-') {
+					fprintf(stderr, "ttrec: bad --chaos seed '%s' (a number)\n", optarg);
+					return EXIT_USAGE;
+				}
+			}
+			trace_option = "--chaos";
+			break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_RESUME_PARKED:
 			if (!child_parking_parse(optarg, &opt.parking)) {

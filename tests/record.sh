@@ -145,6 +145,27 @@ for mode in alternate:10000 syscall-loop:20000; do
 		failed=1
 	fi
 done
+# --chaos: the program behaves as natively, the seed is printed, and the
+# order is random: a yielding thread is often picked again, so the
+# alternation takes more sched_yield calls than the 2,000 of round robin.
+chaos=$tmp/chaos
+mkdir -p "$chaos"
+if ! timeout "$LIMIT" "$TTREC" run --chaos=7 -o "$chaos/t.idna" -- "$PROGRAMS/threads_yield" alternate \
+	>"$chaos/out" 2>"$chaos/err" || ! cmp -s "$chaos/out" "$tmp/run-threads_yield-alternate/native.out" ||
+   ! grep -q '^ttrec: chaos mode, seed 7$' "$chaos/err" ||
+   ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$chaos/t.idna" >"$chaos/verify" 2>&1; then
+	echo "FAIL: chaos: output, seed line or replay:"
+	cat "$chaos/err" "$chaos/verify" 2>/dev/null | tail -5
+	failed=1
+else
+	calls=$("$BUILD/ttreplay" --info "$chaos/t.idna" | awk '/^syscalls:/ { print $2 }')
+	if [ "${calls:-0}" -le 2500 ]; then
+		echo "FAIL: chaos: $calls system calls, as many as without --chaos"
+		failed=1
+	else
+		echo "ok: chaos ($calls system calls)"
+	fi
+fi
 # The stack grows under the emulator, without native steps.
 if "$BUILD/ttdump" "$tmp/run-stack_growth/trace.idna" | grep -q '^  native '; then
 	echo "FAIL: stack_growth: the stack's growth took native steps"
