@@ -9,7 +9,7 @@
  * kernel, and ptrace's memory access does not grow stacks; so the thread
  * itself reads one byte there natively (an injected load), the kernel
  * decides as it would for the program, and the mirror goes on with the
- * mapping table reloaded. Without this, every access below the initial
+ * mapping table read again there. Without this, every access below the initial
  * stack was a native step of its own.
  */
 #include <errno.h>
@@ -48,7 +48,7 @@ int recording_grow_stack(void *ctx, uint64_t page_addr)
 	}
 	if (r.fault_signal)
 		return 0; /* the kernel refused: the program's access faults */
-	if (mapping_table_load(rec->maps, t->pid) != 0) {
+	if (mapping_table_refresh(rec->maps, t->pid, page_addr, 4096) != 0) {
 		recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
 			       strerror(errno));
 		return 0;
