@@ -236,7 +236,8 @@ static int replace_range(struct mapping_table *t, uint64_t lo, uint64_t hi,
 	for (size_t i = i0; i < i1; i++)
 		free(t->maps[i].path);
 	memmove(&t->maps[i0 + n], &t->maps[i1], (t->count - i1) * sizeof(*t->maps));
-	memcpy(&t->maps[i0], fresh, n * sizeof(*fresh));
+	if (n)
+		memcpy(&t->maps[i0], fresh, n * sizeof(*fresh));
 	t->count = count;
 	return 0;
 }
