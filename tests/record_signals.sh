@@ -57,15 +57,23 @@ set -m
 for sig in TERM INT HUP; do
 	num=$(kill -l "$sig")
 	out=$tmp/user-$sig
-	"$TTREC" run -q -o "$out.idna" -- "$PROG" wait >"$out.out" 2>"$out.err" &
+	# Default dispositions: a script started in the background has SIGINT
+	# ignored, and ttrec leaves an ignored signal ignored.
+	env --default-signal=INT,TERM,HUP "$TTREC" run -q -o "$out.idna" -- "$PROG" wait \
+		>"$out.out" 2>"$out.err" &
 	pid=$!
 	for _ in $(seq 600); do
 		grep -q ready "$out.out" 2>/dev/null && break
 		sleep 0.1
 	done
 	kill -"$sig" "$pid"
+	# A ttrec that does not end must fail the test, not hang it.
+	(sleep "$LIMIT"; kill -KILL "$pid" 2>/dev/null) &
+	watchdog=$!
 	wait "$pid"
 	rc=$?
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
 	if [ $rc -ne $((128 + num)) ] || ! grep -q "^ttrec: recording ended by signal $num " "$out.err"; then
 		fail "user $sig: exit $rc (want $((128 + num))), stderr:"
 		cat "$out.err"
@@ -82,7 +90,7 @@ done
 # timeout(1), ttrec's parent and in its process group, is outside too: a
 # recording it bounds ends at its SIGTERM, with a complete trace.
 set +m
-timeout --preserve-status 1 "$TTREC" run -q -o "$tmp/timeout.idna" -- "$PROG" wait \
+timeout --preserve-status 1 env --default-signal=TERM "$TTREC" run -q -o "$tmp/timeout.idna" -- "$PROG" wait \
 	>"$tmp/timeout.out" 2>"$tmp/timeout.err"
 rc=$?
 if [ $rc -ne 143 ] || ! "$BUILD/ttdump" "$tmp/timeout.idna" | grep -q 'process-exit'; then
