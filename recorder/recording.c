@@ -863,8 +863,16 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
-	if (!opt->attach_pid && supervisor_signals_stop_request(NULL))
+	pid_t sender;
+	int stop_signal = opt->attach_pid ? 0 : supervisor_signals_stop_request(&sender);
+	if (stop_signal) {
 		end_on_request(&rec);
+		/* Unless the program had ended by itself first. */
+		if (res->term_signal == SIGKILL) {
+			res->stop_signal = stop_signal;
+			res->stop_sender = sender;
+		}
+	}
 	progress_erase(&rec.progress);
 	if (opt->attach_pid)
 		attach_release(&rec);

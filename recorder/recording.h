@@ -69,6 +69,10 @@ struct record_result {
 	struct native_fallback_count fallbacks[32];
 	size_t n_fallbacks;
 	bool detached;         /* attach: the process was let go, still running */
+	/* ttrec run: a user's signal to ttrec ended the recording, the
+	 * program was killed (supervisor_signals.h); 0 if not. */
+	int stop_signal;
+	pid_t stop_sender;
 	/* --follow-fork: children recorded, each into <trace minus .idna>.PID.idna */
 	uint64_t n_children;
 	pid_t children[16];    /* the first ones */

@@ -20,7 +20,6 @@
 #include "recorder/lockstep.h"
 #include "recorder/recording.h"
 #include "recorder/chaos.h"
-#include "recorder/supervisor_signals.h"
 #include "trace-format/size_arg.h"
 #include "recorder/tracee.h"
 
@@ -228,13 +227,11 @@ static int record(struct record_options *opt, const char *output, bool quiet)
 	}
 	/* A user's signal to ttrec ended the recording: ttrec ends as that
 	 * signal asked (supervisor_signals.h). */
-	pid_t sender;
-	int stop_signal = supervisor_signals_stop_request(&sender);
-	if (stop_signal) {
+	if (res.stop_signal) {
 		fprintf(stderr, "ttrec: recording ended by signal %d (%s) from process %d: "
 				"the program was killed; the trace is complete\n",
-			stop_signal, strsignal(stop_signal), (int)sender);
-		return 128 + stop_signal;
+			res.stop_signal, strsignal(res.stop_signal), (int)res.stop_sender);
+		return 128 + res.stop_signal;
 	}
 	return program_status(res.exited, res.exit_status, res.term_signal);
 }
