@@ -37,8 +37,27 @@ int mapping_table_parse(struct mapping_table *t, const char *maps_text);
 /* Reads /proc/PID/maps and parses it; -1 on error (errno set). */
 int mapping_table_load(struct mapping_table *t, int pid);
 
+/* After a syscall that changed [addr, addr+len): reads the mappings
+ * there (and the neighbours they may have merged with) again, through
+ * PROCMAP_QUERY on the maps file of the last full load, in time that
+ * grows with the mappings in the range, not all of them. Falls back to
+ * mapping_table_load on kernels without it. 0, or -1 with errno. */
+int mapping_table_refresh(struct mapping_table *t, int pid, uint64_t addr, uint64_t len);
+
 /* The mapping containing addr, or NULL. */
 const struct mapping *mapping_table_find(const struct mapping_table *t, uint64_t addr);
+
+/* When addr is unmapped and the next mapping above it is the process's
+ * stack ("[stack]", which the kernel grows down on a fault below it, up
+ * to RLIMIT_STACK and short of the guard gap above the mapping below): that
+ * mapping; else NULL. The kernel has the last word on the growth. */
+const struct mapping *mapping_table_stack_above(const struct mapping_table *t, uint64_t addr);
+
+/* The bytes from addr (a mapping's start) to the end of the run of
+ * adjacent mappings of the same object (path and offsets continuing) that
+ * starts there: one shared memory segment, however mprotect split it. 0 if
+ * addr starts no mapping. */
+uint64_t mapping_table_extent(const struct mapping_table *t, uint64_t addr);
 
 /* True if every byte of [addr, addr+len) is mapped with all of `flags`. */
 bool mapping_table_allows(const struct mapping_table *t, uint64_t addr,

@@ -45,6 +45,8 @@ struct memory_mirror {
 	struct mirror_page *dirty_pages;
 	struct memory_mirror_stats stats;
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
+	memory_mirror_stack_grower *grow_stack; /* optional */
+	void *grow_ctx;
 };
 
 _Static_assert(offsetof(struct mirror_page, dirty_bits) ==
@@ -225,8 +227,16 @@ static unsigned required_prot(enum access a)
 	return a == ACCESS_WRITE ? MAPPING_WRITE : a == ACCESS_FETCH ? MAPPING_EXEC : MAPPING_READ;
 }
 
+void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack_grower *grow,
+				    void *ctx)
+{
+	m->grow_stack = grow;
+	m->grow_ctx = ctx;
+}
+
 /* Checks that the whole range may be accessed, so that a failing access
- * changes nothing (the emulator's contract). */
+ * changes nothing (the emulator's contract). An access just below the
+ * stack first lets the kernel grow it, as the CPU's fault would. */
 static bool range_allowed(struct memory_mirror *m, uint64_t addr, size_t len,
 			  enum access a)
 {
@@ -234,6 +244,11 @@ static bool range_allowed(struct memory_mirror *m, uint64_t addr, size_t len,
 	for (uint64_t pa = addr & PAGE_MASK; pa < end; pa += PAGE_SIZE) {
 		unsigned prot;
 		struct mirror_page *p = get_page(m, pa, &prot);
+		if (!prot && m->grow_stack && mapping_table_stack_above(m->maps, pa) &&
+		    m->grow_stack(m->grow_ctx, pa) == 1) {
+			m->stats.stack_growths++;
+			p = get_page(m, pa, &prot);
+		}
 		(void)p;
 		if (!(prot & required_prot(a)))
 			return false;

@@ -44,6 +44,7 @@ struct memory_mirror_stats {
 	uint64_t bytes_flushed;  /* dirty bytes written back */
 	uint64_t flush_writes;   /* backend calls made by flushes */
 	uint64_t direct_accesses; /* accesses to uncached (shared) memory */
+	uint64_t stack_growths;  /* accesses below the stack that grew it */
 };
 
 struct memory_mirror;
@@ -214,6 +215,17 @@ static inline bool memory_mirror_write_uint_cached(struct memory_mirror *m, uint
 	memory_mirror_mark_dirty(t, off, len);
 	return true;
 }
+
+/*
+ * An access to the unmapped page at page_addr, just below the process's
+ * stack (mapping_table_stack_above): the kernel would grow the stack down
+ * to it on the CPU's fault. The grower makes the real process do so and
+ * reloads the mapping table the mirror borrows: 1 when the page is mapped
+ * now, 0 when the kernel refused (the access faults).
+ */
+typedef int memory_mirror_stack_grower(void *ctx, uint64_t page_addr);
+void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack_grower *grow,
+				    void *ctx);
 
 /* Writes every dirty byte back to the process. 0, or -1 if a write failed
  * (the bytes stay dirty). */

@@ -55,6 +55,19 @@ static bool syscall_awaits_restart(const struct tracee *t)
 	return (int64_t)k.orig_rax >= 0 && ax >= -516 && ax <= -512 && ax != -515;
 }
 
+void recording_trap_guard_before(struct recording *rec, long nr, const uint64_t args[6])
+{
+	sigtrap_guard_before(&rec->cur->native.trap, &rec->cur->tracee, &rec->rm, nr, args,
+			     emu_regs(rec->cpu)->gpr[EMU_RSP]);
+}
+
+void recording_trap_guard_after(struct recording *rec, long nr, int64_t result)
+{
+	/* Best effort: a thread that cannot be set back is dying. */
+	sigtrap_guard_after(&rec->sigtrap, &rec->cur->native.trap, &rec->cur->tracee, &rec->rm, nr,
+			    result);
+}
+
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
 {
 	int64_t status;
@@ -112,7 +125,17 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 		if (p->syscall && syscall_awaits_restart(&rec->cur->tracee))
 			break;
 		return p->handler_expected ? NATIVE_HANDLER : NATIVE_EXECUTED;
-	case TRACEE_STOP_SIGNAL:
+	case TRACEE_STOP_SIGNAL: {
+		bool executed;
+		if (sigtrap_guard_withhold(&rec->sigtrap, &p->trap, &rec->cur->tracee, rec->tracee.pid,
+					   &rec->rm, p->syscall ? p->nr : -1, emu_regs(rec->cpu)->rip,
+					   &stop->info, &executed)) {
+			/* The program blocks or ignores it: not delivered
+			 * (queued again if blocked), as natively. */
+			if (executed)
+				return NATIVE_EXECUTED;
+			break;
+		}
 		rec->res->signals++;
 		/* A trace that cannot be written ends the recording
 		 * (rec->error) but must not cost the program its signal: it is
@@ -121,6 +144,7 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 		p->deliver = stop->info.si_signo;
 		p->handler_expected = signal_is_caught(rec->cur->tracee.pid, p->deliver);
 		break;
+	}
 	case TRACEE_STOP_EXEC:
 		return NATIVE_EXEC;
 	case TRACEE_STOP_EXITED:
@@ -181,6 +205,7 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 	struct step_affinity affinity = { .bound = false };
 	if (!background && step_affinity_allowed(t->native.syscall ? t->native.nr : -1))
 		step_affinity_bind(&affinity, t->tracee.pid, step_affinity_home(&rec->home_cpu));
+	recording_trap_guard_before(rec, t->native.syscall ? t->native.nr : -1, t->native.args);
 	if (tracee_resume_step(&t->tracee, 0) != 0) {
 		step_affinity_release(&affinity, t->tracee.pid);
 		return failed(rec, "cannot step the program");

@@ -4,6 +4,7 @@
  * instruction, instruction it lacks, fault.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
 #include "recorder/signal_state.h"
+#include "recorder/supervisor_signals.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/syscall_effects.h"
 
@@ -30,6 +32,10 @@
 /* Instructions a thread runs before the others get their turn: about ten
  * milliseconds of emulation, a kernel's time slice. */
 #define THREAD_SLICE (1ull << 20)
+/* ... and at most this long: a thread that mostly makes system calls
+ * retires few instructions (one looping on open/close held its slice for
+ * 0.3 s). */
+#define THREAD_SLICE_NS 10000000ull
 #define RFLAGS_RF (1ull << 16)
 #define SYS_EXIT_GROUP_NR 231
 
@@ -106,6 +112,24 @@ static int reload_mappings(struct recording *rec)
 	return 0;
 }
 
+/*
+ * The vDSO of a new image is shown to the program (getauxval, and code
+ * that reads its ELF image, find it) with its time functions made system
+ * calls (vdso_patch.h): they read [vvar], which the recorder cannot.
+ * Should that fail (an entry point too small for the stub), the program
+ * does not see the vDSO at all, and the C library makes the system calls.
+ */
+static int show_vdso(struct recording *rec)
+{
+	struct vdso_patch patch;
+	char msg[256];
+	if (vdso_patch_apply_fresh(&patch, &rec->rm, rec->maps, msg, sizeof(msg)) == 0)
+		return 0;
+	if (auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
+	return 0;
+}
+
 /* A new program image: after the first exec, after every execve, and
  * where an attached process stands. */
 int recording_start_address_space(struct recording *rec, bool at_exec)
@@ -124,9 +148,10 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	rec->rm.pid = rec->tracee.pid;
 	if (recording_load_regs(rec) != 0)
 		return -1;
-	if (at_exec && auxv_hide_vdso(&rec->rm, emu_regs(rec->cpu)->gpr[EMU_RSP]) < 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's auxiliary vector");
-	if (reload_mappings(rec) != 0)
+	struct signal_state sig;
+	if (signal_state_read(rec->tracee.pid, &sig) == 0)
+		sigtrap_guard_exec(&rec->sigtrap, sig.ignored & (1ull << (SIGTRAP - 1)));
+	if (reload_mappings(rec) != 0 || (at_exec && show_vdso(rec) != 0))
 		return -1;
 	recording_invalidate_all(rec);
 	char exe[4096], link[64];
@@ -242,9 +267,34 @@ static void invalidate_break_change(struct recording *rec, uint64_t request, uin
 		recording_invalidate(rec, lo, hi - lo);
 }
 
+/* The mapping table after a mapping syscall: the ranges it changed read
+ * again (mapping_table_refresh), or everything when they are not known.
+ * shmdt's range is the segment at addr; brk's, between the old and the
+ * new break. */
+static int refresh_mappings(struct recording *rec, long nr, uint64_t result,
+			    const struct syscall_effect *e, uint64_t addr, uint64_t segment)
+{
+	pid_t pid = rec->cur->tracee.pid;
+	uint64_t old_break = rec->program_break;
+	int r = 0;
+	if (nr == SYS_shmdt && segment)
+		r = mapping_table_refresh(rec->maps, pid, addr, segment);
+	else if (nr == SYS_brk && old_break)
+		r = mapping_table_refresh(rec->maps, pid, old_break < result ? old_break : result,
+					  old_break < result ? result - old_break : old_break - result);
+	else if (nr == SYS_shmdt || nr == SYS_brk || e->count == 0)
+		return reload_mappings(rec);
+	for (size_t i = 0; r == 0 && nr != SYS_shmdt && nr != SYS_brk && i < e->count; i++)
+		r = mapping_table_refresh(rec->maps, pid, e->ranges[i].addr, e->ranges[i].len);
+	if (r != 0)
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
+				      strerror(errno));
+	return 0;
+}
+
 /* Memory the kernel may have changed during a syscall, forgotten. */
-static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
-				  int64_t result)
+void recording_apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
+				     int64_t result)
 {
 	struct syscall_effect e;
 	int changed_fd = syscall_changed_file_fd(nr, args, result);
@@ -259,9 +309,20 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		for (size_t i = 0; i < e.count; i++)
 			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
 		break;
-	case SYSCALL_KIND_MAPPINGS:
-		if (reload_mappings(rec) != 0)
+	case SYSCALL_KIND_MAPPINGS: {
+		/* shmdt(addr) takes the whole segment attached there, which
+		 * the table still shows (one mapping, or several pieces of
+		 * it after mprotect). */
+		uint64_t segment = nr == SYS_shmdt ? mapping_table_extent(rec->maps, args[0]) : 0;
+		if (refresh_mappings(rec, nr, (uint64_t)result, &e, args[0], segment) != 0)
 			return;
+		if (nr == SYS_shmdt) {
+			if (segment)
+				recording_invalidate(rec, args[0], segment);
+			else
+				recording_invalidate_all(rec); /* not in the table: anywhere */
+			break;
+		}
 		if (nr == SYS_brk) {
 			invalidate_break_change(rec, args[0], (uint64_t)result);
 			break;
@@ -275,6 +336,7 @@ static void apply_syscall_effects(struct recording *rec, long nr, const uint64_t
 		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
 			log_modules(rec, (uint64_t)result, args[1]);
 		break;
+	}
 	case SYSCALL_KIND_SIGRETURN:
 		break; /* registers from the frame; memory is only read */
 	case SYSCALL_KIND_EXEC:
@@ -318,6 +380,9 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		emu_skip_insn(rec->cpu);
 		if (recording_load_regs(rec) != 0)
 			return -1;
+		/* The step ended at its forced trap. */
+		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
+					   (int64_t)emu_regs(rec->cpu)->gpr[EMU_RAX]);
 		if (retired_is_syscall) {
 			struct emu_regs *r = emu_regs(rec->cpu);
 			/* syscall saved rflags in r11, with the TF of our single
@@ -326,7 +391,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 				r->gpr[EMU_R11] &= ~(uint64_t)EMU_TF;
 			int64_t result = (int64_t)r->gpr[EMU_RAX];
 			rec->res->syscalls++;
-			apply_syscall_effects(rec, nr, args, result);
+			recording_apply_syscall_effects(rec, nr, args, result);
 			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
 		}
 		recording_invalidate_all(rec);
@@ -365,8 +430,8 @@ int recording_finish_native(struct recording *rec, enum native_outcome out)
 /* Whether the time syscall the current thread makes can be answered
  * from the recorder's clocks: the kernel would do nothing else the
  * program could see. Not while another process shares the memory (its
- * writes show after syscalls, see apply_syscall_effects), nor when the
- * program traps its own steps. */
+ * writes show after syscalls, see recording_apply_syscall_effects), nor
+ * when the program traps its own steps. */
 static bool clocks_answer_here(struct recording *rec, bool program_tf)
 {
 	if (rec->memory_shared_with_process || program_tf)
@@ -441,7 +506,27 @@ static int handle_syscall(struct recording *rec)
 	if (p->nr == SYS_setns)
 		rec->clocks_known = false; /* it may enter another time namespace */
 	enum native_outcome out = native_step(rec, syscall_may_block(p->nr, args));
+	/* The kernel gives the CPU to another thread: the emulator does too
+	 * (programs alternate threads with it). */
+	if (p->nr == SYS_sched_yield)
+		rec->yielded = true;
 	return finish_native(rec, out, NULL, 0);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the current thread's turn is over while another could run: its
+ * instructions, its time, or a sched_yield. */
+static bool slice_over(struct recording *rec, uint64_t now, uint64_t slice_end)
+{
+	if (rec->live_threads <= 1)
+		return false;
+	return now >= slice_end || rec->yielded || monotonic_ns() >= rec->slice_deadline_ns;
 }
 
 static void count_fallback(struct recording *rec, const char *mnemonic)
@@ -569,7 +654,12 @@ static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_
 	if (rec->finished)
 		return 0;
 	uint64_t now = emu_icount(rec->cpu);
-	*slice_end = now + THREAD_SLICE;
+	uint64_t instructions = THREAD_SLICE, ns = THREAD_SLICE_NS;
+	if (rec->chaos.on)
+		chaos_slice(&rec->chaos, &instructions, &ns);
+	*slice_end = now + instructions;
+	rec->yielded = false;
+	rec->slice_deadline_ns = monotonic_ns() + ns;
 	if (!rec->cur->next_checkpoint)
 		rec->cur->next_checkpoint = now + interval;
 	/* Signals may have been queued for it while it waited. */
@@ -585,10 +675,13 @@ static int main_loop(struct recording *rec)
 	rec->cur->next_checkpoint = emu_icount(rec->cpu) + interval;
 	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
 	uint64_t slice_end = emu_icount(rec->cpu) + THREAD_SLICE;
+	rec->slice_deadline_ns = monotonic_ns() + THREAD_SLICE_NS;
 	while (!rec->finished) {
+		/* The program was killed at a user's request: no more of it. */
+		if (!rec->opt->attach_pid && supervisor_signals_stop_request(NULL))
+			break;
 		uint64_t now = emu_icount(rec->cpu);
-		bool others = rec->live_threads > 1;
-		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || (others && now >= slice_end)) {
+		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || slice_over(rec, now, slice_end)) {
 			if (take_turns(rec, interval, &slice_end) != 0)
 				return -1;
 			if (rec->finished)
@@ -644,6 +737,10 @@ static int main_loop(struct recording *rec)
 			r = handle_native_instruction(rec, emu_exit_info(rec->cpu)->mnemonic);
 			break;
 		case EMU_EXIT_FAULT:
+			/* A call into the legacy vsyscall page. */
+			r = recording_vsyscall(rec);
+			if (r <= 0)
+				break;
 			/* The faulting instruction may have read memory before it
 			 * faulted: reads replay will not make, since it applies the
 			 * signal before the instruction. A checkpoint puts the
@@ -651,6 +748,15 @@ static int main_loop(struct recording *rec)
 			r = handle_native_instruction(rec, NULL);
 			if (r == 0 && !rec->finished && rec->cur->state == THREAD_RUNNABLE)
 				r = log_checkpoint(rec);
+			/* A fault on an unmapped page may have grown a mapping
+			 * (one made with MAP_GROWSDOWN; [stack] is grown
+			 * before it faults, stack_growth.c): else every later
+			 * access there would fault again. A process dying
+			 * of the fault may have no mappings left to read:
+			 * the table is then kept. */
+			if (r == 0 && !rec->finished && rec->cur->state == THREAD_RUNNABLE &&
+			    emu_exit_info(rec->cpu)->fault == EMU_FAULT_PF)
+				mapping_table_load(rec->maps, rec->cur->tracee.pid);
 			break;
 		}
 		if (r != 0)
@@ -717,6 +823,8 @@ static int start(struct recording *rec)
 	if (rec->opt->attach_pid) {
 		if (attach_seize(rec) != 0)
 			return -1;
+	} else if (supervisor_signals_install() != 0) {
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot catch signals: %s", strerror(errno));
 	} else if (tracee_start(&rec->tracee, rec->opt->argv, &se, &se_errno) != 0) {
 		enum record_error e = se == TRACEE_START_NOT_FOUND ? RECORD_ERR_PROGRAM_NOT_FOUND
 				      : se == TRACEE_START_NOT_EXECUTABLE ? RECORD_ERR_NOT_EXECUTABLE
@@ -727,6 +835,8 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot follow the program's children: %s",
 				      strerror(errno));
 	}
+	if (!rec->opt->attach_pid)
+		supervisor_signals_set_program(rec->tracee.pid);
 	remote_memory_init(&rec->rm, rec->tracee.pid);
 	rec->maps = mapping_table_new();
 	struct mirror_backend backend = {
@@ -737,6 +847,7 @@ static int start(struct recording *rec)
 	};
 	if (!rec->maps || !(rec->mirror = memory_mirror_new(&backend, rec->maps)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
+	memory_mirror_set_stack_grower(rec->mirror, recording_grow_stack, rec);
 	if (open_trace(rec) != 0)
 		return -1;
 	rec->next_stream = FIRST_THREAD_STREAM;
@@ -752,6 +863,35 @@ static int start(struct recording *rec)
 	if (rec->opt->attach_pid)
 		return attach_begin(rec);
 	return recording_start_address_space(rec, true);
+}
+
+/*
+ * A user's signal to ttrec ended the recording (supervisor_signals.h): the
+ * program was killed. Its death ends the trace like any other, whether a
+ * step saw it already or not; a ptrace call that failed because the
+ * program was gone is that death, not an error.
+ */
+static void end_on_request(struct recording *rec)
+{
+	if (rec->error == RECORD_ERR_PTRACE) {
+		rec->error = RECORD_OK;
+		rec->err[0] = 0;
+	}
+	if (!rec->tracee.alive || rec->error != RECORD_OK)
+		return;
+	bool *live = calloc(rec->n_threads ? rec->n_threads : 1, sizeof(*live));
+	for (size_t i = 0; live && i < rec->n_threads; i++)
+		live[i] = rec->threads[i]->state != THREAD_GONE;
+	threads_kill_all(rec); /* reaps every thread: the leader's status comes last */
+	log_unseen_fatal_signal(rec, SIGKILL);
+	int64_t status = SIGKILL;
+	for (size_t i = 0; live && i < rec->n_threads; i++)
+		if (live[i])
+			log_thread_exit(rec, rec->threads[i], status);
+	free(live);
+	log_process_exit(rec, status);
+	rec->res->term_signal = SIGKILL;
+	rec->finished = true;
 }
 
 static void finish(struct recording *rec)
@@ -793,6 +933,8 @@ enum record_error record_program(const struct record_options *opt,
 	rec.res = res;
 	rec.err = err;
 	rec.errlen = errlen;
+	if (opt->chaos)
+		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");
 	if (!rec.policy) {
 		snprintf(err, errlen, "unknown CPUID policy '%s'", opt->cpuid_policy);
@@ -805,6 +947,16 @@ enum record_error record_program(const struct record_options *opt,
 		main_loop(&rec);
 	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
 		recording_check_killed(&rec);
+	pid_t sender;
+	int stop_signal = opt->attach_pid ? 0 : supervisor_signals_stop_request(&sender);
+	if (stop_signal) {
+		end_on_request(&rec);
+		/* Unless the program had ended by itself first. */
+		if (res->term_signal == SIGKILL) {
+			res->stop_signal = stop_signal;
+			res->stop_sender = sender;
+		}
+	}
 	progress_erase(&rec.progress);
 	if (opt->attach_pid)
 		attach_release(&rec);

@@ -36,6 +36,8 @@ struct record_options {
 	bool show_progress;      /* the progress line, if stderr is a terminal */
 	bool quiet;              /* passed on to the recorders of children */
 	bool no_jit;             /* every block interpreted, none translated */
+	bool chaos;              /* --chaos: random thread slices and order (chaos.h) */
+	uint64_t chaos_seed;
 };
 
 /* Why a recording ended without a result for the program. */
@@ -79,6 +81,10 @@ struct record_result {
 	uint64_t undescribed;
 	struct { long nr; uint64_t request; uint64_t count; } undescribed_kinds[8];
 	size_t n_undescribed_kinds;
+	/* ttrec run: a user's signal to ttrec ended the recording, the
+	 * program was killed (supervisor_signals.h); 0 if not. */
+	int stop_signal;
+	pid_t stop_sender;
 	/* --follow-fork: children recorded, each into <trace minus .idna>.PID.idna */
 	uint64_t n_children;
 	pid_t children[16];    /* the first ones */

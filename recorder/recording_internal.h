@@ -12,12 +12,14 @@
 #include <stdint.h>
 
 #include "emulator/emu.h"
+#include "recorder/chaos.h"
 #include "recorder/cpuid_policy.h"
 #include "recorder/mapping_table.h"
 #include "recorder/memory_mirror.h"
 #include "recorder/progress.h"
 #include "recorder/recording.h"
 #include "recorder/remote_memory.h"
+#include "recorder/sigtrap_guard.h"
 #include "recorder/step_affinity.h"
 #include "recorder/tracee.h"
 #include "recorder/traced_memory.h"
@@ -43,6 +45,7 @@ struct native_progress {
 	long nr;
 	uint64_t args[6];
 	bool tf_before;        /* the program itself had TF set */
+	struct sigtrap_step trap; /* its SIGTRAP mask, put back after the step */
 };
 
 /* One thread of the recorded process. The emulator runs one at a time:
@@ -83,6 +86,7 @@ struct recording {
 	uint8_t *xstate;             /* cur->xstate */
 	uint32_t next_stream;
 	uint64_t program_break;      /* brk's last answer; 0: not asked yet */
+	struct sigtrap_guard sigtrap; /* the program's SIGTRAP action (sigtrap_guard.h) */
 	/* Stops of threads not known yet: a new thread's first stop can come
 	 * before its parent's clone event. */
 	struct { pid_t tid; int status; } early_stops[16];
@@ -103,6 +107,9 @@ struct recording {
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
 	int last_logged_signo; /* the last SIGNAL record's (program_killed.c) */
+	bool yielded;          /* the current thread called sched_yield: its slice ends */
+	struct chaos chaos;    /* --chaos: random slices and order */
+	uint64_t slice_deadline_ns; /* CLOCK_MONOTONIC end of the current slice */
 	/* attach.c, follow_fork.c, progress.c */
 	struct vdso_patch vdso;        /* entry points patched in an attached process */
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
@@ -129,6 +136,12 @@ void recording_regs_from_kernel(struct recording *rec, const struct user_regs_st
 				const uint8_t *xstate, struct emu_regs *out);
 /* The process ended as stop says: logged, res filled, recording over. */
 void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
+/* Before and after anything the current thread runs natively with the
+ * trap flag (a step, an injected instruction): the program's SIGTRAP mask
+ * and action, which the step's forced trap resets, put back
+ * (sigtrap_guard.h). nr: the syscall, or -1. */
+void recording_trap_guard_before(struct recording *rec, long nr, const uint64_t args[6]);
+void recording_trap_guard_after(struct recording *rec, long nr, int64_t result);
 
 /* program_killed.c: a signal that killed the process without a delivery
  * stop (SIGKILL, a seccomp kill) is logged where the recording stands, so
@@ -150,6 +163,25 @@ int recording_invalidate_all(struct recording *rec);
  * its first instruction after an exec, its vDSO is hidden from it through
  * the auxiliary vector. */
 int recording_start_address_space(struct recording *rec, bool at_exec);
+
+/* Memory and mappings a syscall the process made may have changed,
+ * forgotten (the cached copies, decoded code, the mapping table). */
+void recording_apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
+				     int64_t result);
+
+/* --- vsyscall.c --------------------------------------------------------- */
+
+/* The emulator faulted fetching at rip: if rip is an entry point of the
+ * legacy vsyscall page, its system call is made and its return emulated
+ * (0, or -1 on failure); else 1. */
+int recording_vsyscall(struct recording *rec);
+
+/* --- stack_growth.c ---------------------------------------------------- */
+
+/* The mirror's memory_mirror_stack_grower (ctx: the recording): the current
+ * thread touches page_addr natively, so that the kernel grows the stack
+ * as the program's own access would; the mapping table is reloaded. */
+int recording_grow_stack(void *ctx, uint64_t page_addr);
 
 /* --- attach.c --------------------------------------------------------- */
 

@@ -263,6 +263,7 @@ static void describe_mapping_change(const uint64_t a[6], int64_t result,
 		add_range(out, (uint64_t)result, a[2]);
 		break;
 	case SYS_brk: break;
+	case SYS_shmdt: break; /* its size is the segment's: the recorder's mapping table has it */
 	default: add_range(out, a[0], a[1]); break; /* munmap mprotect madvise... */
 	}
 }

@@ -328,13 +328,15 @@ int threads_let_child_go(struct recording *rec)
 }
 
 /* The next thread that can run, round robin after the current one (which
- * comes last). */
+ * comes last); with --chaos, from a thread picked at random. */
 static struct rec_thread *next_ready(struct recording *rec)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < rec->n_threads; i++)
 		if (rec->threads[i] == rec->cur)
 			start = i + 1;
+	if (rec->chaos.on && rec->n_threads)
+		start = chaos_pick(&rec->chaos, rec->n_threads);
 	for (size_t k = 0; k < rec->n_threads; k++) {
 		struct rec_thread *t = rec->threads[(start + k) % rec->n_threads];
 		if (t->state == THREAD_EVENT || (t->state == THREAD_RUNNABLE && !rec->exiting))

@@ -372,6 +372,11 @@ int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop)
 	return resume(t, PTRACE_SINGLESTEP, signo, stop);
 }
 
+int tracee_syscall(struct tracee *t, int signo, struct tracee_stop *stop)
+{
+	return resume(t, PTRACE_SYSCALL, signo, stop);
+}
+
 int tracee_cont(struct tracee *t, int signo, struct tracee_stop *stop)
 {
 	return resume(t, PTRACE_CONT, signo, stop);

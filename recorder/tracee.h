@@ -90,6 +90,11 @@ int tracee_detach(struct tracee *t);
 /* Resumes for one instruction (signo: signal to deliver, 0 for none) and
  * waits for the next stop. */
 int tracee_step(struct tracee *t, int signo, struct tracee_stop *stop);
+/* Resumes up to the next system call entry or exit (PTRACE_SYSCALL): no
+ * trap flag, so no SIGTRAP is forced on the thread (a step's trap resets
+ * an ignored or blocked SIGTRAP to its default). Both stops come back as
+ * TRACEE_STOP_STEP. */
+int tracee_syscall(struct tracee *t, int signo, struct tracee_stop *stop);
 /* Resumes freely until the next stop. */
 int tracee_cont(struct tracee *t, int signo, struct tracee_stop *stop);
 

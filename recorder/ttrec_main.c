@@ -18,6 +18,7 @@
 
 #include "recorder/attach.h"
 #include "recorder/catalog.h"
+#include "recorder/chaos.h"
 #include "recorder/lockstep.h"
 #include "recorder/pack.h"
 #include "recorder/program_lookup.h"
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 		"  --follow-fork              record child processes too, each into its own\n"
 		"                             trace, <TRACE minus .idna>.PID.idna (ttrec ps)\n"
 		"  --no-jit                   interpret every block (no translation to host code)\n"
+		"  --chaos[=SEED]             threads get random slices in random order (the seed is\n"
+		"                             printed; the same seed makes the same choices)\n"
 		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"
 		"  --verify                   (run) no trace: check the emulator against the CPU, one\n"
 		"                             single-step per instruction, up to the first difference\n"
@@ -233,6 +236,9 @@ static int record(struct record_options *opt, const char *path, bool force, bool
 			out.write_path, out.final_path);
 
 	struct record_result res;
+	/* Printed first: a run that hangs or crashes can be made again. */
+	if (opt->chaos && !quiet)
+		fprintf(stderr, "ttrec: chaos mode, seed %" PRIu64 "\n", opt->chaos_seed);
 	enum record_error e = record_program(opt, &res, err, sizeof(err));
 	settle_trace(&out, e, &res);
 	if (e == RECORD_ERR_TRACE_WRITE) {
@@ -262,6 +268,14 @@ static int record(struct record_options *opt, const char *path, bool force, bool
 			fprintf(stderr, "ttrec: process %d was killed by signal %d (%s)\n",
 				(int)opt->attach_pid, res.term_signal, strsignal(res.term_signal));
 		return 0;
+	}
+	/* A user's signal to ttrec ended the recording: ttrec ends as that
+	 * signal asked (supervisor_signals.h). */
+	if (res.stop_signal) {
+		fprintf(stderr, "ttrec: recording ended by signal %d (%s) from process %d: "
+				"the program was killed; the trace is complete\n",
+			res.stop_signal, strsignal(res.stop_signal), (int)res.stop_sender);
+		return 128 + res.stop_signal;
 	}
 	return program_status(res.exited, res.exit_status, res.term_signal);
 }
@@ -295,7 +309,8 @@ static int parse_attach_target(const char *arg, struct record_options *opt)
 static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
-	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_FORCE };
+	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_FORCE,
+	       OPT_CHAOS };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -306,6 +321,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "chaos", optional_argument, NULL, OPT_CHAOS },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -358,6 +374,20 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_NO_JIT: opt.no_jit = true; break;
 		case OPT_FORCE: force = true; trace_option = "--force"; break;
+		case OPT_CHAOS:
+			opt.chaos = true;
+			opt.chaos_seed = chaos_fresh_seed();
+			if (optarg) {
+				char *end;
+				errno = 0;
+				opt.chaos_seed = strtoull(optarg, &end, 10);
+				if (errno || end == optarg || *end || optarg[0] == '-') {
+					fprintf(stderr, "ttrec: bad --chaos seed '%s' (a number)\n", optarg);
+					return EXIT_USAGE;
+				}
+			}
+			trace_option = "--chaos";
+			break;
 		case OPT_RESUME_STOPPED: opt.resume_stopped = true; break;
 		case OPT_RESUME_PARKED:
 			if (!child_parking_parse(optarg, &opt.parking)) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +14,24 @@
 
 #include "recorder/vdso_patch.h"
 
+/* No system call has this number: the stub returns -ENOSYS. */
+#define NO_SYSCALL 0xffffffffu
+
 /* The vDSO's functions that read [vvar] (or may, depending on the clock
- * source), with the system call that does the same. */
-static const struct {
+ * source), with the system call that does the same. getrandom keeps its
+ * state in [vvar] and memory the C library sets up on its first call: in
+ * a fresh image it fails that call, so the library uses the system call. */
+static const struct entry_point {
 	const char *name;
 	uint32_t nr;
+	bool fresh_only; /* for an image that has not run yet */
 } entry_points[] = {
-	{ "__vdso_clock_gettime", SYS_clock_gettime },
-	{ "__vdso_gettimeofday", SYS_gettimeofday },
-	{ "__vdso_time", SYS_time },
-	{ "__vdso_clock_getres", SYS_clock_getres },
-	{ "__vdso_getcpu", SYS_getcpu },
+	{ "__vdso_clock_gettime", SYS_clock_gettime, false },
+	{ "__vdso_gettimeofday", SYS_gettimeofday, false },
+	{ "__vdso_time", SYS_time, false },
+	{ "__vdso_clock_getres", SYS_clock_getres, false },
+	{ "__vdso_getcpu", SYS_getcpu, false },
+	{ "__vdso_getrandom", NO_SYSCALL, true },
 };
 
 #define MAX_VDSO_BYTES (64u * 1024)
@@ -69,7 +77,7 @@ static int patch_one(struct vdso_patch *p, struct remote_memory *rm, uint64_t ad
 
 /* Walks the dynamic symbols of the image copied into buf. */
 static int patch_symbols(struct vdso_patch *p, struct remote_memory *rm, uint64_t start,
-			 char *buf, size_t size, char *err, size_t errlen)
+			 char *buf, size_t size, bool fresh, char *err, size_t errlen)
 {
 	Elf *elf = elf_memory(buf, size);
 	uint64_t base;
@@ -92,7 +100,8 @@ static int patch_symbols(struct vdso_patch *p, struct remote_memory *rm, uint64_
 				continue;
 			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			for (size_t e = 0; name && e < sizeof(entry_points) / sizeof(entry_points[0]); e++) {
-				if (strcmp(name, entry_points[e].name) != 0)
+				if (strcmp(name, entry_points[e].name) != 0 ||
+				    (entry_points[e].fresh_only && !fresh))
 					continue;
 				if (sym.st_size < VDSO_STUB_LEN || sym.st_value - base > size)
 					continue; /* no room for the stub: left as it is */
@@ -108,8 +117,8 @@ static int patch_symbols(struct vdso_patch *p, struct remote_memory *rm, uint64_
 	return rc;
 }
 
-int vdso_patch_apply(struct vdso_patch *p, struct remote_memory *rm,
-		     const struct mapping_table *maps, char *err, size_t errlen)
+static int apply(struct vdso_patch *p, struct remote_memory *rm,
+		 const struct mapping_table *maps, bool fresh, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	const struct mapping *m = find_vdso(maps);
@@ -129,12 +138,24 @@ int vdso_patch_apply(struct vdso_patch *p, struct remote_memory *rm,
 		snprintf(err, errlen, "cannot read the process's vDSO: %s", strerror(errno));
 		rc = -1;
 	} else {
-		rc = patch_symbols(p, rm, m->start, buf, size, err, errlen);
+		rc = patch_symbols(p, rm, m->start, buf, size, fresh, err, errlen);
 	}
 	free(buf);
 	if (rc != 0)
 		vdso_patch_restore(p, rm);
 	return rc;
+}
+
+int vdso_patch_apply(struct vdso_patch *p, struct remote_memory *rm,
+		     const struct mapping_table *maps, char *err, size_t errlen)
+{
+	return apply(p, rm, maps, false, err, errlen);
+}
+
+int vdso_patch_apply_fresh(struct vdso_patch *p, struct remote_memory *rm,
+			   const struct mapping_table *maps, char *err, size_t errlen)
+{
+	return apply(p, rm, maps, true, err, errlen);
 }
 
 int vdso_patch_leave_stubs(const struct vdso_patch *p, struct remote_memory *rm,

@@ -38,6 +38,13 @@ int vdso_patch_apply(struct vdso_patch *p, struct remote_memory *rm,
  * go on: at its mov or syscall, back to the entry (the arguments are
  * untouched); at its ret, the return is taken (rax holds the result). The
  * return address is read with rm. 0, or -1 if the stack cannot be read. */
+/* The same for a program image at its first instruction (after execve),
+ * whose vDSO is then shown to it: also the vDSO's getrandom, made to fail
+ * its first call (-ENOSYS), after which the C library makes the system
+ * call. */
+int vdso_patch_apply_fresh(struct vdso_patch *p, struct remote_memory *rm,
+			   const struct mapping_table *maps, char *err, size_t errlen);
+
 int vdso_patch_leave_stubs(const struct vdso_patch *p, struct remote_memory *rm,
 			   struct user_regs_struct *regs);
 

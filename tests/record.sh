@@ -125,6 +125,52 @@ for p in fork_pipe exec_other vfork_exec mmap_shared getrandom clocks clock_sysc
 	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
+# A program behaving while recorded as natively (stack growth, signals
+# aimed at ttrec, threads that yield, legacy entry points).
+for p in stack_growth shm_detach vsyscall_legacy vdso_present; do
+	record "$p" "$n" -- "$PROGRAMS/$p"
+done
+for mode in ignored handled-thread blocked; do
+	record "sigtrap_program-$mode" "$n" -- "$PROGRAMS/sigtrap_program" "$mode"
+done
+record sigtrap_program-default "$n" --killed -- "$PROGRAMS/sigtrap_program" default
+# Threads give way: at each sched_yield, and after a bounded time when
+# a thread makes only system calls (without, 277,000 and 131,000 calls).
+for mode in alternate:10000 syscall-loop:20000; do
+	record "threads_yield-${mode%:*}" "$n" -- "$PROGRAMS/threads_yield" "${mode%:*}" || continue
+	calls=$("$BUILD/ttreplay" --info "$tmp/run-threads_yield-${mode%:*}/trace.idna" |
+		awk '/^syscalls:/ { print $2 }')
+	if [ -z "$calls" ] || [ "$calls" -ge "${mode#*:}" ]; then
+		echo "FAIL: threads_yield-${mode%:*}: ${calls:-?} system calls (want < ${mode#*:})"
+		failed=1
+	fi
+done
+# --chaos: the program behaves as natively, the seed is printed, and the
+# order is random: a yielding thread is often picked again, so the
+# alternation takes more sched_yield calls than the 2,000 of round robin.
+chaos=$tmp/chaos
+mkdir -p "$chaos"
+if ! timeout "$LIMIT" "$TTREC" run --chaos=7 -o "$chaos/t.idna" -- "$PROGRAMS/threads_yield" alternate \
+	>"$chaos/out" 2>"$chaos/err" || ! cmp -s "$chaos/out" "$tmp/run-threads_yield-alternate/native.out" ||
+   ! grep -q '^ttrec: chaos mode, seed 7$' "$chaos/err" ||
+   ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$chaos/t.idna" >"$chaos/verify" 2>&1; then
+	echo "FAIL: chaos: output, seed line or replay:"
+	cat "$chaos/err" "$chaos/verify" 2>/dev/null | tail -5
+	failed=1
+else
+	calls=$("$BUILD/ttreplay" --info "$chaos/t.idna" | awk '/^syscalls:/ { print $2 }')
+	if [ "${calls:-0}" -le 2500 ]; then
+		echo "FAIL: chaos: $calls system calls, as many as without --chaos"
+		failed=1
+	else
+		echo "ok: chaos ($calls system calls)"
+	fi
+fi
+# The stack grows under the emulator, without native steps.
+if "$BUILD/ttdump" "$tmp/run-stack_growth/trace.idna" | grep -q '^  native '; then
+	echo "FAIL: stack_growth: the stack's growth took native steps"
+	failed=1
+fi
 record threads_exit-main-first "$n" -- "$PROGRAMS/threads_exit" main-first
 record threads_exit-blocked-workers "$n" -- "$PROGRAMS/threads_exit" blocked-workers
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash

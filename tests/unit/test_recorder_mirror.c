@@ -4,6 +4,8 @@
  */
 #include <check.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "recorder/mapping_table.h"
 #include "recorder/memory_mirror.h"
@@ -259,6 +261,122 @@ START_TEST(test_cached_read_only_page_refuses_writes)
 }
 END_TEST
 
+/* A grower that maps the page as the kernel would, by reparsing a table
+ * whose [stack] starts one page lower. */
+static int grower_calls;
+static int fake_grow(void *ctx, uint64_t page_addr)
+{
+	(void)ctx;
+	grower_calls++;
+	ck_assert_uint_eq(page_addr, 0x13000u);
+	ck_assert_int_eq(mapping_table_parse(maps, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					     "13000-15000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	return 1;
+}
+
+START_TEST(test_access_below_stack_grows_it)
+{
+	struct mapping_table *t = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(t, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					       "12000-13000 rw-p 00000000 00:00 0\n"
+					       "20000-21000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	ck_assert_ptr_nonnull(mapping_table_stack_above(t, 0x13ff8));
+	ck_assert_ptr_nonnull(mapping_table_stack_above(t, 0x13000));
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x20000));  /* mapped */
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x11000));  /* below another */
+	ck_assert_ptr_null(mapping_table_stack_above(t, 0x21000));  /* above all */
+	mapping_table_free(t);
+
+	ck_assert_int_eq(mapping_table_parse(maps, "10000-11000 r-xp 00000000 08:01 42 /bin/prog\n"
+					     "14000-15000 rw-p 00000000 00:00 0 [stack]\n"), 0);
+	uint64_t v = 0x1122334455667788ull, back = 0;
+	/* Without a grower the access faults, as before. */
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13ff8, &v, 8), EMU_MEM_FAULT);
+	grower_calls = 0;
+	memory_mirror_set_stack_grower(mirror, fake_grow, NULL);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13ff8, &v, 8), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x13ff8, &back, 8), EMU_MEM_OK);
+	ck_assert_uint_eq(back, v);
+	ck_assert_int_eq(grower_calls, 1);
+	/* Not below the stack: no growth asked. */
+	ck_assert_int_eq(memory_mirror_read(mirror, 0xf000, &back, 8), EMU_MEM_FAULT);
+	ck_assert_int_eq(grower_calls, 1);
+}
+END_TEST
+
+/* The mappings of [lo, hi) in t, from the first one. */
+static size_t window(const struct mapping_table *t, uint64_t lo, uint64_t hi, size_t *first)
+{
+	size_t n = 0;
+	*first = 0;
+	for (size_t i = 0; i < mapping_table_count(t); i++) {
+		const struct mapping *m = mapping_table_at(t, i);
+		if (m->end <= lo || m->start >= hi)
+			continue;
+		if (!n)
+			*first = i;
+		n++;
+	}
+	return n;
+}
+
+/* Around the region the test changes, the table a range refresh leaves
+ * equals a full load of /proc/self/maps (elsewhere the process's
+ * allocator, or a sanitizer's, may map memory meanwhile). */
+static void assert_tables_equal(const struct mapping_table *a, const struct mapping_table *b,
+				uint64_t lo, uint64_t hi)
+{
+	size_t ia, ib, n = window(a, lo, hi, &ia);
+	ck_assert_uint_eq(n, window(b, lo, hi, &ib));
+	for (size_t k = 0; k < n; k++) {
+		const struct mapping *x = mapping_table_at(a, ia + k), *y = mapping_table_at(b, ib + k);
+		ck_assert_uint_eq(x->start, y->start);
+		ck_assert_uint_eq(x->end, y->end);
+		ck_assert_uint_eq(x->flags, y->flags);
+		ck_assert_uint_eq(x->offset, y->offset);
+		ck_assert_str_eq(x->path ? x->path : "", y->path ? y->path : "");
+	}
+}
+
+START_TEST(test_refresh_matches_reload)
+{
+	struct mapping_table *live = mapping_table_new(), *full = mapping_table_new();
+	ck_assert_int_eq(mapping_table_load(live, getpid()), 0);
+	size_t page = 4096, n = 64;
+	uint8_t *base = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(base, MAP_FAILED);
+	ck_assert_int_eq(mapping_table_refresh(live, getpid(), (uint64_t)(uintptr_t)base, n * page), 0);
+	/* Split, merge back, unmap a hole, map into it, protect across two. */
+	struct { uint8_t *at; size_t pages; int op; } steps[] = {
+		{ base + 4 * page, 2, PROT_READ },
+		{ base + 10 * page, 1, PROT_NONE },
+		{ base + 4 * page, 2, PROT_READ | PROT_WRITE },
+		{ base + 20 * page, 3, -1 },  /* munmap */
+		{ base + 20 * page, 3, -2 },  /* mmap MAP_FIXED into the hole */
+		{ base + 9 * page, 3, PROT_READ | PROT_EXEC },
+		{ base + 63 * page, 1, -1 },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		uint8_t *at = steps[i].at;
+		size_t len = steps[i].pages * page;
+		if (steps[i].op == -1)
+			ck_assert_int_eq(munmap(at, len), 0);
+		else if (steps[i].op == -2)
+			ck_assert_ptr_eq(mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+					      -1, 0), at);
+		else
+			ck_assert_int_eq(mprotect(at, len, steps[i].op), 0);
+		ck_assert_int_eq(mapping_table_refresh(live, getpid(), (uint64_t)(uintptr_t)at, len), 0);
+		ck_assert_int_eq(mapping_table_load(full, getpid()), 0);
+		assert_tables_equal(live, full, (uint64_t)(uintptr_t)base - page,
+				    (uint64_t)(uintptr_t)base + (n + 1) * page);
+	}
+	munmap(base, n * page);
+	mapping_table_free(live);
+	mapping_table_free(full);
+}
+END_TEST
+
 static Suite *mirror_suite(void)
 {
 	Suite *s = suite_create("recorder_mirror");
@@ -272,6 +390,8 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
+	tcase_add_test(tc, test_access_below_stack_grows_it);
+	tcase_add_test(tc, test_refresh_matches_reload);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,56 @@
+/*
+ * signal_ttrec.c — signals aimed at the program's parent (ttrec, while
+ * recorded) and at its process group.
+ *   parent-int   kill(getppid(), SIGINT), then goes on: ttrec must not die
+ *                of it, nor pass it to the program.
+ *   group-abrt   kill(0, SIGABRT): the program dies of its own copy (134),
+ *                ttrec reports that and survives its copy.
+ *   group-usr1   kill(0, SIGUSR1) with a handler: it runs once, the
+ *                program goes on.
+ *   wait         prints "ready" and waits in pause(): for a user's signal
+ *                to ttrec (tests/record_signals.sh).
+ * Run natively in a process group of its own (setsid): the group is then
+ * the program's alone.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t usr1_count;
+
+static void on_usr1(int signo)
+{
+	(void)signo;
+	usr1_count++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(mode, "parent-int") == 0) {
+		printf("kill parent: %d\n", kill(getppid(), SIGINT));
+		printf("still here\n");
+		return 3;
+	}
+	if (strcmp(mode, "group-abrt") == 0) {
+		printf("abort the group\n");
+		kill(0, SIGABRT);
+		for (;;)
+			pause();
+	}
+	if (strcmp(mode, "group-usr1") == 0) {
+		signal(SIGUSR1, on_usr1);
+		kill(0, SIGUSR1);
+		printf("handled %d time(s)\n", (int)usr1_count);
+		return 0;
+	}
+	if (strcmp(mode, "wait") == 0) {
+		printf("ready\n");
+		for (;;)
+			pause();
+	}
+	fprintf(stderr, "usage: signal_ttrec parent-int|group-abrt|group-usr1|wait\n");
+	return 2;
+}
