@@ -4,17 +4,8 @@
 # state gdb shows after goto and restart is the new time's, not what gdb
 # had cached. Also every tool's --version.
 set -u
-build=$(cd "${BUILD:-build}" && pwd)
 here=$(cd "$(dirname "$0")/replay" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect FILE PATTERN DESCRIPTION
-	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
-}
+. "$(dirname "$0")/shared/checks.sh"
 
 cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
 "$build/ttrec" run -q -o counter.idna ./counter 6 > /dev/null
@@ -76,5 +67,4 @@ done
 rc=$?
 if [ "$rc" -eq 64 ] && [ ! -e ring.idna ]; then ok; else bad "--ring 1: status $rc"; fi
 
-echo "gdb_commands: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish gdb_commands

@@ -5,11 +5,8 @@
 # option"); every monitor command `monitor help` lists is in ttreplay(1).
 # The pages render without warnings.
 set -u
-build=$(cd "${BUILD:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/shared/checks.sh"
 
 # The long options of a man page: \-\-name as the roff source writes them.
 man_options() {
@@ -42,8 +39,6 @@ check_tool ttreplay ttreplay.1
 check_tool ttdump ttdump.1
 
 # Every monitor command is in the page.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 cc -g -O0 -o "$work/counter" "$top/tests/replay/programs/counter.c" || exit 1
 "$build/ttrec" run -q -o "$work/c.idna" "$work/counter" 2 > /dev/null
 gdb -batch -nx "$work/counter" -ex "target remote | $build/ttreplay $work/c.idna" \
@@ -62,5 +57,4 @@ for page in "$top"/man/*.[15]; do
 	if [ -z "$warnings" ]; then ok; else bad "$(basename "$page"): $warnings"; fi
 done
 
-echo "man_pages: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish man_pages

@@ -4,20 +4,8 @@
 # I/O) and says when this machine's files are not the recorded ones; a
 # damaged or planted copy in the pack is never served.
 set -u
-build=$(cd "${BUILD:-build}" && pwd)
 here=$(cd "$(dirname "$0")/replay" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect FILE PATTERN DESCRIPTION
-	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
-}
-refuse() { # refuse FILE PATTERN DESCRIPTION
-	if grep -qE -- "$2" "$1"; then bad "$3 ('$2' in $1)"; else ok; fi
-}
+. "$(dirname "$0")/shared/checks.sh"
 
 cp "$here/programs/counter.c" .
 cc -g -O0 -o counter counter.c || exit 1
@@ -81,5 +69,4 @@ if [ "$rc" -eq 65 ] && [ -s missing.out ]; then ok; else bad "pack of a missing 
 rc=$?
 [ "$rc" -eq 64 ] && ok || bad "pack of two traces: status $rc"
 
-echo "pack: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish pack

@@ -4,20 +4,8 @@
 # processes: the child traces of --follow-fork), ttreplay -p PID (replay
 # a child's trace) and -g TIME (start a gdb session there).
 set -u
-build=$(cd "${BUILD:-build}" && pwd)
 here=$(cd "$(dirname "$0")/replay" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect FILE PATTERN DESCRIPTION
-	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
-}
-status_is() { # status_is WANT GOT DESCRIPTION
-	if [ "$1" -eq "$2" ]; then ok; else bad "$3: status $2, not $1"; fi
-}
+. "$(dirname "$0")/shared/checks.sh"
 
 cc -g -O0 -o counter "$here/programs/counter.c" || exit 1
 "$build/ttrec" run -q ./counter 4 > /dev/null
@@ -72,5 +60,4 @@ done
 "$build/ttreplay" -g 5 --verify counter-0.idna > /dev/null 2>&1
 status_is 64 $? "-g with --verify"
 
-echo "recordings: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish recordings

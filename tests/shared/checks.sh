@@ -1,0 +1,29 @@
+# checks.sh — what the end-to-end test scripts share, sourced after
+# `set -u`: the build and a scratch folder (removed on exit, and the
+# current folder), counted checks, and the closing line every script
+# prints ("NAME: N passed, N failed", its status non-zero on a failure).
+#   . "$(dirname "$0")/shared/checks.sh"
+build=$(cd "${BUILD:-build}" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect FILE PATTERN DESCRIPTION: a line of FILE matches PATTERN (ERE).
+expect() {
+	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
+}
+# refuse FILE PATTERN DESCRIPTION: no line of FILE matches PATTERN.
+refuse() {
+	if grep -qE -- "$2" "$1"; then bad "$3 ('$2' in $1)"; else ok; fi
+}
+# status_is WANT GOT DESCRIPTION
+status_is() {
+	if [ "$1" -eq "$2" ]; then ok; else bad "$3: status $2, not $1"; fi
+}
+# finish NAME: the closing line, and the script's status.
+finish() {
+	echo "$1: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
