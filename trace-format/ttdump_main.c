@@ -234,8 +234,9 @@ static void print_record(const struct idna_record *rec, uint32_t stream, uint32_
 	case IDNA_REC_KERNEL_WRITE:
 		field_x(json, "addr", u->kernel_write.addr);
 		field_u(json, "len", u->kernel_write.len);
-		if (u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED)
-			field_str(json, "undescribed", "yes");
+		field_str(json, "of", u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED ? "undescribed"
+				      : u->kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME ? "signal-frame"
+				      : "syscall");
 		field_hex(json, "bytes", u->kernel_write.bytes,
 			  u->kernel_write.len < 64 ? u->kernel_write.len : 64);
 		break;

@@ -149,6 +149,13 @@ static inline void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 	}
 }
 
+/* Samples cycle through the record types: how many of n are of one. */
+#define SAMPLE_TYPES (IDNA_REC_TYPE_COUNT - 1)
+static inline uint64_t samples_of_type(uint64_t n, uint32_t type)
+{
+	return (n + SAMPLE_TYPES - type) / SAMPLE_TYPES;
+}
+
 static inline void assert_regs_equal(const struct idna_regs *a, const struct idna_regs *b)
 {
 	ck_assert_ptr_nonnull(a);
