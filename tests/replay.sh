@@ -166,6 +166,13 @@ expect_seq kernel-writes.out 'Old value = -1' 'New value = 3' "kernel writes: wa
 expect kernel-writes.out '^\$6 = \{3, 4\}' "kernel writes: after pipe after continue"
 if [ "$(grep -c 'in __GI___pipe\|^__GI___pipe' kernel-writes.out)" -ge 2 ]; then ok
 else bad "kernel writes: the watchpoint stops are in pipe"; fi
+# catch syscall: its entry stop is before the kernel's writes, its return after.
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
+	-ex 'catch syscall pipe pipe2' -ex continue -ex 'print fds' -ex continue -ex 'print fds' \
+	> kernel-writes-catch.out 2>&1
+expect kernel-writes-catch.out 'Catchpoint 1 \(call to syscall pipe' "kernel writes: catch syscall entry"
+expect kernel-writes-catch.out '^\$1 = \{-1, -1\}' "kernel writes: before the writes at the syscall's entry"
+expect kernel-writes-catch.out '^\$2 = \{3, 4\}' "kernel writes: after them at its return"
 
 # Threads: a two-thread trace written by tests/threads-trace, which follows
 # the recorder's thread contract (man/idna.5, THREADS), debugged without
