@@ -166,6 +166,15 @@ expect_seq kernel-writes.out 'Old value = -1' 'New value = 3' "kernel writes: wa
 expect kernel-writes.out '^\$6 = \{3, 4\}' "kernel writes: after pipe after continue"
 if [ "$(grep -c 'in __GI___pipe\|^__GI___pipe' kernel-writes.out)" -ge 2 ]; then ok
 else bad "kernel writes: the watchpoint stops are in pipe"; fi
+# monitor last-write names the syscall instruction where the watchpoint stops.
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
+	-ex 'handle SIGUSR1 nostop noprint' -ex continue -ex 'eval "monitor last-write %lu 8", &fds' \
+	-ex 'watch fds[0]' -ex reverse-continue -ex 'printf "pc %#lx\n", $pc' -ex 'x/i $pc' \
+	> kernel-writes-last.out 2>&1
+last_rip=$(sed -n 's/^last-write of .* by the instruction at \(0x[0-9a-f]*\) .*/\1/p' kernel-writes-last.out)
+if [ -n "$last_rip" ] && grep -q "^pc $last_rip\$" kernel-writes-last.out &&
+   grep -q '=> .*:[[:space:]]*syscall' kernel-writes-last.out; then ok
+else bad "kernel writes: monitor last-write names the syscall ($last_rip)"; fi
 # catch syscall: its entry stop is before the kernel's writes, its return after.
 gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
 	-ex 'catch syscall pipe pipe2' -ex continue -ex 'print fds' -ex continue -ex 'print fds' \
