@@ -159,13 +159,20 @@ expect kernel-writes.out '^\$2 = \{3, 4\}' "kernel writes: fds after pipe, befor
 expect kernel-writes.out '^\$3 = "kernel' "kernel writes: read's buffer"
 expect kernel-writes.out '^\$4 = 16384' "kernel writes: stat's st_mode"
 expect_seq kernel-writes.out '^#1 .*<signal handler called>' '^#2 ' "kernel writes: bt through the signal frame"
-expect kernel-writes.out '#[0-9]+ +0x[0-9a-f]+ in main \(\) at .*kernel_writes.c:' "kernel writes: bt reaches main"
+expect kernel-writes.out '#[0-9]+ +0x[0-9a-f]+ in main \(.*\) at .*kernel_writes.c:' "kernel writes: bt reaches main"
 expect_seq kernel-writes.out 'Old value = 3' 'New value = -1' "kernel writes: watchpoint backward to pipe"
 expect kernel-writes.out '^\$5 = \{-1, -1\}' "kernel writes: before pipe after reverse-continue"
 expect_seq kernel-writes.out 'Old value = -1' 'New value = 3' "kernel writes: watchpoint forward at pipe"
 expect kernel-writes.out '^\$6 = \{3, 4\}' "kernel writes: after pipe after continue"
 if [ "$(grep -c 'in __GI___pipe\|^__GI___pipe' kernel-writes.out)" -ge 2 ]; then ok
 else bad "kernel writes: the watchpoint stops are in pipe"; fi
+# The pipe alone in its replay segment: the backward search replays it
+# only if the segment's written-pages summary counts the kernel's writes.
+"$build/ttrec" run -q -o kernel-writes-alone.idna ./kernel_writes alone > /dev/null
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel-writes-alone.idna" \
+	-ex 'handle SIGUSR1 nostop noprint' -ex continue -ex 'watch fds[0]' -ex reverse-continue \
+	> kernel-writes-alone.out 2>&1
+expect_seq kernel-writes-alone.out 'Old value = 3' 'New value = -1' "kernel writes: segment summaries count them"
 # monitor last-write names the syscall instruction where the watchpoint stops.
 gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
 	-ex 'handle SIGUSR1 nostop noprint' -ex continue -ex 'eval "monitor last-write %lu 8", &fds' \
