@@ -23,6 +23,7 @@
 #include "recorder/signal_state.h"
 #include "recorder/supervisor_signals.h"
 #include "recorder/syscall_blocking.h"
+#include "recorder/kernel_writes.h"
 #include "recorder/syscall_effects.h"
 
 #define DEFAULT_CHECKPOINT_INTERVAL 100000000ull /* see BENCHMARKS.md: checkpoint interval */
@@ -302,6 +303,7 @@ void recording_apply_syscall_effects(struct recording *rec, long nr, const uint6
 		invalidate_file_mappings(rec, nr, args, result, changed_fd);
 	syscall_effect_describe(nr, args, result,
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
+	kernel_writes_log_syscall(rec, &e); /* a failure fails the record after it */
 	switch (e.kind) {
 	case SYSCALL_KIND_PLAIN:
 	case SYSCALL_KIND_THREAD:  /* what the kernel wrote for the new thread */
@@ -396,11 +398,15 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		}
 		recording_invalidate_all(rec);
 		return log_native(rec, insn, insn_len);
-	case NATIVE_HANDLER:
+	case NATIVE_HANDLER: {
+		uint64_t old_rsp = emu_regs(rec->cpu)->gpr[EMU_RSP];
 		if (recording_load_regs(rec) != 0)
 			return -1;
 		recording_invalidate_all(rec);
+		if (kernel_writes_log_signal_frame(rec, old_rsp, emu_regs(rec->cpu)->gpr[EMU_RSP]) != 0)
+			return -1;
 		return log_kernel(rec, IDNA_KERNEL_SIGNAL_DELIVERY, 0, 0);
+	}
 	case NATIVE_EXEC:
 		/* The execve retires with the new program's registers: replay
 		 * takes them from this record, then the checkpoint that
@@ -461,6 +467,8 @@ static int answer_syscall(struct recording *rec, long nr, const struct clock_ans
 		emu_invalidate_code(rec->cpu, a->out_addr, a->out_len);
 		if (traced_memory_forget_code(rec->tm, a->out_addr, a->out_len) &&
 		    log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, a->out_addr, a->out_len) != 0)
+			return -1;
+		if (kernel_writes_log_bytes(rec, a->out_addr, a->out, a->out_len) != 0)
 			return -1;
 	}
 	struct emu_regs *r = emu_regs(rec->cpu);

@@ -69,9 +69,11 @@ static int find_access(struct gdb_target *t, enum gdbstub_break_kind kind, uint6
 					: target_forward(t, UINT64_MAX, NULL, NULL, &stop);
 	int found = r == 0 && stop.reason == GDBSTUB_STOP_WATCHPOINT;
 	if (found) {
-		/* Forward runs stop just after the access. */
+		/* Forward runs stop just after the access; backward searches
+		 * stand at it (before a syscall whose kernel writes it was,
+		 * where going to its time would land after them). */
 		uint64_t at = replay_session_now(s) - (dir == GDBSTUB_FORWARD);
-		if (replay_session_goto(s, at) != 0)
+		if (dir == GDBSTUB_FORWARD && replay_session_goto(s, at) != 0)
 			r = -1;
 		*icount = at;
 		*rip = emu_regs(s->sim.cpu)->rip;

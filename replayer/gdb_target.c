@@ -149,6 +149,7 @@ static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 			if (icount < w->limit) {
 				w->have_hit = true;
 				w->hit_icount = icount;
+				w->hit_by_kernel = t->s->sim.in_kernel_write;
 				w->hit = stop;
 			}
 		} else if (icount >= w->start) {
@@ -333,6 +334,24 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 	return false;
 }
 
+/* Goes to a backward search's hit. One by the kernel's writes at time T
+ * is shown before them, as a live target would show the syscall that
+ * wrote: from the state before T, run up to the transition's first
+ * KERNEL_WRITE record (the state at T itself is after the transition). */
+static int goto_hit(struct gdb_target *t, const struct run_watch *w)
+{
+	struct replay_session *s = t->s;
+	uint64_t at = w->hit_icount;
+	if (!w->hit_by_kernel || at <= target_history_begin(t))
+		return replay_session_goto(s, at);
+	if (replay_session_goto(s, at - 1) != 0)
+		return -1;
+	s->sim.stop_before_kernel_write = true;
+	enum resim_status st = replay_session_run(s, at + 1);
+	s->sim.stop_before_kernel_write = false;
+	return st == RESIM_ERROR ? -1 : 0;
+}
+
 /* The last breakpoint or watched access strictly before `before` (and,
  * with events_count, the last received signal or caught syscall, where a
  * forward continue would stop at it), searching snapshot segments from
@@ -365,7 +384,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 			if (ev.found && (!w.have_hit || ev.time > w.hit_icount))
 				return target_goto_event(t, k, &ev, stop);
 			if (w.have_hit) {
-				if (replay_session_goto(s, w.hit_icount) != 0)
+				if (goto_hit(t, &w) != 0)
 					return -1;
 				*stop = w.hit;
 				return 0;

@@ -34,6 +34,7 @@ struct run_watch {
 	struct gdbstub_stop pending;
 	bool have_hit;
 	uint64_t hit_icount;
+	bool hit_by_kernel;   /* the hit is a KERNEL_WRITE at hit_icount */
 	struct gdbstub_stop hit;
 	gdbstub_interrupt_fn interrupted;
 	void *interrupt_ctx;

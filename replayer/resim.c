@@ -13,6 +13,8 @@
  *                       a syscall, a signal delivery or a natively executed
  *                       instruction; the syscall and the instruction retire;
  *   KERNEL CODE_CHANGED forget code pages in a range;
+ *   KERNEL_WRITE        (before the KERNEL record of its transition) bytes
+ *                       the kernel wrote, into the memory image only;
  *   NONDET              the results of the special instruction the emulator
  *                       stopped at (cpuid, rdtsc, rdtscp);
  *   SIGNAL              noted for the debugger;
@@ -145,6 +147,41 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 		    ev->u.kernel.result == 0)
 			start_new_image(s);
 	}
+}
+
+/*
+ * Bytes the kernel wrote at the transition that follows: into the image
+ * the debugger is shown, and a write of this time for watchpoints and the
+ * first pass's written-pages summaries. Not into the prediction cache:
+ * the recorder's did not see them either (the program's reads of them
+ * are misses in the log, as before these records existed).
+ */
+static void apply_kernel_write(struct resim *s, const struct idna_record *ev)
+{
+	struct process_memory *p = &s->proc;
+	uint64_t addr = ev->u.kernel_write.addr;
+	uint32_t len = ev->u.kernel_write.len;
+	if (!len || addr + len < addr)
+		return;
+	memory_image_store(p->image, addr, ev->u.kernel_write.bytes, len);
+	if (p->on_access) {
+		s->in_kernel_write = true;
+		p->on_access(p->access_ctx, addr, len, true);
+		s->in_kernel_write = false;
+	}
+}
+
+/* A syscall's KERNEL_WRITE records come before its KERNEL record: with
+ * stop_at_syscalls, its entry is reported at the first of them, before
+ * they apply (the emulator stands at the syscall: rax is its number). */
+static bool syscall_entry_before_write(struct resim *s, const struct idna_record *ev)
+{
+	if (!s->stop_at_syscalls || s->syscall_entry_reported ||
+	    (ev->u.kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME))
+		return false;
+	s->syscall_nr = emu_regs(s->cpu)->gpr[EMU_RAX];
+	s->syscall_entry_reported = true;
+	return true;
 }
 
 /* The results of the special instruction the emulator stopped at. */
@@ -289,6 +326,19 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 			break;
 		case IDNA_REC_NATIVE:
 			apply_transition(s, ev);
+			break;
+		case IDNA_REC_KERNEL_WRITE:
+			if (s->stop_before_kernel_write) {
+				*done = true;
+				*status = RESIM_STOPPED;
+				return now;
+			}
+			if (syscall_entry_before_write(s, ev)) {
+				*done = true;
+				*status = RESIM_SYSCALL_ENTRY;
+				return now;
+			}
+			apply_kernel_write(s, ev);
 			break;
 		case IDNA_REC_SIGNAL:
 			s->counts.signals++;

@@ -90,6 +90,13 @@ struct resim {
 	bool stop_at_switch;      /* return RESIM_SWITCHED when another thread takes over */
 	bool syscall_entry_reported;
 	uint64_t syscall_nr;      /* of the last RESIM_SYSCALL_* */
+	/* True while a KERNEL_WRITE record is applied: an observed write is
+	 * the kernel's, at the transition about to happen. */
+	bool in_kernel_write;
+	/* Return RESIM_STOPPED at the next KERNEL_WRITE record, before it
+	 * applies: the only state before a transition's writes at its time
+	 * (the state at a time is taken after its events). */
+	bool stop_before_kernel_write;
 };
 
 /*

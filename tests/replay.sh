@@ -142,6 +142,54 @@ if [ "$last_two" = "Catchpoint 1 (returned from syscall write)|Catchpoint 1 (cal
    grep -q '^\$1 = [1-9]' catch-back.out; then ok
 else bad "reverse-continue to caught syscalls: $last_two"; fi
 
+# What the kernel wrote (KERNEL_WRITE records) shows at every time: pipe's
+# fds, read's buffer, stat's struct, the signal frame (bt through the
+# handler), and write watchpoints stop at the syscall both ways.
+cc -D_GNU_SOURCE -g -O0 -o kernel_writes "$here/../programs/kernel_writes.c" || exit 1
+verify_program kernel_writes ./kernel_writes
+pipe_line=$(grep -n 'if (pipe(fds)' "$here/../programs/kernel_writes.c" | cut -d: -f1)
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
+	-ex 'handle SIGUSR1 nostop noprint' -ex "break kernel_writes.c:$pipe_line" -ex continue \
+	-ex 'print fds' -ex next -ex 'print fds' -ex next -ex next -ex next -ex 'print buf' \
+	-ex next -ex next -ex 'print st.st_mode & 0170000' -ex 'break on_usr1' -ex continue -ex bt \
+	-ex delete -ex continue -ex 'watch fds[0]' -ex reverse-continue -ex 'print fds' \
+	-ex reverse-continue -ex continue -ex 'print fds' > kernel-writes.out 2>&1
+expect kernel-writes.out '^\$1 = \{-1, -1\}' "kernel writes: fds before pipe"
+expect kernel-writes.out '^\$2 = \{3, 4\}' "kernel writes: fds after pipe, before the program reads them"
+expect kernel-writes.out '^\$3 = "kernel' "kernel writes: read's buffer"
+expect kernel-writes.out '^\$4 = 16384' "kernel writes: stat's st_mode"
+expect_seq kernel-writes.out '^#1 .*<signal handler called>' '^#2 ' "kernel writes: bt through the signal frame"
+expect kernel-writes.out '#[0-9]+ +0x[0-9a-f]+ in main \(.*\) at .*kernel_writes.c:' "kernel writes: bt reaches main"
+expect_seq kernel-writes.out 'Old value = 3' 'New value = -1' "kernel writes: watchpoint backward to pipe"
+expect kernel-writes.out '^\$5 = \{-1, -1\}' "kernel writes: before pipe after reverse-continue"
+expect_seq kernel-writes.out 'Old value = -1' 'New value = 3' "kernel writes: watchpoint forward at pipe"
+expect kernel-writes.out '^\$6 = \{3, 4\}' "kernel writes: after pipe after continue"
+if [ "$(grep -c 'in __GI___pipe\|^__GI___pipe' kernel-writes.out)" -ge 2 ]; then ok
+else bad "kernel writes: the watchpoint stops are in pipe"; fi
+# The pipe alone in its replay segment: the backward search replays it
+# only if the segment's written-pages summary counts the kernel's writes.
+"$build/ttrec" run -q -o kernel-writes-alone.idna ./kernel_writes alone > /dev/null
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel-writes-alone.idna" \
+	-ex 'handle SIGUSR1 nostop noprint' -ex continue -ex 'watch fds[0]' -ex reverse-continue \
+	> kernel-writes-alone.out 2>&1
+expect_seq kernel-writes-alone.out 'Old value = 3' 'New value = -1' "kernel writes: segment summaries count them"
+# monitor last-write names the syscall instruction where the watchpoint stops.
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
+	-ex 'handle SIGUSR1 nostop noprint' -ex continue -ex 'eval "monitor last-write %lu 8", &fds' \
+	-ex 'watch fds[0]' -ex reverse-continue -ex 'printf "pc %#lx\n", $pc' -ex 'x/i $pc' \
+	> kernel-writes-last.out 2>&1
+last_rip=$(sed -n 's/^last-write of .* by the instruction at \(0x[0-9a-f]*\) .*/\1/p' kernel-writes-last.out)
+if [ -n "$last_rip" ] && grep -q "^pc $last_rip\$" kernel-writes-last.out &&
+   grep -q '=> .*:[[:space:]]*syscall' kernel-writes-last.out; then ok
+else bad "kernel writes: monitor last-write names the syscall ($last_rip)"; fi
+# catch syscall: its entry stop is before the kernel's writes, its return after.
+gdb -batch -nx -ex "$slow_link" ./kernel_writes -ex "target remote | $build/ttreplay kernel_writes.idna" \
+	-ex 'catch syscall pipe pipe2' -ex continue -ex 'print fds' -ex continue -ex 'print fds' \
+	> kernel-writes-catch.out 2>&1
+expect kernel-writes-catch.out 'Catchpoint 1 \(call to syscall pipe' "kernel writes: catch syscall entry"
+expect kernel-writes-catch.out '^\$1 = \{-1, -1\}' "kernel writes: before the writes at the syscall's entry"
+expect kernel-writes-catch.out '^\$2 = \{3, 4\}' "kernel writes: after them at its return"
+
 # Threads: a two-thread trace written by tests/threads-trace, which follows
 # the recorder's thread contract (man/idna.5, THREADS), debugged without
 # symbols. Thread 2 (tid 4242) starts at 0x10100; both add to the counter

@@ -44,6 +44,7 @@ enum idna_record_type {
 	IDNA_REC_SIGNAL = 13,
 	IDNA_REC_PROCESS_EXIT = 14,
 	IDNA_REC_CACHE_STATS = 15,
+	IDNA_REC_KERNEL_WRITE = 16,
 	IDNA_REC_TYPE_COUNT, /* known types are 1..IDNA_REC_TYPE_COUNT-1 */
 };
 
@@ -84,6 +85,19 @@ enum idna_nondet_kind {
 #define IDNA_MAX_NONDET_VALUES 4
 #define IDNA_MAX_NATIVE_WRITES 64 /* memory effects of one native insn */
 #define IDNA_MAX_RECORD 65536     /* largest record payload */
+/* Largest byte run of one KERNEL_WRITE record; longer writes take several. */
+#define IDNA_MAX_KERNEL_WRITE (IDNA_MAX_RECORD - 32)
+
+/* KERNEL_WRITE flags. */
+enum idna_kernel_write_flags {
+	/* The kernel transition that follows may have written memory the
+	 * recorder cannot describe (an unknown syscall or ioctl): no bytes.
+	 * Replay keeps what it knows. */
+	IDNA_KWRITE_UNDESCRIBED = 1,
+	/* The bytes are a signal frame (the transition that follows is a
+	 * signal delivery), not a syscall's outputs. */
+	IDNA_KWRITE_SIGNAL_FRAME = 2,
+};
 
 struct idna_mem_effect {
 	uint64_t addr;
@@ -169,6 +183,15 @@ struct idna_record {
 		struct {
 			uint64_t hits, misses; /* cumulative for the stream */
 		} cache_stats;
+		struct {
+			/* Bytes the kernel wrote into the program's memory at
+			 * the kernel transition that follows (a syscall's
+			 * outputs, a signal frame), as they were after it. */
+			uint64_t addr;
+			const uint8_t *bytes;
+			uint32_t len; /* 0..IDNA_MAX_KERNEL_WRITE */
+			uint32_t flags; /* enum idna_kernel_write_flags */
+		} kernel_write;
 		struct {
 			const uint8_t *payload;
 			uint32_t len;

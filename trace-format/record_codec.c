@@ -24,6 +24,7 @@ static const char *const type_names[IDNA_REC_TYPE_COUNT] = {
 	[IDNA_REC_SIGNAL] = "signal",
 	[IDNA_REC_PROCESS_EXIT] = "process-exit",
 	[IDNA_REC_CACHE_STATS] = "cache-stats",
+	[IDNA_REC_KERNEL_WRITE] = "kernel-write",
 };
 
 const char *idna_record_type_name(uint32_t type)
@@ -87,6 +88,11 @@ static const char *validate(const struct idna_record *rec)
 	case IDNA_REC_MODULE_LOAD:
 		if (rec->u.module_load.build_id_len > 64)
 			return "build-id longer than 64 bytes";
+		return NULL;
+	case IDNA_REC_KERNEL_WRITE:
+		if (rec->u.kernel_write.len > IDNA_MAX_KERNEL_WRITE ||
+		    (rec->u.kernel_write.len && !rec->u.kernel_write.bytes))
+			return "kernel write larger than IDNA_MAX_KERNEL_WRITE or without bytes";
 		return NULL;
 	default:
 		if (rec->type == 0)
@@ -192,6 +198,11 @@ static void encode_payload(struct record_codec_state *s, const struct idna_recor
 	case IDNA_REC_CACHE_STATS:
 		bw_varint(w, u->cache_stats.hits);
 		bw_varint(w, u->cache_stats.misses);
+		break;
+	case IDNA_REC_KERNEL_WRITE:
+		bw_varint(w, u->kernel_write.flags);
+		bw_varint(w, u->kernel_write.addr);
+		bw_bytes(w, u->kernel_write.bytes, u->kernel_write.len);
 		break;
 	default:
 		bw_bytes(w, u->unknown.payload, u->unknown.len);
@@ -393,6 +404,14 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 	case IDNA_REC_CACHE_STATS:
 		u->cache_stats.hits = br_varint(r);
 		u->cache_stats.misses = br_varint(r);
+		break;
+	case IDNA_REC_KERNEL_WRITE:
+		u->kernel_write.flags = br_varint32(r);
+		u->kernel_write.addr = br_varint(r);
+		u->kernel_write.len = (uint32_t)br_left(r);
+		u->kernel_write.bytes = br_bytes(r, u->kernel_write.len);
+		if (u->kernel_write.len > IDNA_MAX_KERNEL_WRITE)
+			*why = "kernel write too large";
 		break;
 	default:
 		u->unknown.len = (uint32_t)br_left(r);

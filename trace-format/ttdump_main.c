@@ -235,6 +235,15 @@ static void print_record(const struct idna_record *rec, uint32_t stream, uint32_
 		field_u(json, "hits", u->cache_stats.hits);
 		field_u(json, "misses", u->cache_stats.misses);
 		break;
+	case IDNA_REC_KERNEL_WRITE:
+		field_x(json, "addr", u->kernel_write.addr);
+		field_u(json, "len", u->kernel_write.len);
+		field_str(json, "of", u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED ? "undescribed"
+				      : u->kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME ? "signal-frame"
+				      : "syscall");
+		field_hex(json, "bytes", u->kernel_write.bytes,
+			  u->kernel_write.len < 64 ? u->kernel_write.len : 64);
+		break;
 	default:
 		field_u(json, "len", u->unknown.len);
 		break;

@@ -117,8 +117,8 @@ START_TEST(interleaved_streams_and_checkpoints)
 	for (uint32_t st = 0; st < STREAMS; st++)
 		ck_assert_uint_eq(read_stream(r, st, NULL, 0), PER);
 
-	/* Checkpoints: sample i is a checkpoint when i % 15 == 2, icount 50 i. */
-	uint64_t want_i = 2 + 15 * 100;
+	/* Checkpoints: sample i is a checkpoint when i % TYPES == 2, icount 50 i. */
+	uint64_t want_i = 2 + SAMPLE_TYPES * 100;
 	const struct idna_checkpoint *cp = idna_reader_find_checkpoint(r, 3, 50 * want_i + 49);
 	ck_assert_ptr_nonnull(cp);
 	ck_assert_uint_eq(cp->icount, 50 * want_i);
@@ -127,11 +127,11 @@ START_TEST(interleaved_streams_and_checkpoints)
 	size_t n_cp = 0;
 	for (size_t i = 0; i < idna_reader_checkpoint_count(r); i++)
 		n_cp += idna_reader_checkpoint(r, i)->stream == 3;
-	ck_assert_uint_eq(n_cp, PER / 15);
+	ck_assert_uint_eq(n_cp, samples_of_type(PER, IDNA_REC_CHECKPOINT));
 
 	/* Threads and modules come from the global stream (stream 0). */
-	ck_assert_uint_eq(idna_reader_thread_count(r), PER / 15);
-	ck_assert_uint_eq(idna_reader_module_count(r), PER / 15);
+	ck_assert_uint_eq(idna_reader_thread_count(r), samples_of_type(PER, IDNA_REC_THREAD_CREATE));
+	ck_assert_uint_eq(idna_reader_module_count(r), samples_of_type(PER, IDNA_REC_MODULE_LOAD));
 	const struct idna_module_info *m = idna_reader_module(r, 0);
 	ck_assert_str_eq(m->path, "/lib/module9.so");
 	ck_assert(m->unmapped); /* sample 10 unmaps module 9 */

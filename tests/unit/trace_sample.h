@@ -140,7 +140,20 @@ static inline void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 		r->u.cache_stats.hits = 1000 * i;
 		r->u.cache_stats.misses = i;
 		break;
+	case IDNA_REC_KERNEL_WRITE:
+		r->u.kernel_write.addr = 0x7ffd0000 + 8 * i;
+		r->u.kernel_write.flags = i % 5 == 0 ? IDNA_KWRITE_UNDESCRIBED : 0;
+		r->u.kernel_write.len = i % 5 == 0 ? 0 : (uint32_t)(i % 300);
+		r->u.kernel_write.bytes = s->bytes;
+		break;
 	}
+}
+
+/* Samples cycle through the record types: how many of n are of one. */
+#define SAMPLE_TYPES (IDNA_REC_TYPE_COUNT - 1)
+static inline uint64_t samples_of_type(uint64_t n, uint32_t type)
+{
+	return (n + SAMPLE_TYPES - type) / SAMPLE_TYPES;
 }
 
 static inline void assert_regs_equal(const struct idna_regs *a, const struct idna_regs *b)
@@ -240,6 +253,13 @@ static inline void assert_sample_equal(const struct sample *s, const struct idna
 	case IDNA_REC_CACHE_STATS:
 		ck_assert_uint_eq(got->u.cache_stats.hits, w->u.cache_stats.hits);
 		ck_assert_uint_eq(got->u.cache_stats.misses, w->u.cache_stats.misses);
+		break;
+	case IDNA_REC_KERNEL_WRITE:
+		ck_assert_uint_eq(got->u.kernel_write.addr, w->u.kernel_write.addr);
+		ck_assert_uint_eq(got->u.kernel_write.flags, w->u.kernel_write.flags);
+		ck_assert_uint_eq(got->u.kernel_write.len, w->u.kernel_write.len);
+		ck_assert_int_eq(memcmp(got->u.kernel_write.bytes, w->u.kernel_write.bytes,
+					w->u.kernel_write.len), 0);
 		break;
 	}
 }

@@ -1,0 +1,35 @@
+/*
+ * kernel_writes.h — the bytes the kernel writes into the program's memory,
+ * logged as KERNEL_WRITE records (man/idna.5) just before the kernel
+ * transition they belong to, so that replay shows them to the debugger
+ * at the right time. They bypass the prediction cache on both sides: the
+ * program's own later reads of them still miss and are logged as ever.
+ *
+ * What a syscall writes comes from the one description of it,
+ * syscall_effects.h; a signal frame is the stack the delivery moved over.
+ */
+#ifndef TTREC_KERNEL_WRITES_H
+#define TTREC_KERNEL_WRITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder/syscall_effects.h"
+
+struct recording;
+
+/* Logs the output ranges of a finished syscall (read from the process),
+ * or, for one whose writes are not described, a record saying so. The
+ * ranges of an address-space change are not outputs: nothing logged.
+ * 0, or -1 when the trace cannot be written (the recording failed). */
+int kernel_writes_log_syscall(struct recording *rec, const struct syscall_effect *e);
+
+/* Logs bytes the recorder itself answered for the kernel. */
+int kernel_writes_log_bytes(struct recording *rec, uint64_t addr, const void *bytes, size_t len);
+
+/* Logs the signal frame a delivery wrote: from the handler's stack
+ * pointer new_rsp up to below the interrupted code's red zone (old_rsp),
+ * or, on an alternate stack, as much as a frame can take. */
+int kernel_writes_log_signal_frame(struct recording *rec, uint64_t old_rsp, uint64_t new_rsp);
+
+#endif
