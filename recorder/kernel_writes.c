@@ -6,6 +6,7 @@
  * either) are left out.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "recorder/kernel_writes.h"
 #include "recorder/recording_internal.h"
@@ -95,4 +96,26 @@ int kernel_writes_log_signal_frame(struct recording *rec, uint64_t old_rsp, uint
 	if (old_rsp < RED_ZONE || new_rsp >= end || end - new_rsp > MAX_FRAME_SPAN)
 		end = new_rsp + FRAME_FIXED_BYTES + rec->tracee.xstate_size;
 	return log_range(rec, new_rsp, end - new_rsp, IDNA_KWRITE_SIGNAL_FRAME);
+}
+
+/* The bound on an initial stack logged whole: arguments and environment
+ * are limited to a quarter of the stack limit; past this, only what the
+ * program reads reaches the trace, as for any memory. */
+#define MAX_INITIAL_STACK (2u << 20)
+
+int kernel_writes_log_image(struct recording *rec, uint64_t rsp, bool with_stack)
+{
+	for (size_t i = 0; i < mapping_table_count(rec->maps); i++) {
+		const struct mapping *m = mapping_table_at(rec->maps, i);
+		bool vdso = m->path && strcmp(m->path, "[vdso]") == 0;
+		bool stack = with_stack && rsp >= m->start && rsp < m->end;
+		if (!vdso && !stack)
+			continue;
+		uint64_t from = stack ? rsp : m->start;
+		if (m->end - from > MAX_INITIAL_STACK)
+			continue;
+		if (log_range(rec, from, m->end - from, IDNA_KWRITE_IMAGE) != 0)
+			return -1;
+	}
+	return 0;
 }

@@ -11,6 +11,7 @@
 #ifndef TTREC_KERNEL_WRITES_H
 #define TTREC_KERNEL_WRITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,10 @@ int kernel_writes_log_bytes(struct recording *rec, uint64_t addr, const void *by
  * pointer new_rsp up to below the interrupted code's red zone (old_rsp),
  * or, on an alternate stack, as much as a frame can take. */
 int kernel_writes_log_signal_frame(struct recording *rec, uint64_t old_rsp, uint64_t new_rsp);
+
+/* Logs the parts of a new program image the program may not read before
+ * a debugger looks: the initial stack from rsp to the top of its mapping
+ * (with_stack: after an execve) and the vDSO. */
+int kernel_writes_log_image(struct recording *rec, uint64_t rsp, bool with_stack);
 
 #endif

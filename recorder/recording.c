@@ -159,9 +159,12 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)rec->cur->tracee.pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
-	if (log_exec(rec, exe) != 0 || log_modules(rec, 0, UINT64_MAX) != 0)
+	if (log_exec(rec, exe) != 0 || log_modules(rec, 0, UINT64_MAX) != 0 ||
+	    log_checkpoint(rec) != 0)
 		return -1;
-	return log_checkpoint(rec);
+	/* What a debugger reads before the program does: its arguments and
+	 * auxiliary vector, the vDSO (its symbols). */
+	return kernel_writes_log_image(rec, emu_regs(rec->cpu)->gpr[EMU_RSP], at_exec);
 }
 
 /* A write to a file shows through the pages of its private mappings that

@@ -177,7 +177,7 @@ static void apply_kernel_write(struct resim *s, const struct idna_record *ev)
 static bool syscall_entry_before_write(struct resim *s, const struct idna_record *ev)
 {
 	if (!s->stop_at_syscalls || s->syscall_entry_reported ||
-	    (ev->u.kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME))
+	    (ev->u.kernel_write.flags & (IDNA_KWRITE_SIGNAL_FRAME | IDNA_KWRITE_IMAGE)))
 		return false;
 	s->syscall_nr = emu_regs(s->cpu)->gpr[EMU_RAX];
 	s->syscall_entry_reported = true;

@@ -22,6 +22,13 @@ expect same.out '^\$1 = 15$' "the recorded value"
 refuse same.out 'does not support file transfer' "gdb reads the files through the stub"
 refuse same.out 'ttreplay: warning' "no warning when the files are the recorded ones"
 
+# What gdb reads before the program itself does: its arguments on the
+# initial stack and the vDSO (its link-map entry), as the kernel made them.
+gdb -batch -nx -ex "target remote | $build/ttreplay c.idna" -ex 'x/s *(char **)($sp + 8)' \
+	-ex 'info sharedlibrary' > image.out 2>&1
+expect image.out '"\./counter"' "argv[0] at the first instruction"
+refuse image.out "Can't read pathname for load map" "the vDSO's link-map entry is readable"
+
 # Pack.
 "$build/ttrec" pack c.idna > pack.out 2>&1
 rc=$?

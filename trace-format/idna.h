@@ -97,6 +97,10 @@ enum idna_kernel_write_flags {
 	/* The bytes are a signal frame (the transition that follows is a
 	 * signal delivery), not a syscall's outputs. */
 	IDNA_KWRITE_SIGNAL_FRAME = 2,
+	/* The bytes are part of a new program image as the kernel made it
+	 * (the initial stack, the vDSO): they come right after the
+	 * checkpoint that starts the image, with no transition after them. */
+	IDNA_KWRITE_IMAGE = 4,
 };
 
 struct idna_mem_effect {

@@ -240,6 +240,7 @@ static void print_record(const struct idna_record *rec, uint32_t stream, uint32_
 		field_u(json, "len", u->kernel_write.len);
 		field_str(json, "of", u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED ? "undescribed"
 				      : u->kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME ? "signal-frame"
+				      : u->kernel_write.flags & IDNA_KWRITE_IMAGE ? "image"
 				      : "syscall");
 		field_hex(json, "bytes", u->kernel_write.bytes,
 			  u->kernel_write.len < 64 ? u->kernel_write.len : 64);
