@@ -154,9 +154,11 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		return -1;
 	if (strcmp(command, "info") == 0) {
 		snprintf(line, sizeof(line),
-			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n",
+			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\ncheckpoints: %zu\n"
+			 "moves started from a kept nearby state: %llu of %llu\n",
 			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
-			 (unsigned long long)m->signals, t->s->n_snapshots);
+			 (unsigned long long)m->signals, t->s->n_snapshots,
+			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves);
 		print(print_ctx, line);
 		return 0;
 	}
@@ -173,7 +175,8 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 const char *gdb_target_monitor_help(void *ctx)
 {
 	(void)ctx;
-	return "info -- instructions, syscalls, signals and checkpoints of the trace\n"
+	return "info -- instructions, syscalls, signals and checkpoints of the trace;\n"
+	       "  backward moves that started from a state kept near recent positions\n"
 	       "checkpoints -- the times replay can start from\n"
 	       "last-write ADDR [LEN] -- the last write to these bytes before now (who wrote this?)\n"
 	       "next-write ADDR [LEN] -- the next write to them after now\n"

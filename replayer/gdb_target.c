@@ -333,6 +333,37 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 	return false;
 }
 
+/*
+ * The last breakpoint or watched access in [kept state, before), searched
+ * from the states kept near recent positions, latest first, down to the
+ * snapshot segment's start: 1 when found (the replay is there, *stop set),
+ * 0 when not (*searched_from: where the search has to go on from), -1.
+ */
+static int search_near(struct gdb_target *t, uint64_t before, uint64_t *searched_from,
+		       struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t floor = s->snapshots[replay_session_snapshot_for(s, before - 1)].icount;
+	uint64_t upper = before;
+	for (;;) {
+		uint64_t x = step_history_latest_before(&t->near, floor + 1, upper);
+		if (x == UINT64_MAX)
+			break;
+		struct run_watch w = { .record_only = true, .start = UINT64_MAX, .limit = upper };
+		if (step_history_goto(&t->near, s, x) != 0 || observed_run(t, &w, upper) == RESIM_ERROR)
+			return -1;
+		if (w.have_hit) {
+			if (step_history_goto(&t->near, s, w.hit_icount) != 0)
+				return -1;
+			*stop = w.hit;
+			return 1;
+		}
+		upper = x;
+	}
+	*searched_from = upper;
+	return 0;
+}
+
 /* The last breakpoint or watched access strictly before `before` (and,
  * with events_count, the last received signal or caught syscall, where a
  * forward continue would stop at it), searching snapshot segments from
@@ -349,6 +380,15 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 	}
 	bool events = any_point_counts && events_count;
 	if (any_point_counts && (t->n_points || events)) {
+		/* Where a kept state is close before, the latest part of the
+		 * segment is searched from there first (unless a signal or a
+		 * caught syscall could be the stop there). */
+		if (t->n_points &&
+		    !(events && target_segment_may_have_events(t, replay_session_snapshot_for(s, before - 1)))) {
+			int r = search_near(t, before, &before, stop);
+			if (r != 0)
+				return r < 0 ? -1 : 0;
+		}
 		for (size_t k = replay_session_snapshot_for(s, before - 1);; k--) {
 			bool may_hit = t->n_points && segment_may_hit(t, k);
 			bool may_event = events && target_segment_may_have_events(t, k);
@@ -365,7 +405,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 			if (ev.found && (!w.have_hit || ev.time > w.hit_icount))
 				return target_goto_event(t, k, &ev, stop);
 			if (w.have_hit) {
-				if (replay_session_goto(s, w.hit_icount) != 0)
+				if (step_history_goto(&t->near, s, w.hit_icount) != 0)
 					return -1;
 				*stop = w.hit;
 				return 0;
@@ -378,7 +418,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
-	if (replay_session_goto(s, before - 1) != 0)
+	if (step_history_goto(&t->near, s, before - 1) != 0)
 		return -1;
 	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
@@ -429,7 +469,7 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			uint64_t at = th->slice_time + (own - 1 - th->slice_icount);
 			/* (A syscall or a natively run instruction shows at
 			 * its own time, not yet executed: resim.c.) */
-			if (replay_session_goto(s, at) != 0)
+			if (step_history_goto(&t->near, s, at) != 0)
 				return -1;
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 			stop->tid = tid;
@@ -441,7 +481,7 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 			return 0;
 		}
-		if (replay_session_goto(s, th->slice_time - 1) != 0)
+		if (step_history_goto(&t->near, s, th->slice_time - 1) != 0)
 			return -1;
 	}
 }
@@ -612,5 +652,6 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr)
 	int r = port >= 0 ? gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port)
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
 	free(t.libraries_xml);
+	step_history_free(&t.near);
 	return r;
 }

@@ -12,6 +12,7 @@
 
 #include "gdbstub/target.h"
 #include "replayer/gdb_target.h"
+#include "replayer/step_history.h"
 
 #define MAX_POINTS 64
 #define INTERRUPT_CHECK_INTERVAL (1u << 20)
@@ -52,6 +53,8 @@ struct gdb_target {
 	uint8_t auxv[4096];
 	size_t auxv_len;
 	char *libraries_xml; /* made from the module list, or NULL */
+	/* States kept near recent positions: backward moves start there. */
+	struct step_history near;
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole

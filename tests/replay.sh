@@ -338,6 +338,27 @@ else
 	else bad "next then reverse-next over the rdrand line: $(grep '^\$' random-next.out | tr '\n' ' ')"; fi
 fi
 
+# Backward steps one after another start from states kept near the
+# recent positions (not from the first pass's snapshot): 40 stepi then 40
+# reverse-stepi through main show the same pcs, stack pointers and stack
+# words in mirror order, and all but the first backward moves start from
+# a kept state.
+{ echo "$slow_link"; echo 'break bump'; echo continue
+  for _ in $(seq 40); do echo stepi; echo 'printf "at %#lx %#lx %#lx\n", $pc, $sp, *(long *)$sp'; done
+  echo 'printf "turn\n"'
+  for _ in $(seq 40); do echo 'printf "at %#lx %#lx %#lx\n", $pc, $sp, *(long *)$sp'; echo reverse-stepi; done
+  echo 'monitor info'
+} > mirror.gdb
+timeout 600 gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -x mirror.gdb > mirror.out 2>&1
+forward=$(sed -n '/^turn$/q; s/^at //p' mirror.out | sed '$d' | tr '\n' '|')
+backward=$(sed -n '/^turn$/,$ s/^at //p' mirror.out | sed '1d' | tac | tr '\n' '|')
+if [ -n "$forward" ] && [ "$(echo "$forward" | tr '|' '\n' | wc -l)" -ge 39 ] && [ "$forward" = "$backward" ]; then ok
+else bad "40 stepi then 40 reverse-stepi do not mirror: $(diff <(echo "$forward" | tr '|' '\n') <(echo "$backward" | tr '|' '\n') | head -4 | tr '\n' ' ')"; fi
+kept=$(sed -n 's/^moves started from a kept nearby state: \([0-9]*\) of \([0-9]*\)$/\1 \2/p' mirror.out)
+set -- $kept
+if [ $# -eq 2 ] && [ "$1" -ge 39 ] && [ "$2" -ge 40 ]; then ok
+else bad "backward steps from kept states: '$kept' (want at least 39 of 40)"; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# step_latency.sh — how long one small backward step takes in gdb: the
+# median (and the largest) time of reverse-stepi, reverse-step and
+# reverse-next on bench/step_workload.c, through ttreplay, and through
+# gdb's own `record full` on the same program and commands where this gdb
+# can record it. Each command is timed inside gdb (its Python), from the
+# same place: the printf after the loop.
+#   BUILD=build bash bench/step_latency.sh [REPEATS]
+set -eu
+build=$(cd "${BUILD:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+repeats=${1:-30}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cc -g -O0 -o step_workload "$here/step_workload.c"
+line=$(grep -n 'printf("total' "$here/step_workload.c" | cut -d: -f1)
+"$build/ttrec" run -q -o steps.idna ./step_workload > /dev/null
+cat > timed.gdb <<EOF2
+python
+import statistics, time
+def timed(cmd, n):
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        gdb.execute(cmd, to_string=True)
+        ts.append((time.perf_counter() - t0) * 1000)
+    print("%-14s median %8.2f ms   max %8.2f ms   (%d)" % (cmd, statistics.median(ts), max(ts), n))
+gdb.execute("reverse-stepi", to_string=True)
+gdb.execute("stepi", to_string=True)
+timed("reverse-stepi", $repeats)
+timed("reverse-step", $repeats)
+timed("reverse-next", $repeats)
+end
+EOF2
+echo "ttreplay:"
+gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay steps.idna" \
+	-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median '
+echo "gdb record full:"
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512BW,-AVX512VL,-AVX512DQ,-AVX_Usable,-AVX2_Usable,-ERMS \
+	gdb -batch -nx ./step_workload -ex 'break main' -ex run -ex 'record full' \
+	-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median \|Process record' || true
