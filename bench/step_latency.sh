@@ -4,7 +4,10 @@
 # reverse-next on bench/step_workload.c, through ttreplay, and through
 # gdb's own `record full` on the same program and commands where this gdb
 # can record it. Each command is timed inside gdb (its Python), from the
-# same place: the printf after the loop.
+# same place: the printf after the loop. Two sizes: 200 iterations (about
+# 115,000 instructions, less than one snapshot interval) and 100,000
+# (about 4.9 M: the position is 700,000 instructions into the second
+# snapshot segment); record full only on the small one.
 #   BUILD=build bash bench/step_latency.sh [REPEATS]
 set -eu
 build=$(cd "${BUILD:-build}" && pwd)
@@ -15,7 +18,6 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 cc -g -O0 -o step_workload "$here/step_workload.c"
 line=$(grep -n 'printf("total' "$here/step_workload.c" | cut -d: -f1)
-"$build/ttrec" run -q -o steps.idna ./step_workload > /dev/null
 cat > timed.gdb <<EOF2
 python
 import statistics, time
@@ -33,10 +35,13 @@ timed("reverse-step", $repeats)
 timed("reverse-next", $repeats)
 end
 EOF2
-echo "ttreplay:"
-gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay steps.idna" \
-	-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median '
-echo "gdb record full:"
+for n in 200 100000; do
+	"$build/ttrec" run -q -o steps.idna ./step_workload $n > /dev/null
+	echo "ttreplay, $n iterations ($("$build/ttreplay" --info steps.idna | sed -n 's/^instructions: //p') instructions):"
+	gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay steps.idna" \
+		-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median '
+done
+echo "gdb record full, 200 iterations:"
 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512BW,-AVX512VL,-AVX512DQ,-AVX_Usable,-AVX2_Usable,-ERMS \
 	gdb -batch -nx ./step_workload -ex 'break main' -ex run -ex 'record full' \
 	-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median \|Process record' || true

@@ -1,9 +1,11 @@
 /*
  * step_workload.c — a small program to step through backwards
  * (bench/step_latency.sh): a loop of short functions, each making a system
- * call through a libc wrapper. Prints the same line natively and recorded.
+ * call through a libc wrapper; N iterations (default 200). Prints the same
+ * line natively and recorded.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static long total;
@@ -22,9 +24,10 @@ static void work(int i)
 	total += v;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	for (int i = 0; i < 200; i++)
+	int n = argc > 1 ? atoi(argv[1]) : 200;
+	for (int i = 0; i < n; i++)
 		work(i);
 	printf("total %ld\n", total);
 	return 0;
