@@ -23,6 +23,10 @@ struct idna_iter {
 	uint32_t cur_chunk;
 	const struct reader_chunk *prev; /* the chunk before cur, for gap checks */
 	uint32_t last_offset, last_size;
+	/* idna_iter_skip_regs_before: in chunk skip_chunk, records before
+	 * skip_before come without registers. */
+	bool skipping;
+	uint32_t skip_chunk, skip_before;
 	struct record_decoder dec;
 	char error[256];
 };
@@ -119,6 +123,8 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 			return -1;
 	}
 	const uint8_t *start = it->cur.p;
+	it->dec.skip_regs = it->skipping && it->cur_chunk == it->skip_chunk &&
+			    (uint32_t)(start - it->ubuf) < it->skip_before;
 	char why[160];
 	if (record_decode(&it->dec, &it->cur, rec, why, sizeof(why)) < 0) {
 		snprintf(it->error, sizeof(it->error), "chunk %u offset %zu: %s", it->cur_chunk,
@@ -128,6 +134,13 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 	it->last_offset = (uint32_t)(start - it->ubuf);
 	it->last_size = (uint32_t)(it->cur.p - start);
 	return 1;
+}
+
+void idna_iter_skip_regs_before(struct idna_iter *it, uint32_t offset)
+{
+	it->skipping = true;
+	it->skip_chunk = it->cur_chunk;
+	it->skip_before = offset;
 }
 
 const char *idna_iter_error(const struct idna_iter *it)
