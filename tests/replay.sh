@@ -329,13 +329,16 @@ else
 		else bad "stepping over natively run AVX-512 instructions: offsets $got"; fi
 	fi
 	# next over the line, then reverse-next back to where it started.
-	line=$(grep -n 'random_block:' "$here/../programs/random_insns.c" | cut -d: -f1)
-	timeout 600 gdb -batch -nx -ex "$slow_link" ./random_insns -ex "target remote | $build/ttreplay random.idna" \
-		-ex "break $line" -ex continue -ex 'print/x $pc' -ex next -ex reverse-next -ex 'print/x $pc' \
-		> random-next.out 2>&1
-	if [ "$(sed -n 's/^\$1 = //p' random-next.out)" = "$(sed -n 's/^\$2 = //p' random-next.out)" ] &&
-	   grep -q '^\$2 = 0x' random-next.out; then ok
-	else bad "next then reverse-next over the rdrand line: $(grep '^\$' random-next.out | tr '\n' ' ')"; fi
+	for label in random_block xgetbv_block; do
+		line=$(grep -n "$label:" "$here/../programs/random_insns.c" | cut -d: -f1)
+		timeout 600 gdb -batch -nx -ex "$slow_link" ./random_insns -ex "target remote | $build/ttreplay random.idna" \
+			-ex "break $line" -ex continue -ex 'print/x $pc' -ex next -ex 'print/x $pc' -ex reverse-next \
+			-ex 'print/x $pc' > "$label-next.out" 2>&1
+		if [ "$(sed -n 's/^\$1 = //p' "$label-next.out")" = "$(sed -n 's/^\$3 = //p' "$label-next.out")" ] &&
+		   [ "$(sed -n 's/^\$1 = //p' "$label-next.out")" != "$(sed -n 's/^\$2 = //p' "$label-next.out")" ] &&
+		   grep -q '^\$3 = 0x' "$label-next.out"; then ok
+		else bad "next then reverse-next over the line of $label: $(grep '^\$' "$label-next.out" | tr '\n' ' ')"; fi
+	done
 fi
 
 # Backward steps one after another start from states kept near the
