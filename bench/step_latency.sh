@@ -35,11 +35,28 @@ timed("reverse-step", $repeats)
 timed("reverse-next", $repeats)
 end
 EOF2
+# ttreplay's own CPU time per command (perf stat's task-clock of whole
+# sessions, less one that only gets there): on a loaded machine the wall
+# times above are mostly waiting for a core, gdb's and ttreplay's turns.
+session_cpu_ms() { # command count
+	local cmds=() i
+	for ((i = 0; i < $2; i++)); do cmds+=(-ex "$1"); done
+	gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' \
+		-ex "target remote | perf stat -x, -e task-clock -o cpu.txt $build/ttreplay steps.idna" \
+		-ex "break $line" -ex continue -ex reverse-stepi -ex stepi "${cmds[@]}" > /dev/null 2>&1
+	sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1/p' cpu.txt
+}
 for n in 200 100000; do
 	"$build/ttrec" run -q -o steps.idna ./step_workload $n > /dev/null
 	echo "ttreplay, $n iterations ($("$build/ttreplay" --info steps.idna | sed -n 's/^instructions: //p') instructions):"
 	gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay steps.idna" \
 		-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median '
+	if command -v perf > /dev/null && base=$(session_cpu_ms stepi 0) && [ -n "$base" ]; then
+		for cmd in reverse-stepi reverse-step reverse-next; do
+			total=$(session_cpu_ms $cmd "$repeats")
+			printf '%-14s ttreplay CPU %6.2f ms per command\n' $cmd "$(echo "($total - $base) / $repeats" | bc -l)"
+		done
+	fi
 done
 echo "gdb record full, 200 iterations:"
 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512BW,-AVX512VL,-AVX512DQ,-AVX_Usable,-AVX2_Usable,-ERMS \
