@@ -155,6 +155,7 @@ struct emu_exit_info {
 	uint64_t fault_addr;         /* for EMU_FAULT_PF */
 	bool fault_write;            /* for EMU_FAULT_PF */
 	const char *mnemonic;        /* for EMU_EXIT_UNIMPLEMENTED (static string) */
+	uint8_t operand_bits;        /* for EMU_SPECIAL_RDRAND/RDSEED: 16, 32 or 64 */
 };
 
 /* Kinds of synchronisation events (DESIGN.md: key frames). */
@@ -220,6 +221,12 @@ void emu_fetch_current(struct emu_cpu *cpu);
 
 /* Advances rip past the instruction the last exit reported. */
 void emu_skip_insn(struct emu_cpu *cpu);
+
+/* Completes the rdrand or rdseed the last exit reported, as the CPU would
+ * with this result: the destination register gets value (0 when !valid:
+ * the CPU had no random number ready), CF says whether it is valid, the
+ * other status flags clear; rip moves past it. */
+void emu_complete_random(struct emu_cpu *cpu, uint64_t value, bool valid);
 
 /* Instructions retired by this CPU since creation, or since the count was
  * last set (a replayer restoring a thread's state sets it). Inside an

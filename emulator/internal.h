@@ -191,6 +191,9 @@ struct emu_cpu {
 	struct emu_observer obs;
 	bool has_observer;
 	struct emu_exit_info exit;
+	/* The destination (a GPR byte offset) of the rdrand or rdseed the
+	 * last exit reported, for emu_complete_random. */
+	uint8_t random_dest;
 	uint64_t icount;
 	/* emu_run's instruction limit: translations chain from block to
 	 * block while a whole block still fits under it. */

@@ -17,6 +17,23 @@ static int special(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return EMU_STOP;
 }
 
+/* rdrand, rdseed: the caller supplies the random number (a recorder from
+ * the CPU, a replayer from the log) through emu_complete_random; the
+ * destination register is noted for it. */
+static int random_special(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	cpu->exit.operand_bits = (uint8_t)(insn->opnd[0].size * 8);
+	cpu->random_dest = insn->opnd[0].reg;
+	return special(cpu, insn);
+}
+
+void emu_complete_random(struct emu_cpu *cpu, uint64_t value, bool valid)
+{
+	emu_gpr_set(cpu, cpu->random_dest, cpu->exit.operand_bits / 8, valid ? value : 0);
+	cpu->regs.rflags = (cpu->regs.rflags & ~(uint64_t)EMU_STATUS_FLAGS) | (valid ? EMU_CF : 0);
+	emu_skip_insn(cpu);
+}
+
 static int nop(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	(void)cpu;
@@ -52,8 +69,8 @@ static const struct emu_binding system_bindings[] = {
 	{ ZYDIS_MNEMONIC_CPUID, EMU_SPECIAL_CPUID, special, NULL },
 	{ ZYDIS_MNEMONIC_RDTSC, EMU_SPECIAL_RDTSC, special, NULL },
 	{ ZYDIS_MNEMONIC_RDTSCP, EMU_SPECIAL_RDTSCP, special, NULL },
-	{ ZYDIS_MNEMONIC_RDRAND, EMU_SPECIAL_RDRAND, special, NULL },
-	{ ZYDIS_MNEMONIC_RDSEED, EMU_SPECIAL_RDSEED, special, NULL },
+	{ ZYDIS_MNEMONIC_RDRAND, EMU_SPECIAL_RDRAND, random_special, NULL },
+	{ ZYDIS_MNEMONIC_RDSEED, EMU_SPECIAL_RDSEED, random_special, NULL },
 	{ ZYDIS_MNEMONIC_XGETBV, EMU_SPECIAL_XGETBV, special, NULL },
 	{ ZYDIS_MNEMONIC_RDPID, EMU_SPECIAL_RDPID, special, NULL },
 	{ ZYDIS_MNEMONIC_NOP, 0, nop, NULL },

@@ -17,6 +17,7 @@
 
 #include "recorder/attach.h"
 #include "recorder/auxv_patch.h"
+#include "recorder/random_insn.h"
 #include "recorder/clock_syscalls.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
@@ -614,6 +615,23 @@ static int deliver_pending_signals(struct recording *rec, bool full_poll)
 	return 0;
 }
 
+/* rdrand, rdseed: a number from ttrec's CPU, logged (random_insn.h). */
+static int handle_random(struct recording *rec)
+{
+	const struct emu_exit_info *x = emu_exit_info(rec->cpu);
+	bool seed = x->special == EMU_SPECIAL_RDSEED;
+	uint64_t value;
+	bool valid;
+	if (random_insn_run(seed, &value, &valid) != 0)
+		return handle_native_instruction(rec, NULL);
+	uint64_t in = x->operand_bits;
+	if (in < 64)
+		value &= (1ull << in) - 1;
+	uint64_t out[2] = { valid ? value : 0, valid };
+	emu_complete_random(rec->cpu, out[0], valid);
+	return log_nondet(rec, seed ? IDNA_NONDET_RDSEED : IDNA_NONDET_RDRAND, 1, &in, 2, out);
+}
+
 static int handle_special(struct recording *rec)
 {
 	struct emu_regs *r = emu_regs(rec->cpu);
@@ -649,8 +667,11 @@ static int handle_special(struct recording *rec)
 		emu_skip_insn(rec->cpu);
 		return log_nondet(rec, IDNA_NONDET_RDTSCP, 0, NULL, 2, out);
 	}
+	case EMU_SPECIAL_RDRAND:
+	case EMU_SPECIAL_RDSEED:
+		return handle_random(rec);
 	default:
-		/* rdrand, rdseed, xgetbv, rdpid: rare; the CPU runs them. */
+		/* xgetbv, rdpid: rare; the CPU runs them. */
 		return handle_native_instruction(rec, NULL);
 	}
 }

@@ -218,9 +218,11 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		return -1;
 	if (strcmp(command, "info") == 0) {
 		snprintf(line, sizeof(line),
-			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n",
+			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n"
+			 "moves started from a kept nearby state: %llu of %llu\n",
 			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
-			 (unsigned long long)m->signals, t->s->n_snapshots);
+			 (unsigned long long)m->signals, t->s->n_snapshots,
+			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves);
 		print(print_ctx, line);
 		return 0;
 	}
@@ -238,7 +240,8 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 const char *gdb_target_monitor_help(void *ctx)
 {
 	(void)ctx;
-	return "info -- instructions, syscalls, signals and snapshots of the trace\n"
+	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
+	       "  backward moves that started from a state kept near recent positions\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
 	       "checkpoint -- remember the current time as a numbered checkpoint\n"
 	       "checkpoints -- list the checkpoints\n"

@@ -343,13 +343,44 @@ static int goto_hit(struct gdb_target *t, const struct run_watch *w)
 	struct replay_session *s = t->s;
 	uint64_t at = w->hit_icount;
 	if (!w->hit_by_kernel || at <= target_history_begin(t))
-		return replay_session_goto(s, at);
-	if (replay_session_goto(s, at - 1) != 0)
+		return step_history_goto(&t->near, s, at);
+	if (step_history_goto(&t->near, s, at - 1) != 0)
 		return -1;
 	s->sim.stop_before_kernel_write = true;
 	enum resim_status st = replay_session_run(s, at + 1);
 	s->sim.stop_before_kernel_write = false;
 	return st == RESIM_ERROR ? -1 : 0;
+}
+
+/*
+ * The last breakpoint or watched access in [kept state, before), searched
+ * from the states kept near recent positions, latest first, down to the
+ * snapshot segment's start: 1 when found (the replay is there, *stop set),
+ * 0 when not (*searched_from: where the search has to go on from), -1.
+ */
+static int search_near(struct gdb_target *t, uint64_t before, uint64_t *searched_from,
+		       struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t floor = s->snapshots[replay_session_snapshot_for(s, before - 1)].icount;
+	uint64_t upper = before;
+	for (;;) {
+		uint64_t x = step_history_latest_before(&t->near, floor + 1, upper);
+		if (x == UINT64_MAX)
+			break;
+		struct run_watch w = { .record_only = true, .start = UINT64_MAX, .limit = upper };
+		if (step_history_goto(&t->near, s, x) != 0 || observed_run(t, &w, upper) == RESIM_ERROR)
+			return -1;
+		if (w.have_hit) {
+			if (goto_hit(t, &w) != 0)
+				return -1;
+			*stop = w.hit;
+			return 1;
+		}
+		upper = x;
+	}
+	*searched_from = upper;
+	return 0;
 }
 
 /* The last breakpoint or watched access strictly before `before` (and,
@@ -368,6 +399,15 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 	}
 	bool events = any_point_counts && events_count;
 	if (any_point_counts && (t->n_points || events)) {
+		/* Where a kept state is close before, the latest part of the
+		 * segment is searched from there first (unless a signal or a
+		 * caught syscall could be the stop there). */
+		if (t->n_points &&
+		    !(events && target_segment_may_have_events(t, replay_session_snapshot_for(s, before - 1)))) {
+			int r = search_near(t, before, &before, stop);
+			if (r != 0)
+				return r < 0 ? -1 : 0;
+		}
 		for (size_t k = replay_session_snapshot_for(s, before - 1);; k--) {
 			bool may_hit = t->n_points && segment_may_hit(t, k);
 			bool may_event = events && target_segment_may_have_events(t, k);
@@ -397,7 +437,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 		return 0;
 	}
-	if (replay_session_goto(s, before - 1) != 0)
+	if (step_history_goto(&t->near, s, before - 1) != 0)
 		return -1;
 	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 	return 0;
@@ -439,7 +479,6 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
-	uint64_t start = replay_session_now(s);
 	int64_t tid = s->sim.threads[k].tid;
 	for (;;) {
 		/* (Going to a time may rebuild the thread table.) */
@@ -447,12 +486,9 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 		uint64_t own = resim_thread_icount(&s->sim, k);
 		if (th->started && own > th->slice_icount) {
 			uint64_t at = th->slice_time + (own - 1 - th->slice_icount);
-			if (replay_session_goto(s, at) != 0)
-				return -1;
-			/* A syscall's return is applied with its instruction:
-			 * the time before it is the one before the syscall. */
-			if (replay_session_now(s) >= start && at > target_history_begin(t) &&
-			    replay_session_goto(s, at - 1) != 0)
+			/* (A syscall or a natively run instruction shows at
+			 * its own time, not yet executed: resim.c.) */
+			if (step_history_goto(&t->near, s, at) != 0)
 				return -1;
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 			stop->tid = tid;
@@ -464,7 +500,7 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_BEGIN);
 			return 0;
 		}
-		if (replay_session_goto(s, th->slice_time - 1) != 0)
+		if (step_history_goto(&t->near, s, th->slice_time - 1) != 0)
 			return -1;
 	}
 }
@@ -644,5 +680,6 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
 	free(t.libraries_xml);
 	target_files_close_all(&t);
+	step_history_free(&t.near);
 	return r;
 }

@@ -12,6 +12,7 @@
 
 #include "gdbstub/target.h"
 #include "replayer/gdb_target.h"
+#include "replayer/step_history.h"
 
 #define MAX_POINTS 64
 #define MAX_MARKS 64
@@ -62,6 +63,8 @@ struct gdb_target {
 	bool mark_used[MAX_MARKS];
 	/* Files gdb opened (vFile): descriptor + 1 by handle, 0 when free. */
 	int open_files[MAX_OPEN_FILES];
+	/* States kept near recent positions: backward moves start there. */
+	struct step_history near;
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole

@@ -83,6 +83,7 @@ int cursor_open_at(struct record_cursor *c, struct idna_reader *r, uint32_t stre
 		c->failed = true;
 		return -1;
 	}
+	idna_iter_skip_regs_before(c->it, pos->offset);
 	for (;;) {
 		int n = idna_iter_next(c->it, &c->rec);
 		if (n <= 0) {

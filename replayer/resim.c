@@ -11,12 +11,16 @@
  *                       take the registers;
  *   KERNEL, NATIVE      (always right after a key frame) the registers after
  *                       a syscall, a signal delivery or a natively executed
- *                       instruction; the syscall and the instruction retire;
+ *                       instruction; the syscall and the instruction retire
+ *                       (so they apply only when the run is to go past
+ *                       their time: the state at that time is the one
+ *                       before them, rip at the instruction, as a debugger
+ *                       single-stepping the live process sees it);
  *   KERNEL CODE_CHANGED forget code pages in a range;
  *   KERNEL_WRITE        (before the KERNEL record of its transition) bytes
  *                       the kernel wrote, into the memory image only;
  *   NONDET              the results of the special instruction the emulator
- *                       stopped at (cpuid, rdtsc, rdtscp);
+ *                       stopped at (cpuid, rdtsc, rdtscp, rdrand, rdseed);
  *   SIGNAL              noted for the debugger;
  *   KEY_FRAME(SWITCH)   the thread's slice ends there: resim_threads.c
  *                       picks the thread that runs next.
@@ -211,6 +215,13 @@ static enum resim_status apply_nondet(struct resim *s, const struct idna_record 
 		if (ev->u.nondet.kind == IDNA_NONDET_RDTSCP && ev->u.nondet.n_out >= 2)
 			r->gpr[EMU_RCX] = (uint32_t)out[1];
 		break;
+	case IDNA_NONDET_RDRAND:
+	case IDNA_NONDET_RDSEED:
+		if ((x->special != EMU_SPECIAL_RDRAND && x->special != EMU_SPECIAL_RDSEED) ||
+		    ev->u.nondet.n_out < 2)
+			return fail(s, "a random number for another instruction");
+		emu_complete_random(s->cpu, out[0], out[1] != 0);
+		return RESIM_AT_TARGET;
 	default:
 		return fail(s, "a non-deterministic result of an unknown kind");
 	}
@@ -244,13 +255,24 @@ static bool next_slice(struct resim *s, enum resim_status *status)
 	return true;
 }
 
+/* A record that retires the instruction at rip (a syscall's return, a
+ * natively executed instruction): the time it applies at shows that
+ * instruction not yet executed. */
+static bool retires_instruction(const struct idna_record *ev)
+{
+	return ev->type == IDNA_REC_NATIVE ||
+	       (ev->type == IDNA_REC_KERNEL && ev->u.kernel.kind == IDNA_KERNEL_SYSCALL);
+}
+
 /*
  * Consumes the events that apply at the running thread's current
- * instruction count. Returns the thread's instruction count to run to next
+ * instruction count, up to one that retires an instruction when the run
+ * has reached target. Returns the thread's instruction count to run to next
  * (UINT64_MAX: to the next emulator stop), or sets *status when the loop
  * must return.
  */
-static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *status)
+static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
+			      enum resim_status *status)
 {
 	for (;;) {
 		struct record_cursor *events = &resim_current(s)->events;
@@ -269,6 +291,11 @@ static uint64_t settle_events(struct resim *s, bool *done, enum resim_status *st
 				return emu_icount(s->cpu);
 			}
 			continue;
+		}
+		if (retires_instruction(ev) && resim_now(s) >= target) {
+			*done = true;
+			*status = RESIM_AT_TARGET;
+			return now;
 		}
 		switch (ev->type) {
 		case IDNA_REC_KEY_FRAME:
@@ -396,7 +423,7 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 	for (;;) {
 		bool done = false;
 		enum resim_status status = RESIM_AT_TARGET;
-		uint64_t next = settle_events(s, &done, &status);
+		uint64_t next = settle_events(s, target, &done, &status);
 		if (done)
 			return status;
 		uint64_t now = resim_now(s);

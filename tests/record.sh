@@ -122,7 +122,8 @@ record shebang "$n" -- "$tmp/script.sh" one two
 for p in fork_pipe kernel_writes exec_other vfork_exec mmap_shared getrandom clocks clock_syscalls self_modifying \
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
 	pthread_create threads_sync threads_exit threads_signals threads_exec clone_vm_shared \
-	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs; do
+	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs \
+	syscall_wrappers random_insns; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 # A program behaving while recorded as natively (stack growth, signals

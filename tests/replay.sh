@@ -312,6 +312,104 @@ expect ring_gdb.out '^0x[0-9a-f]+ +0x[0-9a-f]+ +Yes.*/libc\.so\.6' "ring: gdb li
 expect ring_gdb.out 'hit Breakpoint 1, worker \(arg=' "ring: a breakpoint in the PIE program is hit"
 if grep -q 'library list' ring_gdb.out; then bad "ring: gdb rejects the library list: $(grep 'library list' ring_gdb.out | head -1)"; else ok; fi
 
+# A system call made through a libc wrapper (getppid: mov; syscall; ret)
+# stops at its syscall instruction, before the kernel ran it, in both
+# directions; reverse-step and reverse-next through the wrapper stop where
+# gdb's own `record full` does. (record full shows rax after the syscall
+# already at the syscall instruction when replaying: only stops are
+# compared with it.)
+wrappers_expected='getppid + 7,getppid + 5,getppid,getppid@plt,getppid,getppid + 5,getppid + 7,getppid + 5,main + 16,main + 8,main + 16,main + 24,'
+stops_of() { sed -n 's/^\([A-Za-z_@.]*\( + [0-9]*\)\{0,1\}\) in section .*/\1/p' "$1" | tr '\n' ,; }
+cc -g -O0 -o syscall_wrappers "$here/../programs/syscall_wrappers.c" || exit 1
+"$build/ttrec" run -q -o wrappers.idna ./syscall_wrappers > /dev/null
+timeout 600 gdb -batch -nx -ex "$slow_link" ./syscall_wrappers -ex "target remote | $build/ttreplay wrappers.idna" \
+	-ex 'break main' -ex continue -x "$here/syscall_wrappers.gdb" > wrappers.out 2>&1
+if [ "$(stops_of wrappers.out)" = "$wrappers_expected" ]; then ok
+else bad "stops across getppid's syscall: $(stops_of wrappers.out)"; fi
+ppid=$(sed -n 's/^\$1 = //p' wrappers.out)
+values=$(sed -n 's/^\$[2-6] = //p' wrappers.out | tr '\n' ,)
+if [ -n "$ppid" ] && [ "$ppid" -gt 1 ] && [ "$values" = "$ppid,110,110,$ppid,110," ]; then ok
+else bad "rax at getppid's syscall (110 before it, the parent's pid $ppid after): $values"; fi
+# The same commands under gdb's record full, where this gdb can record.
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512BW,-AVX512VL,-AVX512DQ,-AVX_Usable,-AVX2_Usable,-ERMS \
+	timeout 600 gdb -batch -nx ./syscall_wrappers -ex 'break main' -ex run -ex 'record full' \
+	-x "$here/syscall_wrappers.gdb" > wrappers-native.out 2>&1
+if grep -q 'Process record\|not support\|Target .* does not support' wrappers-native.out ||
+   [ -z "$(stops_of wrappers-native.out)" ]; then
+	echo "replay: skipped the comparison with record full (gdb cannot record here)"
+elif [ "$(stops_of wrappers-native.out)" = "$wrappers_expected" ]; then ok
+else bad "record full stops elsewhere: $(stops_of wrappers-native.out)"; fi
+
+# rdrand and rdseed (emulated, their numbers logged) and instructions the
+# CPU ran for the recorder (xgetbv; AVX-512 where this CPU has it) are one
+# stop each: stepi through a block and reverse-stepi back, the pc's offset
+# from the block's label after each step.
+offsets_of() { # program trace label steps
+	{ echo "$slow_link"; echo "break *$3"; echo continue
+	  for _ in $(seq "$4"); do echo stepi; echo "print/d \$pc - (long)&$3"; done
+	  for _ in $(seq "$4"); do echo reverse-stepi; echo "print/d \$pc - (long)&$3"; done
+	} > "$3.gdb"
+	timeout 600 gdb -batch -nx "./$1" -ex "target remote | $build/ttreplay $2" -x "$3.gdb" 2>&1 |
+		sed -n 's/^\$[0-9]* = //p' | tr '\n' ' '
+}
+cc -g -O0 -o random_insns "$here/../programs/random_insns.c" || exit 1
+native_insns=xgetbv
+if grep -qw avx512f /proc/cpuinfo; then native_insns="xgetbv avx512"
+else echo "replay: this CPU has no AVX-512: only xgetbv is run natively"; fi
+"$build/ttrec" run -q -o random.idna ./random_insns $native_insns > random.out
+if grep -q 'no rdrand or rdseed' random.out; then
+	echo "replay: skipped the rdrand/rdseed stepping test (this CPU lacks them)"
+else
+	"$build/ttreplay" --info random.idna > random.info 2>&1
+	n_native=$(sed -n 's/^native-fallbacks: //p' random.info)
+	# xgetbv, and vpternlogd, vpmovd2m, kmovw.
+	if [ "$n_native" = "$([ "$native_insns" = xgetbv ] && echo 1 || echo 4)" ]; then ok
+	else bad "native fallbacks: $n_native (rdrand and rdseed must be emulated)"; fi
+	got=$(offsets_of random_insns random.idna random_block 7)
+	if [ "$got" = "1 4 5 8 12 13 14 13 12 8 5 4 1 0 " ]; then ok
+	else bad "stepping over rdrand/rdseed: offsets $got"; fi
+	got=$(offsets_of random_insns random.idna xgetbv_block 4)
+	if [ "$got" = "1 4 5 6 5 4 1 0 " ]; then ok
+	else bad "stepping over a natively run xgetbv: offsets $got"; fi
+	if [ "$native_insns" != xgetbv ]; then
+		got=$(offsets_of random_insns random.idna avx512_block 5)
+		if [ "$got" = "1 8 14 18 19 18 14 8 1 0 " ]; then ok
+		else bad "stepping over natively run AVX-512 instructions: offsets $got"; fi
+	fi
+	# next over the line, then reverse-next back to where it started.
+	for label in random_block xgetbv_block; do
+		line=$(grep -n "$label:" "$here/../programs/random_insns.c" | cut -d: -f1)
+		timeout 600 gdb -batch -nx -ex "$slow_link" ./random_insns -ex "target remote | $build/ttreplay random.idna" \
+			-ex "break $line" -ex continue -ex 'print/x $pc' -ex next -ex 'print/x $pc' -ex reverse-next \
+			-ex 'print/x $pc' > "$label-next.out" 2>&1
+		if [ "$(sed -n 's/^\$1 = //p' "$label-next.out")" = "$(sed -n 's/^\$3 = //p' "$label-next.out")" ] &&
+		   [ "$(sed -n 's/^\$1 = //p' "$label-next.out")" != "$(sed -n 's/^\$2 = //p' "$label-next.out")" ] &&
+		   grep -q '^\$3 = 0x' "$label-next.out"; then ok
+		else bad "next then reverse-next over the line of $label: $(grep '^\$' "$label-next.out" | tr '\n' ' ')"; fi
+	done
+fi
+
+# Backward steps one after another start from states kept near the
+# recent positions (not from the first pass's snapshot): 40 stepi then 40
+# reverse-stepi through main show the same pcs, stack pointers and stack
+# words in mirror order, and all but the first backward moves start from
+# a kept state.
+{ echo "$slow_link"; echo 'break bump'; echo continue
+  for _ in $(seq 40); do echo stepi; echo 'printf "at %#lx %#lx %#lx\n", $pc, $sp, *(long *)$sp'; done
+  echo 'printf "turn\n"'
+  for _ in $(seq 40); do echo 'printf "at %#lx %#lx %#lx\n", $pc, $sp, *(long *)$sp'; echo reverse-stepi; done
+  echo 'monitor info'
+} > mirror.gdb
+timeout 600 gdb -batch -nx ./counter -ex "target remote | $build/ttreplay c.idna" -x mirror.gdb > mirror.out 2>&1
+forward=$(sed -n '/^turn$/q; s/^at //p' mirror.out | sed '$d' | tr '\n' '|')
+backward=$(sed -n '/^turn$/,$ s/^at //p' mirror.out | sed '1d' | tac | tr '\n' '|')
+if [ -n "$forward" ] && [ "$(echo "$forward" | tr '|' '\n' | wc -l)" -ge 39 ] && [ "$forward" = "$backward" ]; then ok
+else bad "40 stepi then 40 reverse-stepi do not mirror: $(diff <(echo "$forward" | tr '|' '\n') <(echo "$backward" | tr '|' '\n') | head -4 | tr '\n' ' ')"; fi
+kept=$(sed -n 's/^moves started from a kept nearby state: \([0-9]*\) of \([0-9]*\)$/\1 \2/p' mirror.out)
+set -- $kept
+if [ $# -eq 2 ] && [ "$1" -ge 39 ] && [ "$2" -ge 40 ]; then ok
+else bad "backward steps from kept states: '$kept' (want at least 39 of 40)"; fi
+
 # GDB/MI, as IDEs drive it.
 gdb --interpreter=mi2 -nx -q -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" < "$here/mi.txt" > mi.out 2>&1
 expect mi.out '"reverse"' "MI -list-target-features has reverse"

@@ -383,6 +383,10 @@ const char *idna_iter_error(const struct idna_iter *it);
  * (type, length and payload). */
 void idna_iter_position(const struct idna_iter *it, uint32_t *chunk, uint32_t *offset,
 			uint32_t *encoded_size);
+/* Records of the current chunk that start before `offset` are returned
+ * without their registers (a reader skipping to a saved position: most of
+ * the decoding time is the register block). */
+void idna_iter_skip_regs_before(struct idna_iter *it, uint32_t offset);
 void idna_iter_close(struct idna_iter *it);
 
 #endif

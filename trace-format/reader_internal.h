@@ -6,6 +6,8 @@
 #ifndef TTREC_IDNA_READER_INTERNAL_H
 #define TTREC_IDNA_READER_INTERNAL_H
 
+#include <pthread.h>
+
 #include "trace-format/file_format.h"
 
 struct reader_chunk {
@@ -39,6 +41,14 @@ struct idna_reader {
 	size_t n_modules;
 	bool index_rebuilt;
 	char warning[256];
+	/* The chunk iterators decompressed last (reader_iter.c): a replay
+	 * going back to a saved position opens its streams' cursors there
+	 * again and again, mostly in the same chunk. Iterators of several
+	 * threads may share the reader: the lock guards it. */
+	pthread_mutex_t last_chunk_lock;
+	bool last_chunk_valid;
+	uint32_t last_chunk_idx;
+	uint8_t *last_chunk_bytes;   /* max_chunk_bytes, allocated on first use */
 };
 
 /* Fills r->chunks from the index, or by scanning when the index is

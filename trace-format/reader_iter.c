@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 
 #include "trace-format/crc32c.h"
@@ -23,6 +24,10 @@ struct idna_iter {
 	uint32_t cur_chunk;
 	const struct reader_chunk *prev; /* the chunk before cur, for gap checks */
 	uint32_t last_offset, last_size;
+	/* idna_iter_skip_regs_before: in chunk skip_chunk, records before
+	 * skip_before come without registers. */
+	bool skipping;
+	uint32_t skip_chunk, skip_before;
 	struct record_decoder dec;
 	char error[256];
 };
@@ -41,6 +46,31 @@ static int fail(struct idna_iter *it, const char *fmt, unsigned long long a, uns
 	return -1;
 }
 
+/* Copies chunk idx's bytes from the reader's last decompressed chunk:
+ * false when that is another chunk. */
+static bool cached_chunk(struct idna_reader *r, uint32_t idx, uint8_t *out, uint32_t usize)
+{
+	pthread_mutex_lock(&r->last_chunk_lock);
+	bool hit = r->last_chunk_valid && r->last_chunk_idx == idx;
+	if (hit)
+		memcpy(out, r->last_chunk_bytes, usize);
+	pthread_mutex_unlock(&r->last_chunk_lock);
+	return hit;
+}
+
+static void keep_chunk(struct idna_reader *r, uint32_t idx, const uint8_t *bytes, uint32_t usize)
+{
+	pthread_mutex_lock(&r->last_chunk_lock);
+	if (!r->last_chunk_bytes)
+		r->last_chunk_bytes = malloc(r->header.max_chunk_bytes);
+	r->last_chunk_valid = r->last_chunk_bytes && usize <= r->header.max_chunk_bytes;
+	if (r->last_chunk_valid) {
+		memcpy(r->last_chunk_bytes, bytes, usize);
+		r->last_chunk_idx = idx;
+	}
+	pthread_mutex_unlock(&r->last_chunk_lock);
+}
+
 static int load_chunk(struct idna_iter *it, size_t k)
 {
 	uint32_t idx = it->stream->chunks[k];
@@ -55,13 +85,17 @@ static int load_chunk(struct idna_iter *it, size_t k)
 	bool ring_start = !it->prev && ((it->r->header.flags & IDNA_FLAG_RING) || it->started_mid_stream);
 	if (!ring_start && !(c->info.flags & IDNA_CHUNK_BASELINE) && c->info.stream_chunk_no != expect)
 		return fail(it, "records missing before chunk %llu (stream chunk %llu)", idx, c->info.stream_chunk_no);
-	uint32_t csize = c->info.compressed_size, usize = c->info.uncompressed_size;
-	if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
-	    crc32c(0, it->cbuf, csize) != c->payload_crc)
-		return fail(it, "chunk %llu at offset %llu cannot be read or changed on disk", idx, c->info.file_offset);
-	size_t n = ZSTD_decompressDCtx(it->dctx, it->ubuf, usize, it->cbuf, csize);
-	if (ZSTD_isError(n) || n != usize)
-		return fail(it, "chunk %llu at offset %llu does not decompress to its size", idx, c->info.file_offset);
+	uint32_t usize = c->info.uncompressed_size;
+	if (!cached_chunk(it->r, idx, it->ubuf, usize)) {
+		uint32_t csize = c->info.compressed_size;
+		if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
+		    crc32c(0, it->cbuf, csize) != c->payload_crc)
+			return fail(it, "chunk %llu at offset %llu cannot be read or changed on disk", idx, c->info.file_offset);
+		size_t n = ZSTD_decompressDCtx(it->dctx, it->ubuf, usize, it->cbuf, csize);
+		if (ZSTD_isError(n) || n != usize)
+			return fail(it, "chunk %llu at offset %llu does not decompress to its size", idx, c->info.file_offset);
+		keep_chunk(it->r, idx, it->ubuf, usize);
+	}
 	it->cur = (struct byte_reader){it->ubuf, it->ubuf + usize, false};
 	it->cur_chunk = idx;
 	it->loaded = true;
@@ -119,6 +153,8 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 			return -1;
 	}
 	const uint8_t *start = it->cur.p;
+	it->dec.skip_regs = it->skipping && it->cur_chunk == it->skip_chunk &&
+			    (uint32_t)(start - it->ubuf) < it->skip_before;
 	char why[160];
 	if (record_decode(&it->dec, &it->cur, rec, why, sizeof(why)) < 0) {
 		snprintf(it->error, sizeof(it->error), "chunk %u offset %zu: %s", it->cur_chunk,
@@ -128,6 +164,13 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 	it->last_offset = (uint32_t)(start - it->ubuf);
 	it->last_size = (uint32_t)(it->cur.p - start);
 	return 1;
+}
+
+void idna_iter_skip_regs_before(struct idna_iter *it, uint32_t offset)
+{
+	it->skipping = true;
+	it->skip_chunk = it->cur_chunk;
+	it->skip_before = offset;
 }
 
 const char *idna_iter_error(const struct idna_iter *it)

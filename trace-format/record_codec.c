@@ -250,13 +250,14 @@ size_t record_encode(struct record_codec_state *s, const struct idna_record *rec
 	return (size_t)(w.p - out) + len;
 }
 
-static void get_regs(struct byte_reader *r, uint64_t *image, struct idna_regs *out)
+static void get_regs(struct byte_reader *r, uint64_t *image, struct idna_regs *out, bool skip)
 {
 	if (!regs_decode_delta(r, image)) {
 		r->bad = true;
 		return;
 	}
-	regs_from_image(image, out);
+	if (!skip)
+		regs_from_image(image, out);
 }
 
 /* Copies a length-prefixed string into text at *used. */
@@ -301,7 +302,7 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 		u->checkpoint.global_seq = br_varint(r);
 		u->checkpoint.icount = br_varint(r);
 		memset(s->regs_base, 0, sizeof(s->regs_base));
-		get_regs(r, s->regs_base, &d->regs);
+		get_regs(r, s->regs_base, &d->regs, d->skip_regs);
 		u->checkpoint.regs = &d->regs;
 		s->last_global_seq = u->checkpoint.global_seq;
 		s->last_icount = u->checkpoint.icount;
@@ -310,7 +311,7 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 		u->kernel.kind = br_varint32(r);
 		u->kernel.nr = br_varint(r);
 		u->kernel.result = (uint64_t)zigzag_decode(br_varint(r));
-		get_regs(r, s->regs_base, &d->regs);
+		get_regs(r, s->regs_base, &d->regs, d->skip_regs);
 		u->kernel.regs = &d->regs;
 		break;
 	case IDNA_REC_NONDET:
@@ -337,7 +338,7 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 			return false;
 		}
 		u->native.insn = br_bytes(r, u->native.insn_len);
-		get_regs(r, s->regs_base, &d->regs);
+		get_regs(r, s->regs_base, &d->regs, d->skip_regs);
 		u->native.regs = &d->regs;
 		u->native.n_writes = br_varint32(r);
 		if (u->native.n_writes > IDNA_MAX_NATIVE_WRITES) {
@@ -363,7 +364,7 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 		u->thread_create.tid = br_varint(r);
 		u->thread_create.parent_tid = br_varint(r);
 		u->thread_create.stream = br_varint32(r);
-		get_regs(r, image, &d->regs);
+		get_regs(r, image, &d->regs, d->skip_regs);
 		u->thread_create.regs = &d->regs;
 		break;
 	}

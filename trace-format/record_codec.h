@@ -30,6 +30,9 @@ struct record_decoder {
 	struct idna_regs regs;          /* what decoded records point to */
 	struct idna_mem_effect writes[IDNA_MAX_NATIVE_WRITES];
 	char text[IDNA_MAX_RECORD + 1]; /* NUL-terminated strings of the record */
+	/* Records are only being skipped over: register deltas update the
+	 * chunk's state, but regs is not filled. */
+	bool skip_regs;
 };
 
 /* Decodes the record at *r. Returns 1 and advances *r on success, -1 with a

@@ -4,7 +4,33 @@
  * a syscall's registers after differ in a handful of words, so the 2 KiB of
  * vector registers cost nothing.
  */
+#include <string.h>
+
 #include "trace-format/regs_codec.h"
+
+/* The byte arrays (x87 and vector registers) as little-endian words: one
+ * copy where the host is little-endian. Every record with registers is
+ * decoded through here, also when a replay only skips over it to reach a
+ * saved position, so the byte-wise form was most of a backward step. */
+static void words_from_bytes(uint64_t *words, const uint8_t *bytes, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(words, bytes, n * 8);
+#else
+	for (size_t i = 0; i < n; i++)
+		words[i] = load_le(bytes + 8 * i, 8);
+#endif
+}
+
+static void bytes_from_words(uint8_t *bytes, const uint64_t *words, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(bytes, words, n * 8);
+#else
+	for (size_t i = 0; i < n; i++)
+		store_le(bytes + 8 * i, words[i], 8);
+#endif
+}
 
 /* Word layout; man/idna.5 documents the same table. */
 enum {
@@ -39,14 +65,10 @@ void regs_to_image(const struct idna_regs *r, uint64_t *img)
 	img[W_FPU] = (uint64_t)r->ftw | (uint64_t)r->fop << 16 | (uint64_t)r->mxcsr << 32;
 	img[W_FIP] = r->fip;
 	img[W_FDP] = r->fdp;
-	const uint8_t *st = &r->st[0][0];
-	for (int i = 0; i < 10; i++)
-		img[W_ST + i] = load_le(st + 8 * i, 8);
+	words_from_bytes(&img[W_ST], &r->st[0][0], 10);
 	for (int i = 0; i < 8; i++)
 		img[W_K + i] = r->k[i];
-	const uint8_t *z = &r->zmm[0][0];
-	for (int i = 0; i < 256; i++)
-		img[W_ZMM + i] = load_le(z + 8 * i, 8);
+	words_from_bytes(&img[W_ZMM], &r->zmm[0][0], 256);
 }
 
 void regs_from_image(const uint64_t *img, struct idna_regs *r)
@@ -70,14 +92,10 @@ void regs_from_image(const uint64_t *img, struct idna_regs *r)
 	r->mxcsr = (uint32_t)(img[W_FPU] >> 32);
 	r->fip = img[W_FIP];
 	r->fdp = img[W_FDP];
-	uint8_t *st = &r->st[0][0];
-	for (int i = 0; i < 10; i++)
-		store_le(st + 8 * i, img[W_ST + i], 8);
+	bytes_from_words(&r->st[0][0], &img[W_ST], 10);
 	for (int i = 0; i < 8; i++)
 		r->k[i] = img[W_K + i];
-	uint8_t *z = &r->zmm[0][0];
-	for (int i = 0; i < 256; i++)
-		store_le(z + 8 * i, img[W_ZMM + i], 8);
+	bytes_from_words(&r->zmm[0][0], &img[W_ZMM], 256);
 }
 
 /*

@@ -110,6 +110,49 @@ START_TEST(test_special_stops)
 }
 END_TEST
 
+START_TEST(test_random_numbers)
+{
+	/* rdrand ax; rdseed r9d; rdrand rbx; ud2: each stops for the
+	 * caller's number, which lands in the destination at its width (16
+	 * bits keep the rest of rax, 32 bits clear the upper half), with CF
+	 * saying whether it is valid and the other status flags clear. */
+	struct harness h;
+	harness_init(&h);
+	static const uint8_t code[] = { 0x66, 0x0f, 0xc7, 0xf0, 0x41, 0x0f, 0xc7, 0xf9,
+					0x48, 0x0f, 0xc7, 0xf3, 0x0f, 0x0b };
+	memcpy(h.stop_code + 16, code, sizeof(code));
+	struct emu_regs *r = emu_regs(h.cpu);
+	r->rip = (uint64_t)(uintptr_t)(h.stop_code + 16);
+	r->gpr[EMU_RAX] = 0x1111222233334444;
+	r->gpr[EMU_R9] = 0x5555666677778888;
+	r->rflags = 0x2 | EMU_ZF | EMU_SF | EMU_OF | EMU_PF | EMU_AF;
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_SPECIAL);
+	ck_assert_int_eq(emu_exit_info(h.cpu)->special, EMU_SPECIAL_RDRAND);
+	ck_assert_uint_eq(emu_exit_info(h.cpu)->operand_bits, 16);
+	emu_complete_random(h.cpu, 0xabcd, true);
+	r = emu_regs(h.cpu);
+	ck_assert_uint_eq(r->gpr[EMU_RAX], 0x111122223333abcd);
+	ck_assert_uint_eq(r->rflags & EMU_STATUS_FLAGS, EMU_CF);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 20));
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_SPECIAL);
+	ck_assert_int_eq(emu_exit_info(h.cpu)->special, EMU_SPECIAL_RDSEED);
+	ck_assert_uint_eq(emu_exit_info(h.cpu)->operand_bits, 32);
+	emu_complete_random(h.cpu, 0x12345678, false);
+	r = emu_regs(h.cpu);
+	ck_assert_uint_eq(r->gpr[EMU_R9], 0);
+	ck_assert_uint_eq(r->rflags & EMU_STATUS_FLAGS, 0);
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_SPECIAL);
+	ck_assert_uint_eq(emu_exit_info(h.cpu)->operand_bits, 64);
+	emu_complete_random(h.cpu, 0xfedcba9876543210, true);
+	r = emu_regs(h.cpu);
+	ck_assert_uint_eq(r->gpr[EMU_RBX], 0xfedcba9876543210);
+	ck_assert_int_eq(emu_run(h.cpu, 10), EMU_EXIT_FAULT);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)(h.stop_code + 28));
+	ck_assert_uint_eq(emu_icount(h.cpu), 3);
+	harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_self_modifying_code)
 {
 	/* mov byte [rip+1], 0x05 rewrites the immediate of the following
@@ -267,6 +310,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_loop);
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_special_stops);
+	tcase_add_test(tc, test_random_numbers);
 	tcase_add_test(tc, test_self_modifying_code);
 	tcase_add_test(tc, test_cache_line_flush);
 	tcase_add_test(tc, test_refetch);

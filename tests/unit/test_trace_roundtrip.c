@@ -141,6 +141,49 @@ START_TEST(interleaved_streams_and_checkpoints)
 }
 END_TEST
 
+/* Reaching a record's position with the records before it skipped
+ * (idna_iter_skip_regs_before, as a replay restoring a saved position
+ * does) gives that record whole, registers included. */
+START_TEST(skipping_to_a_position_keeps_its_record_whole)
+{
+	char path[256], err[256];
+	sample_temp_path(path, sizeof(path), "skip");
+	enum { PER = 600 };
+	write_streams(path, 1, PER, &small_chunks);
+	struct idna_reader *r = idna_reader_open(path, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	struct { uint32_t chunk, offset; } *where = calloc(PER, sizeof(*where));
+	struct idna_iter *it = idna_iter_open(r, 0, NULL, err, sizeof(err));
+	ck_assert_msg(it != NULL, "%s", err);
+	struct idna_record rec;
+	uint32_t size;
+	for (size_t i = 0; i < PER; i++) {
+		ck_assert_int_eq(idna_iter_next(it, &rec), 1);
+		idna_iter_position(it, &where[i].chunk, &where[i].offset, &size);
+	}
+	idna_iter_close(it);
+	struct sample *smp = malloc(sizeof(*smp));
+	for (size_t i = 0; i < PER; i++) {
+		struct idna_checkpoint start = { .stream = 0, .chunk = where[i].chunk, .offset = 0 };
+		it = idna_iter_open(r, 0, &start, err, sizeof(err));
+		ck_assert_msg(it != NULL, "%s", err);
+		idna_iter_skip_regs_before(it, where[i].offset);
+		uint32_t chunk, offset;
+		do {
+			ck_assert_int_eq(idna_iter_next(it, &rec), 1);
+			idna_iter_position(it, &chunk, &offset, &size);
+		} while (offset != where[i].offset);
+		sample_record(smp, 0, i);
+		assert_sample_equal(smp, &rec);
+		idna_iter_close(it);
+	}
+	free(smp);
+	free(where);
+	idna_reader_close(r);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(unknown_record_types_are_skipped)
 {
 	char path[256], err[256];
@@ -255,6 +298,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, every_record_type_round_trips);
 	tcase_add_test(tc, interleaved_streams_and_checkpoints);
+	tcase_add_test(tc, skipping_to_a_position_keeps_its_record_whole);
 	tcase_add_test(tc, unknown_record_types_are_skipped);
 	tcase_add_test(tc, writer_errors_are_returned);
 	tcase_add_test(tc, miss_path_writes_the_same_file);
