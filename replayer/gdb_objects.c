@@ -14,7 +14,8 @@
 #include "replayer/elf_image.h"
 #include "replayer/gdb_target_internal.h"
 
-/* The program's path: the last execve of the global stream. */
+/* The program's path: the last execve of the global stream; and how many
+ * program images the trace holds. */
 void gdb_target_find_exec_file(struct gdb_target *t)
 {
 	char err[256];
@@ -23,8 +24,10 @@ void gdb_target_find_exec_file(struct gdb_target *t)
 		return;
 	struct idna_record r;
 	while (idna_iter_next(it, &r) == 1)
-		if (r.type == IDNA_REC_EXECVE && r.u.execve.path)
+		if (r.type == IDNA_REC_EXECVE && r.u.execve.path) {
 			snprintf(t->exec_file, sizeof(t->exec_file), "%s", r.u.execve.path);
+			t->images++;
+		}
 	idna_iter_close(it);
 }
 

@@ -218,7 +218,39 @@ int target_whole_history_interruptible(struct gdb_target *t, gdbstub_interrupt_f
 
 uint64_t target_history_begin(const struct gdb_target *t)
 {
-	return t->s->snapshots[0].icount;
+	uint64_t first = t->s->snapshots[0].icount;
+	return t->begin > first ? t->begin : first;
+}
+
+/*
+ * A trace of several programs (a wrapper script or a version manager's
+ * shim that execs the real program, a shell that execs its last command):
+ * gdb is shown the last one, from its first instruction, as if it had
+ * been started alone. It has the last program's symbols, and an earlier
+ * image at the same addresses would make them wrong; reverse execution
+ * stops at the exec as at the start of history. The replay runs there
+ * twice (to find the exec's time, then to stop at it), without the first
+ * pass: wrappers exec early.
+ */
+static int start_at_last_image(struct gdb_target *t)
+{
+	struct replay_session *s = t->s;
+	if (t->images < 2 || s->sim.ring_start)
+		return 0;
+	uint64_t want = t->images - 1;
+	while (s->sim.counts.execs < want) {
+		enum resim_status st = replay_session_run(s, replay_session_now(s) + (1u << 22));
+		if (st == RESIM_ERROR)
+			return -1;
+		if (st == RESIM_END && s->sim.counts.execs < want) /* it did not happen */
+			return replay_session_goto(s, target_history_begin(t));
+	}
+	uint64_t at = s->sim.counts.last_exec_time;
+	if (replay_session_goto(s, target_history_begin(t)) != 0 ||
+	    replay_session_run(s, at) == RESIM_ERROR)
+		return -1;
+	t->begin = at;
+	return 0;
 }
 
 void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop,
@@ -595,7 +627,9 @@ static uint64_t gt_end(void *ctx)
 
 static int gt_goto(void *ctx, uint64_t time)
 {
-	return replay_session_goto(((struct gdb_target *)ctx)->s, time);
+	struct gdb_target *t = ctx;
+	uint64_t begin = target_history_begin(t);
+	return replay_session_goto(t->s, time < begin ? begin : time);
 }
 
 static const void *gt_auxv(void *ctx, size_t *len)
@@ -661,16 +695,19 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 	 * the session shows without its first pass: gdb is answered at once
 	 * (within its 2 s timeout) and the pass runs when a resume, a step or
 	 * a monitor command first needs the whole history. */
-	uint64_t begin = target_history_begin(&t);
-	if (replay_session_goto(s, start_time != UINT64_MAX && start_time > begin ? start_time
-										   : begin) != 0) {
+	gdb_target_find_exec_file(&t);
+	if (replay_session_goto(s, target_history_begin(&t)) != 0 || start_at_last_image(&t) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}
 	target_files_check(&t);
-	gdb_target_find_exec_file(&t);
-	gdb_target_find_auxv(&t);
+	gdb_target_find_auxv(&t); /* from the initial stack: at the start */
 	gdb_target_images_from_modules(&t);
+	if (start_time != UINT64_MAX && start_time > target_history_begin(&t) &&
+	    replay_session_goto(s, start_time) != 0) {
+		fprintf(stderr, "ttreplay: %s\n", s->error);
+		return -1;
+	}
 	/* The library list is offered only when made here: otherwise gdb
 	 * reads the loader's own, with its real link maps. */
 	struct gdbstub_target_ops with_libraries = ops;

@@ -56,6 +56,11 @@ struct gdb_target {
 	uint8_t auxv[4096];
 	size_t auxv_len;
 	char *libraries_xml; /* made from the module list, or NULL */
+	/* The program images of the trace (its execve records), and where
+	 * the history gdb is shown begins: at the last of them (see
+	 * target_start_at_last_image). */
+	unsigned images;
+	uint64_t begin;
 	/* The user's checkpoints (monitor checkpoint, as rr's): checkpoint N
 	 * is the time marks[N - 1] while mark_used[N - 1]. A checkpoint of a
 	 * replay is only a time: going back to it is a goto. */

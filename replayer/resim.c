@@ -129,6 +129,8 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 static void start_new_image(struct resim *s)
 {
 	memory_image_forget(s->proc.image, 0, UINT64_MAX);
+	s->counts.execs++;
+	s->counts.last_exec_time = resim_now(s);
 }
 
 /* Applies a KERNEL or NATIVE record at the current instruction. */

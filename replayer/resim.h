@@ -34,6 +34,8 @@ struct resim_counts {
 	uint64_t syscalls, signals, checkpoints, native_steps;
 	int last_signal;           /* the last SIGNAL record passed, 0 if none */
 	uint64_t last_signal_time;
+	uint64_t execs;            /* successful execve calls passed */
+	uint64_t last_exec_time;   /* the first instruction of the last one's image */
 };
 
 enum resim_status {

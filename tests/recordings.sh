@@ -47,6 +47,21 @@ gdb -batch -nx -ex 'set remotetimeout 600' ./counter \
 	-ex "target remote | $build/ttreplay -g 20000 counter-0.idna" -ex 'monitor when' > goto.out 2>&1
 expect goto.out '^time 20000 of [0-9]+' "ttreplay -g starts there"
 
+# A program started through a wrapper that execs it: gdb sees the program,
+# from its first instruction (its symbols, its main), and going back stops
+# at the exec as at the start of history.
+printf '#!/bin/sh\nexec ./counter "$@"\n' > wrap.sh
+chmod +x wrap.sh
+"$build/ttrec" run -q -o wrap.idna ./wrap.sh 3 > /dev/null
+gdb -batch -nx -ex 'set remotetimeout 600' ./counter -ex "target remote | $build/ttreplay wrap.idna" \
+	-ex 'info sharedlibrary' -ex 'break main' -ex continue -ex bt -ex reverse-continue \
+	-ex 'x/s *(char **)($sp + 8)' > wrap.out 2>&1
+expect wrap.out '^Breakpoint 1, main \(argc=2, ' "break main in a program a wrapper exec'd"
+expect wrap.out '^#0  main \(argc=2' "its backtrace"
+expect wrap.out 'No more reverse-execution history' "going back stops at the exec"
+expect wrap.out '"\./counter"' "the start of history is the exec'd program's (its argv[0])"
+refuse wrap.out '/usr/bin/dash' "the wrapper's shell is not among the libraries"
+
 # Bad input.
 "$build/ttrec" ls no-such-folder > /dev/null 2>&1
 status_is 66 $? "ttrec ls of a missing folder"
