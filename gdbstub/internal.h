@@ -34,6 +34,9 @@ struct gdbstub {
 	bool no_ack;            /* after QStartNoAckMode */
 	bool finished;          /* D, k or vKill seen */
 	bool suppress_reply;    /* the handler wants no reply at all (k) */
+	/* While a resume, a step or a monitor command is handled: gdb shows
+	 * console output (O packets) only then. */
+	bool console_allowed;
 	int64_t reg_thread;     /* Hg: thread for g/p; 0 or -1 = current */
 	int64_t exec_thread;    /* Hc: thread for s/bs; 0 or -1 = current */
 	struct gdbstub_stop last_stop; /* for '?' */
@@ -59,6 +62,10 @@ void reply_ok(struct gdbstub *stub);
 /* Sends an extra packet before the reply (O packets of monitor output).
  * Negative when the link is gone. */
 int send_packet(struct gdbstub *stub, const void *payload, size_t len);
+
+/* Sends text to gdb's console as O packets; negative when the link is
+ * gone (then nothing more is sent for it). */
+int stub_console(struct gdbstub *stub, const char *text);
 
 /* The thread a register or execution packet means. */
 int64_t stub_reg_thread(struct gdbstub *stub);

@@ -116,7 +116,10 @@ static void do_step(struct gdbstub *stub, int64_t tid, enum gdbstub_direction di
 	 * selected, whose registers it reads. */
 	if (tid <= 0)
 		stop.tid = tid = stub->exec_thread > 0 ? stub->exec_thread : stub_reg_thread(stub);
-	if (stub->target.ops->step(stub->target.ctx, tid, dir, &stop) < 0) {
+	stub->console_allowed = true;
+	int r = stub->target.ops->step(stub->target.ctx, tid, dir, &stop);
+	stub->console_allowed = false;
+	if (r < 0) {
 		reply_error(stub, GDBSTUB_EIO);
 		return;
 	}
@@ -127,8 +130,10 @@ static void do_resume(struct gdbstub *stub, enum gdbstub_direction dir)
 {
 	struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_STEPPED,
 				     .tid = stub_exec_thread(stub) };
-	if (stub->target.ops->resume(stub->target.ctx, dir, link_interrupted, stub,
-				     &stop) < 0) {
+	stub->console_allowed = true;
+	int r = stub->target.ops->resume(stub->target.ctx, dir, link_interrupted, stub, &stop);
+	stub->console_allowed = false;
+	if (r < 0) {
 		reply_error(stub, GDBSTUB_EIO);
 		return;
 	}

@@ -17,25 +17,11 @@ struct print_state {
 	bool link_failed;
 };
 
-/* Sends text as one or more O packets. */
 static void print_to_gdb(void *ctx, const char *text)
 {
 	struct print_state *ps = ctx;
-	size_t len = strlen(text);
-	/* Each byte becomes two hex digits after the 'O'. */
-	const size_t chunk = GDBSTUB_PACKET_SIZE / 2 - 2;
-	for (size_t at = 0; at < len && !ps->link_failed; at += chunk) {
-		size_t n = len - at < chunk ? len - at : chunk;
-		char packet[GDBSTUB_PACKET_SIZE];
-		packet[0] = 'O';
-		for (size_t i = 0; i < n; i++) {
-			uint8_t c = (uint8_t)text[at + i];
-			packet[1 + 2 * i] = hex_digits[c >> 4];
-			packet[2 + 2 * i] = hex_digits[c & 15];
-		}
-		if (send_packet(ps->stub, packet, 1 + 2 * n) < 0)
-			ps->link_failed = true;
-	}
+	if (!ps->link_failed && stub_console(ps->stub, text) < 0)
+		ps->link_failed = true;
 }
 
 static bool word_is(const char *cmd, const char *word, const char **rest)
@@ -106,6 +92,7 @@ void handle_monitor(struct gdbstub *stub, const char *args, const char *end)
 		return;
 	}
 	struct print_state ps = { stub, false };
+	stub->console_allowed = true;
 	int rc = builtin_command(stub, cmd, &ps);
 	if (rc == 1) {
 		rc = stub->target.ops->monitor
@@ -117,6 +104,7 @@ void handle_monitor(struct gdbstub *stub, const char *args, const char *end)
 			rc = -1;
 		}
 	}
+	stub->console_allowed = false;
 	if (ps.link_failed)
 		stub->suppress_reply = true;
 	else if (rc < 0)

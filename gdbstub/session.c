@@ -13,6 +13,35 @@
 
 void gdbstub_dispatch(struct gdbstub *stub, const char *packet, size_t len);
 
+int stub_console(struct gdbstub *stub, const char *text)
+{
+	size_t len = strlen(text);
+	/* Each byte becomes two hex digits after the 'O'. */
+	const size_t chunk = GDBSTUB_PACKET_SIZE / 2 - 2;
+	for (size_t at = 0; at < len; at += chunk) {
+		size_t n = len - at < chunk ? len - at : chunk;
+		char packet[GDBSTUB_PACKET_SIZE];
+		packet[0] = 'O';
+		for (size_t i = 0; i < n; i++) {
+			uint8_t c = (uint8_t)text[at + i];
+			packet[1 + 2 * i] = hex_digits[c >> 4];
+			packet[2 + 2 * i] = hex_digits[c & 15];
+		}
+		if (send_packet(stub, packet, 1 + 2 * n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The target's console (attach_console): dropped outside the commands
+ * during which gdb shows it. */
+static void console_print(void *ctx, const char *text)
+{
+	struct gdbstub *stub = ctx;
+	if (stub->console_allowed)
+		stub_console(stub, text);
+}
+
 struct gdbstub *gdbstub_new(const struct gdbstub_target *target,
 			    const struct gdbstub_io *io)
 {
@@ -30,6 +59,8 @@ struct gdbstub *gdbstub_new(const struct gdbstub_target *target,
 	rsp_buf_init(&stub->framed, 2 * GDBSTUB_PACKET_SIZE + 8);
 	stub->last_stop.reason = GDBSTUB_STOP_STEPPED;
 	stub->last_stop.tid = target->ops->current_thread(target->ctx);
+	if (target->ops->attach_console)
+		target->ops->attach_console(target->ctx, console_print, stub);
 	return stub;
 }
 

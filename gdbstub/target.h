@@ -151,6 +151,12 @@ struct gdbstub_target_ops {
 	 * stops at syscalls when enable is false. May be NULL. */
 	int (*catch_syscalls)(void *ctx, bool enable, const uint64_t *nrs, size_t n);
 
+	/* Called once when a session starts, may be NULL: print sends text to
+	 * gdb's console (O packets). The target may use it only while it
+	 * handles a resume, a step or a monitor command (gdb shows it then):
+	 * to say what a long wait is doing. */
+	void (*attach_console)(void *ctx, gdbstub_print_fn print, void *print_ctx);
+
 	/* A monitor command the stub does not handle itself ("when", "goto"
 	 * and "help" it does). Returns 0 if handled, 1 if unknown, negative
 	 * on error; output goes through print. May be NULL. */

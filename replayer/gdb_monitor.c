@@ -7,44 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "replayer/gdb_target_internal.h"
-
-/* A monitor command's answer may need the first pass first. gdb waits
- * for each packet 2 s by default (remotetimeout) and, after three such
- * waits, prints "Ignoring packet error, continuing...": a progress line
- * goes out every second the pass runs, and each restarts the wait. */
-struct pass_progress {
-	struct gdb_target *t;
-	gdbstub_print_fn print;
-	void *print_ctx;
-	struct timespec last;
-};
-
-static bool print_pass_progress(void *ctx)
-{
-	struct pass_progress *p = ctx;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - p->last.tv_sec) * 1000000000LL + (now.tv_nsec - p->last.tv_nsec) >=
-	    1000000000LL) {
-		const struct replay_session *s = p->t->s;
-		char line[128];
-		snprintf(line, sizeof(line), "reading the trace: %llu M instructions so far\n",
-			 (unsigned long long)(s->snapshots[s->n_snapshots - 1].icount / 1000000));
-		p->print(p->print_ctx, line);
-		p->last = now;
-	}
-	return false; /* never stops the pass */
-}
-
-static int monitor_whole_history(struct gdb_target *t, gdbstub_print_fn print, void *print_ctx)
-{
-	struct pass_progress p = { t, print, print_ctx, { 0, 0 } };
-	clock_gettime(CLOCK_MONOTONIC, &p.last);
-	return target_whole_history_interruptible(t, print_pass_progress, &p);
-}
 
 /*
  * "Who wrote this value?": the nearest access of one kind to [addr,
@@ -123,7 +87,7 @@ static int monitor_access(struct gdb_target *t, const char *command, gdbstub_pri
 		}
 		uint64_t at = 0, rip = 0;
 		int64_t tid = 0;
-		if (monitor_whole_history(t, print, print_ctx) != 0)
+		if (target_whole_history(t) != 0)
 			return -1;
 		int r = find_access(t, queries[i].kind, addr, len, queries[i].dir, &at, &rip, &tid);
 		if (r < 0)
@@ -214,7 +178,7 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 	const struct replay_summary *m = &t->s->summary;
 	char line[256];
 	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0) &&
-	    monitor_whole_history(t, print, print_ctx) != 0)
+	    target_whole_history(t) != 0)
 		return -1;
 	if (strcmp(command, "info") == 0) {
 		snprintf(line, sizeof(line),

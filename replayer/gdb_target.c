@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -206,10 +207,42 @@ int target_whole_history(struct gdb_target *t)
 	return target_whole_history_interruptible(t, NULL, NULL);
 }
 
+/* Asked at each snapshot of the first pass: a progress line on gdb's
+ * console every second (gdb waits for each packet 2 s by default, and
+ * after three such waits prints "Ignoring packet error": each line
+ * restarts the wait), then whether gdb interrupted. */
+struct pass_watch {
+	struct gdb_target *t;
+	gdbstub_interrupt_fn interrupted;
+	void *interrupt_ctx;
+	struct timespec last;
+};
+
+static bool pass_tick(void *ctx)
+{
+	struct pass_watch *w = ctx;
+	struct gdb_target *t = w->t;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (t->console &&
+	    (now.tv_sec - w->last.tv_sec) * 1000000000LL + (now.tv_nsec - w->last.tv_nsec) >=
+		    1000000000LL) {
+		const struct replay_session *s = t->s;
+		char line[128];
+		snprintf(line, sizeof(line), "ttreplay: reading the trace: %llu M instructions so far\n",
+			 (unsigned long long)(s->snapshots[s->n_snapshots - 1].icount / 1000000));
+		t->console(t->console_ctx, line);
+		w->last = now;
+	}
+	return w->interrupted && w->interrupted(w->interrupt_ctx);
+}
+
 int target_whole_history_interruptible(struct gdb_target *t, gdbstub_interrupt_fn interrupted,
 				       void *interrupt_ctx)
 {
-	int r = replay_session_finish_pass_interruptible(t->s, interrupted, interrupt_ctx);
+	struct pass_watch w = { t, interrupted, interrupt_ctx, { 0, 0 } };
+	clock_gettime(CLOCK_MONOTONIC, &w.last);
+	int r = replay_session_finish_pass_interruptible(t->s, pass_tick, &w);
 	if (r >= 0)
 		return r;
 	fprintf(stderr, "ttreplay: %s\n", t->s->error);
@@ -571,6 +604,7 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	return target_backward(t, replay_session_now(t->s), true, true, stop);
 }
 
+
 /* --- breakpoints ---------------------------------------------------------------- */
 
 static struct point *find_point(struct gdb_target *t, enum gdbstub_break_kind kind,
@@ -625,6 +659,13 @@ static uint64_t gt_end(void *ctx)
 	return t->s->summary.instructions;
 }
 
+static void gt_attach_console(void *ctx, gdbstub_print_fn print, void *print_ctx)
+{
+	struct gdb_target *t = ctx;
+	t->console = print;
+	t->console_ctx = print_ctx;
+}
+
 static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
@@ -673,6 +714,7 @@ static const struct gdbstub_target_ops ops = {
 	.now = gt_now,
 	.end_of_history = gt_end,
 	.goto_time = gt_goto,
+	.attach_console = gt_attach_console,
 	.file_open = target_file_open,
 	.file_pread = target_file_pread,
 	.file_size = target_file_size,

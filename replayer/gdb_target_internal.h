@@ -61,6 +61,12 @@ struct gdb_target {
 	 * target_start_at_last_image). */
 	unsigned images;
 	uint64_t begin;
+	/* gdb's console (gdbstub's attach_console): the first pass says there
+	 * how far it got, every second, so a long wait is not a silent one
+	 * (the stub shows it only where gdb does: in a resume, a step or a
+	 * monitor command). */
+	gdbstub_print_fn console;
+	void *console_ctx;
 	/* The user's checkpoints (monitor checkpoint, as rr's): checkpoint N
 	 * is the time marks[N - 1] while mark_used[N - 1]. A checkpoint of a
 	 * replay is only a time: going back to it is a goto. */

@@ -58,6 +58,24 @@ else
 	echo "gdb_commands: no script(1): the terminal case is not checked"
 fi
 
+# The first resume or `monitor when` of a session waits for the first
+# pass over the whole trace (seconds on this one, more under the
+# sanitizers): its progress lines keep gdb's 2-second packet waits from
+# running out ("Ignoring packet error").
+cc -g -O0 -o late "$here/programs/late.c" || exit 1
+"$build/ttrec" run -q -o late.idna ./late > /dev/null
+for first in continue 'monitor when' stepi; do
+	gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex "$first" \
+		> first.out 2>&1
+	if grep -q 'Ignoring packet error\|Remote connection closed\|Remote communication error' first.out
+	then bad "gdb gave up waiting on a first '$first': $(grep -m1 'packet error\|Remote' first.out)"
+	else ok; fi
+	if grep 'reading the trace' first.out |
+	   grep -qvE '^ttreplay: reading the trace: [0-9]+ M instructions so far$'
+	then bad "a progress line mixed with other output: $(grep -m1 'reading the trace' first.out)"
+	else ok; fi
+done
+
 # The tools' --version; a ring too small for four chunks is a usage error.
 for tool in ttrec ttreplay ttdump; do
 	if "$build/$tool" --version | grep -qE "^$tool [0-9]+\.[0-9]+ \(trace format [0-9]+\.[0-9]+\)$"
