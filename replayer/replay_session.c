@@ -326,11 +326,16 @@ static int summarise_history(struct replay_session *s, enum resim_status st)
  * at the start can be shown before the rest of the pass has run. */
 #define OPENING_SNAPSHOTS 2
 
-int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory)
+int replay_session_open(struct replay_session *s, const char *path,
+			const struct replay_options *opt)
 {
+	static const struct replay_options defaults = { 0 };
+	if (!opt)
+		opt = &defaults;
 	memset(s, 0, sizeof(*s));
+	s->jit = !opt->no_jit;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
-	s->snapshot_budget = snapshot_memory ? snapshot_memory : default_snapshot_budget();
+	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->path = strdup(path);
 	if (!s->path) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
@@ -344,7 +349,7 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
 	struct memory_image *image = memory_image_new();
 	s->future = memory_image_new();
-	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, image) != 0) {
+	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, s->jit, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path,
 			 image && s->future ? s->sim.error : "out of memory");
 		if (!s->future)
@@ -390,7 +395,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	if (s->sim_open)
 		resim_close(&s->sim);
 	s->sim_open = false;
-	if (resim_open_state(&s->sim, s->reader, s->cache_log2,
+	if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit,
 			     &s->snapshots[s->n_snapshots - 1].state) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
 		s->pass_done = s->pass_failed = true;
@@ -503,7 +508,7 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 			resim_close(&s->sim);
 			s->sim_open = false;
 		}
-		if (resim_open_state(&s->sim, s->reader, s->cache_log2, &snap->state) != 0) {
+		if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &snap->state) != 0) {
 			snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 			return -1;
 		}

@@ -63,9 +63,20 @@ struct replay_summary {
 	double seconds;          /* of the first pass */
 };
 
+/* How a session replays. */
+struct replay_options {
+	/* Snapshots are kept within this many bytes (0: a quarter of the
+	 * machine's memory, at most 4 GiB). */
+	uint64_t snapshot_memory;
+	/* Interpret every instruction: no block translation (ttreplay
+	 * --no-jit; the replay is the same, slower). */
+	bool no_jit;
+};
+
 struct replay_session {
 	struct idna_reader *reader;
 	unsigned cache_log2;
+	bool jit;                     /* the emulator translates hot blocks */
 	struct memory_image *future;  /* first reads of the whole history */
 	struct module_files *modules; /* files mapped, for bytes never touched */
 	struct replay_snapshot *snapshots;
@@ -94,10 +105,10 @@ struct replay_session {
 };
 
 /* Opens the trace and makes the opening part of the first pass; the
- * current time is then the start of history. Snapshots are kept within
- * snapshot_memory bytes (0: a quarter of the machine's memory, at most
- * 4 GiB). 0, or -1 with s->error (the session is then closed). */
-int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory);
+ * current time is then the start of history. opt NULL: the defaults.
+ * 0, or -1 with s->error (the session is then closed). */
+int replay_session_open(struct replay_session *s, const char *path,
+			const struct replay_options *opt);
 void replay_session_close(struct replay_session *s);
 
 /* Makes the rest of the first pass unless it is done: afterwards the

@@ -32,7 +32,9 @@ static void usage(FILE *f)
 		"  --info           print what the trace holds (key: value lines)\n"
 		"  --json           with --info: one JSON object\n"
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
-		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n");
+		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n"
+		"  --no-jit         interpret every instruction (no block translation): the\n"
+		"                   same replay, slower\n");
 }
 
 /* The program's path: the last execve of the trace's global stream. */
@@ -55,7 +57,8 @@ static bool recorded_program(struct replay_session *s, char *out, size_t size)
 
 /* On a terminal, as `rr replay` does: start gdb on the recorded program,
  * connected to a ttreplay of the same trace. Extra arguments go to gdb. */
-static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args, int n_gdb_args)
+static int exec_gdb(struct replay_session *s, const char *trace, bool no_jit, char **gdb_args,
+		    int n_gdb_args)
 {
 	char program[4096], self[4096], target[8192];
 	if (!recorded_program(s, program, sizeof(program))) {
@@ -68,7 +71,8 @@ static int exec_gdb(struct replay_session *s, const char *trace, char **gdb_args
 		return 1;
 	}
 	self[n] = 0;
-	snprintf(target, sizeof(target), "target remote | '%s' '%s'", self, trace);
+	snprintf(target, sizeof(target), "target remote | '%s'%s '%s'", self,
+		 no_jit ? " --no-jit" : "", trace);
 	char **argv = calloc((size_t)n_gdb_args + 6, sizeof(char *));
 	if (!argv)
 		return 1;
@@ -210,7 +214,7 @@ static int verify(struct replay_session *s)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY };
+	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY, OPT_NO_JIT };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "bind", required_argument, NULL, OPT_BIND },
@@ -218,13 +222,14 @@ int main(int argc, char **argv)
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snapshot-memory", required_argument, NULL, OPT_SNAPSHOT_MEMORY },
+		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool do_verify = false, do_info = false, json = false;
 	long port = -1;
 	const char *bind_addr = NULL;
-	uint64_t snapshot_memory = 0;
+	struct replay_options options = { 0 };
 	int c;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -242,12 +247,14 @@ int main(int argc, char **argv)
 		case OPT_INFO: do_info = true; break;
 		case OPT_JSON: json = true; break;
 		case OPT_SNAPSHOT_MEMORY:
-			if (size_arg_parse(optarg, &snapshot_memory) != 0 || !snapshot_memory) {
+			if (size_arg_parse(optarg, &options.snapshot_memory) != 0 ||
+			    !options.snapshot_memory) {
 				fprintf(stderr, "ttreplay: bad --snapshot-memory '%s' (a size: 512M, 2G)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_NO_JIT: options.no_jit = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -271,13 +278,13 @@ int main(int argc, char **argv)
 	}
 
 	struct replay_session s;
-	if (replay_session_open(&s, path, snapshot_memory) != 0) {
+	if (replay_session_open(&s, path, &options) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		return EXIT_BAD_TRACE;
 	}
 	int rc;
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
-		return exec_gdb(&s, path, gdb_args, n_gdb_args);
+		return exec_gdb(&s, path, options.no_jit, gdb_args, n_gdb_args);
 	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);
