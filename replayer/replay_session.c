@@ -36,7 +36,7 @@ static int take_snapshot(struct replay_session *s)
 	}
 	/* Every instruction of the coming segment is decoded in it. */
 	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
-	memset(s->noted_pages, 0, sizeof(s->noted_pages));
+	process_memory_note_writes(&s->sim.proc, snap->written_pages);
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
@@ -83,7 +83,7 @@ static int thin_snapshots(struct replay_session *s)
 		code_page_set_free(snap->code_pages);
 	}
 	s->n_snapshots = kept;
-	memset(s->noted_pages, 0, sizeof(s->noted_pages));
+	process_memory_note_writes(&s->sim.proc, s->snapshots[kept - 1].written_pages);
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
@@ -99,24 +99,6 @@ static uint64_t replay_memory_in_use(const struct replay_session *s)
 	struct mallinfo2 mi = mallinfo2();
 	uint64_t heap = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
 	return heap ? heap : s->snapshot_bytes;
-}
-
-/* First pass: notes the pages each segment writes. */
-static void note_write(void *ctx, uint64_t addr, size_t len, bool write)
-{
-	struct replay_session *s = ctx;
-	if (!write || s->n_snapshots == 0)
-		return;
-	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].written_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++) {
-		uint64_t *noted = &s->noted_pages[pg % NOTED_PAGES];
-		if (*noted == pg + 1)
-			continue;
-		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
-			s->summary_incomplete = true;
-		else
-			*noted = pg + 1;
-	}
 }
 
 /* First pass: notes the pages each segment decodes code from. */
@@ -283,12 +265,15 @@ static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	s->sim.proc.future = s->future;
-	s->sim.proc.on_access = note_write;
-	s->sim.proc.access_ctx = s;
+	process_memory_note_writes(&s->sim.proc,
+				   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
+						  : NULL);
 	s->sim.proc.on_fetch = note_fetch;
 	s->sim.proc.fetch_ctx = s;
 	enum resim_status st = first_pass(s, max_snapshots);
-	s->sim.proc.on_access = NULL;
+	if (s->sim.proc.written_incomplete)
+		s->summary_incomplete = true;
+	process_memory_note_writes(&s->sim.proc, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -86,11 +86,6 @@ struct replay_session {
 	uint64_t snapshot_budget;
 	struct replay_summary summary;   /* valid once the first pass is done */
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
-	/* Pages the last snapshot's written-page set holds, page + 1 at
-	 * page % NOTED_PAGES (0: none): most writes go to a page written just
-	 * before, and skip the set's lookup. */
-#define NOTED_PAGES 16
-	uint64_t noted_pages[NOTED_PAGES];
 	bool pass_done;               /* the first pass has run to the end (or failed) */
 	bool pass_failed;             /* ... and failed: s->error says why */
 	/* While the rest of the pass runs: asked at each snapshot whether to
