@@ -16,6 +16,24 @@
 
 #include "replayer/replay_session.h"
 
+/* First pass: notes the pages each segment decodes code from. */
+static void note_fetch(void *ctx, uint64_t addr, size_t len)
+{
+	struct replay_session *s = ctx;
+	if (s->n_snapshots == 0 || len == 0)
+		return;
+	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+			s->summary_incomplete = true;
+}
+
+/* First pass: the code of a block decoded before the segment, run in it. */
+static void note_code(void *ctx, uint64_t addr, uint64_t len)
+{
+	note_fetch(ctx, addr, (size_t)len);
+}
+
 static int take_snapshot(struct replay_session *s)
 {
 	if (s->n_snapshots == s->cap_snapshots) {
@@ -34,8 +52,9 @@ static int take_snapshot(struct replay_session *s)
 		code_page_set_free(snap->code_pages);
 		return -1;
 	}
-	/* Every instruction of the coming segment is decoded in it. */
-	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
+	/* Every block the coming segment runs is decoded in it, or reported
+	 * by the emulator the first time it runs in it. */
+	emu_report_code(s->sim.cpu, note_code, s);
 	process_memory_note_writes(&s->sim.proc, snap->written_pages);
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
@@ -99,18 +118,6 @@ static uint64_t replay_memory_in_use(const struct replay_session *s)
 	struct mallinfo2 mi = mallinfo2();
 	uint64_t heap = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
 	return heap ? heap : s->snapshot_bytes;
-}
-
-/* First pass: notes the pages each segment decodes code from. */
-static void note_fetch(void *ctx, uint64_t addr, size_t len)
-{
-	struct replay_session *s = ctx;
-	if (s->n_snapshots == 0 || len == 0)
-		return;
-	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
-		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
-			s->summary_incomplete = true;
 }
 
 bool replay_session_segment_may_execute(const struct replay_session *s, size_t k, uint64_t addr)
@@ -274,6 +281,7 @@ static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots
 	if (s->sim.proc.written_incomplete)
 		s->summary_incomplete = true;
 	process_memory_note_writes(&s->sim.proc, NULL);
+	emu_report_code(s->sim.cpu, NULL, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -36,8 +36,9 @@ struct replay_snapshot {
 	/* Pages the program wrote, and pages it decoded code from, between
 	 * this snapshot and the next: backward searches skip segments that
 	 * wrote none of the watched pages or executed no breakpoint's page.
-	 * (The first pass empties the decode cache at each snapshot, so every
-	 * instruction a segment executes is decoded, and fetched, in it.) */
+	 * (Every block a segment runs is decoded, and fetched, in it, or
+	 * reported by the emulator the first time it runs in it:
+	 * emu_report_code.) */
 	struct code_page_set *written_pages;
 	struct code_page_set *code_pages;
 };

@@ -8,7 +8,8 @@
  * it takes a checkpoint every CP_INTERVAL instructions. The trace is
  * replayed with and without translation: the summary, and the registers
  * and memory at every checkpoint and at the end, must be the recorded
- * ones, and translation must have happened.
+ * ones, and translation must have happened. Each segment of the first
+ * pass notes the code it runs, blocks decoded before it included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,8 @@
 #define CODE 0x10000u
 #define DATA 0x20000u
 #define PAGE 4096u
+#define CODE_PAGES 2u
 #define DATA_PAGES 4u
-#define CP_INTERVAL 10007u
 #define MAX_CHECKPOINTS 64
 #define STREAM 1
 /* What the program writes, from DATA. */
@@ -34,7 +35,7 @@
 #define WRITTEN_END 0x1005u
 
 /* rdi = DATA; 40 times: 300 times read a word of an array, change it,
- * store it in a second array, call a function doing the other sizes;
+ * store it in a second array, call a function (`func`) doing the other sizes;
  * then patch the `add rax, imm8` with the outer count and make system
  * call 0, which changes the array behind the program's back. */
 static const uint8_t program[] = {
@@ -47,7 +48,7 @@ static const uint8_t program[] = {
 	0x48, 0x01, 0xc2,                               /* add rdx, rax */
 	0x48, 0xff, 0xc6,                               /* inc rsi */
 	0x48, 0x81, 0xe6, 0xff, 0x00, 0x00, 0x00,       /* and rsi, 0xff */
-	0xe8, 0x21, 0x00, 0x00, 0x00,                   /* call func */
+	0xe8, 0xcc, 0x0f, 0x00, 0x00,                   /* call func (next page) */
 	0x49, 0xff, 0xc8,                               /* dec r8 */
 	0x75, 0xd5,                                     /* jne inner */
 	0x44, 0x88, 0x0d, 0xd5, 0xff, 0xff, 0xff,       /* mov [rip+patch+3], r9b */
@@ -58,6 +59,12 @@ static const uint8_t program[] = {
 	0xb8, 0xe7, 0x00, 0x00, 0x00,                   /* mov eax, 231 */
 	0x31, 0xff,                                     /* xor edi, edi */
 	0x0f, 0x05,                                     /* syscall */
+};
+
+/* At CODE + PAGE: the system calls fetch the first page again and again,
+ * so only this one shows whether a segment noted a block decoded before
+ * it. */
+static const uint8_t func[] = {
 	0x53,                                           /* func: push rbx */
 	0x8b, 0x9f, 0x00, 0x10, 0x00, 0x00,             /* mov ebx, [rdi+0x1000] */
 	0x83, 0xc3, 0x01,                               /* add ebx, 1 */
@@ -78,8 +85,8 @@ struct moment {
 
 struct recorder {
 	struct idna_writer *w;
-	uint8_t code[PAGE], data[DATA_PAGES * PAGE];
-	bool code_logged;
+	uint8_t code[CODE_PAGES * PAGE], data[DATA_PAGES * PAGE];
+	bool code_logged[CODE_PAGES];
 	struct predict_cache cache;
 	struct emu_cpu *cpu;
 	uint64_t seq;
@@ -87,17 +94,20 @@ struct recorder {
 	size_t n_moments;
 };
 
+/* (Check's assertions write to a pipe each time: the recorder's paths,
+ * run millions of times, test first.) */
 static void append(struct recorder *r, uint32_t stream, const struct idna_record *rec)
 {
-	ck_assert_msg(idna_writer_append(r->w, stream, rec) == 0, "%s", idna_writer_error(r->w));
+	if (idna_writer_append(r->w, stream, rec) != 0)
+		ck_abort_msg("%s", idna_writer_error(r->w));
 }
 
 static uint8_t *mapped(struct recorder *r, uint64_t addr, size_t size)
 {
-	if (addr >= CODE && addr + size <= CODE + PAGE)
+	if (addr >= CODE && addr + size <= CODE + sizeof(r->code))
 		return r->code + (addr - CODE);
-	ck_assert_msg(addr >= DATA && addr + size <= DATA + sizeof(r->data), "access at %#llx",
-		      (unsigned long long)addr);
+	if (addr < DATA || addr + size > DATA + sizeof(r->data))
+		ck_abort_msg("access at %#llx", (unsigned long long)addr);
 	return r->data + (addr - DATA);
 }
 
@@ -124,28 +134,35 @@ static int rec_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 	struct recorder *r = ctx;
 	memcpy(mapped(r, addr, size), buf, size);
 	predict_cache_update(&r->cache, addr, buf, size);
-	if (addr < CODE + PAGE && addr + size > CODE)
-		r->code_logged = false;
+	for (unsigned pg = 0; pg < CODE_PAGES; pg++)
+		if (addr < CODE + (pg + 1) * PAGE && addr + size > CODE + pg * PAGE)
+			r->code_logged[pg] = false;
 	return EMU_MEM_OK;
 }
 
+/* Whole code pages, logged when first fetched since a checkpoint or a
+ * write to them. */
 static size_t rec_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct recorder *r = ctx;
-	if (addr < CODE || addr >= CODE + PAGE)
-		return 0;
-	if (!r->code_logged) {
-		struct idna_record c = { .type = IDNA_REC_CODE_PAGE };
-		c.u.code_page.addr = CODE;
-		c.u.code_page.bytes = r->code;
-		c.u.code_page.len = PAGE;
-		append(r, STREAM, &c);
-		r->code_logged = true;
+	size_t done = 0;
+	while (done < size && addr + done >= CODE && addr + done < CODE + sizeof(r->code)) {
+		unsigned pg = (unsigned)((addr + done - CODE) / PAGE);
+		if (!r->code_logged[pg]) {
+			struct idna_record c = { .type = IDNA_REC_CODE_PAGE };
+			c.u.code_page.addr = CODE + pg * PAGE;
+			c.u.code_page.bytes = r->code + pg * PAGE;
+			c.u.code_page.len = PAGE;
+			append(r, STREAM, &c);
+			r->code_logged[pg] = true;
+		}
+		size_t n = CODE + (pg + 1) * PAGE - (addr + done);
+		if (n > size - done)
+			n = size - done;
+		memcpy((uint8_t *)buf + done, r->code + (addr + done - CODE), n);
+		done += n;
 	}
-	if (size > CODE + PAGE - addr)
-		size = CODE + PAGE - addr;
-	memcpy(buf, r->code + (addr - CODE), size);
-	return size;
+	return done;
 }
 
 static const struct emu_memory_ops rec_ops = {
@@ -171,7 +188,7 @@ static void checkpoint(struct recorder *r)
 	c.u.checkpoint.regs = &regs;
 	append(r, STREAM, &c);
 	predict_cache_flush(&r->cache);
-	r->code_logged = false;
+	memset(r->code_logged, 0, sizeof(r->code_logged));
 	emu_invalidate_code(r->cpu, 0, UINT64_MAX);
 	note_moment(r);
 }
@@ -210,7 +227,15 @@ static bool kernel(struct recorder *r, uint64_t call)
 	return false;
 }
 
-static struct recorder *record(const char *path)
+/* Where the program's outer count and its store into its code are. */
+#define OUTER_COUNT_AT 3
+#define CODE_STORE_AT 0x39
+
+/* Records the program with `outer` outer iterations, its store into its
+ * own code a nop unless self_modifying, a checkpoint every cp_interval
+ * instructions. */
+static struct recorder *record(const char *path, uint32_t outer, bool self_modifying,
+			       uint64_t cp_interval)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
 	ck_assert_ptr_nonnull(r);
@@ -221,6 +246,12 @@ static struct recorder *record(const char *path)
 	r->w = idna_writer_open(path, &opt, &info, err, sizeof(err));
 	ck_assert_msg(r->w != NULL, "%s", err);
 	memcpy(r->code, program, sizeof(program));
+	memcpy(r->code + PAGE, func, sizeof(func));
+	memcpy(r->code + OUTER_COUNT_AT, &outer, 4);
+	if (!self_modifying) {
+		static const uint8_t nop7[] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 };
+		memcpy(r->code + CODE_STORE_AT, nop7, sizeof(nop7));
+	}
 	for (size_t i = 0; i < sizeof(r->data); i++)
 		r->data[i] = (uint8_t)(i * 131 + (i >> 8));
 	ck_assert(predict_cache_init(&r->cache, 12));
@@ -235,13 +266,13 @@ static struct recorder *record(const char *path)
 		if (emu_icount(r->cpu) >= next_checkpoint) {
 			ck_assert_uint_lt(r->n_moments, MAX_CHECKPOINTS);
 			checkpoint(r);
-			next_checkpoint += CP_INTERVAL;
+			next_checkpoint += cp_interval;
 		}
 		enum emu_exit e = emu_run(r->cpu, next_checkpoint - emu_icount(r->cpu));
 		if (e == EMU_EXIT_LIMIT)
 			continue;
-		ck_assert_msg(e == EMU_EXIT_SPECIAL && emu_exit_info(r->cpu)->special == EMU_SPECIAL_SYSCALL,
-			      "the recording stopped: %s", emu_exit_name(e));
+		if (e != EMU_EXIT_SPECIAL || emu_exit_info(r->cpu)->special != EMU_SPECIAL_SYSCALL)
+			ck_abort_msg("the recording stopped: %s", emu_exit_name(e));
 		if (kernel(r, calls++))
 			break;
 	}
@@ -288,7 +319,7 @@ static void check_moment(struct replay_session *s, const struct moment *m)
 		      (unsigned long long)m->time);
 }
 
-static void replay(const struct recorder *r, bool jit)
+static void replay(const struct recorder *r, uint64_t calls, bool jit)
 {
 	struct replay_session s;
 	struct replay_options opt = { .no_jit = !jit };
@@ -297,7 +328,7 @@ static void replay(const struct recorder *r, bool jit)
 	const struct moment *end = &r->moments[r->n_moments - 1];
 	ck_assert_uint_eq(s.summary.instructions, end->time);
 	ck_assert(s.summary.exit_consistent);
-	ck_assert_uint_eq(s.summary.syscalls, 40);
+	ck_assert_uint_eq(s.summary.syscalls, calls);
 	/* The end, reached in one run from the start, then each checkpoint
 	 * (each from the start too: the history is one snapshot long). */
 	check_moment(&s, end);
@@ -310,10 +341,38 @@ static void replay(const struct recorder *r, bool jit)
 
 START_TEST(translated_replay_is_the_recording)
 {
-	struct recorder *r = record(trace_path);
+	struct recorder *r = record(trace_path, 40, true, 10007);
 	ck_assert_uint_gt(r->n_moments, 10);
-	replay(r, true);
-	replay(r, false);
+	replay(r, 40, true);
+	replay(r, 40, false);
+	free(r);
+}
+END_TEST
+
+START_TEST(segments_note_the_code_they_run)
+{
+	/* Blocks decoded in one segment between snapshots and run in the
+	 * next ones, checkpoints rarer than snapshots: every segment says it
+	 * may run the loop and the function (backward searches for a
+	 * breakpoint skip segments that do not). */
+	struct recorder *r = record(trace_path, 1500, false, 5000000);
+	const struct moment *end = &r->moments[r->n_moments - 1];
+	ck_assert_uint_gt(end->time, 2 * REPLAY_SNAPSHOT_INTERVAL);
+	for (int jit = 0; jit < 2; jit++) {
+		struct replay_session s;
+		struct replay_options opt = { .no_jit = !jit };
+		ck_assert_msg(replay_session_open(&s, trace_path, &opt) == 0, "%s", s.error);
+		ck_assert_msg(replay_session_finish_pass(&s) == 0, "%s", s.error);
+		ck_assert_uint_eq(s.summary.instructions, end->time);
+		ck_assert_uint_ge(s.n_snapshots, 3);
+		for (size_t k = 0; k < s.n_snapshots; k++) {
+			ck_assert(replay_session_segment_may_execute(&s, k, CODE + 0x0e)); /* inner */
+			ck_assert(replay_session_segment_may_execute(&s, k, CODE + PAGE)); /* func */
+			ck_assert(!replay_session_segment_may_execute(&s, k, CODE + 2 * PAGE));
+		}
+		check_moment(&s, end);
+		replay_session_close(&s);
+	}
 	free(r);
 }
 END_TEST
@@ -325,6 +384,7 @@ static Suite *replay_jit_suite(void)
 	tcase_add_checked_fixture(tc, make_trace, remove_trace);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, translated_replay_is_the_recording);
+	tcase_add_test(tc, segments_note_the_code_they_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
