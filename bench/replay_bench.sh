@@ -1,17 +1,74 @@
 #!/usr/bin/env bash
-# Records the CPU-bound workload of bench/record_workload.c, then measures
-# replay on its trace: first pass, backward steps, jumps.
-#   BUILD=build bash bench/replay_bench.sh [SCALE]
+# Replay against recording, in one run on one machine. Records CPU-bound
+# programs (compute: bench/record_workload; sort -n of shuffled numbers; a
+# python3 loop), then times the first pass of each trace (`ttreplay
+# --verify`) with block translation and without (--no-jit), beside the
+# recording's own time; then measures time travel on the compute trace
+# (first pass, backward steps, jumps: bench/replay_bench.c).
+#   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
+#   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
 set -eu
 build=$(cd "${BUILD:-build}" && pwd)
-scale=${1:-1}
+scale=${1:-5}
+lines=300000 loops=2000000
+if [ "${QUICK:-0}" = 1 ]; then scale=1 lines=100000 loops=200000; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-t0=$(date +%s.%N)
-"$build/ttrec" run -q -o workload.idna "$build/bench/record_workload" "$scale" > recorded.out
-t1=$(date +%s.%N)
+export LC_ALL=C
+now() { date +%s.%N; }
+# The interpreter itself (a version manager's python3 may be a script).
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+seq 1 "$lines" | shuf --random-source=<(yes) > numbers
+printf 'x=0\nfor i in range(%d): x+=i\n' "$loops" > loop.py
+
+# record NAME COMMAND...: records into NAME.idna; prints the seconds.
+record() {
+	local name=$1
+	shift
+	local t0 t1
+	t0=$(now)
+	"$build/ttrec" run -q -o "$name.idna" -- "$@" > /dev/null
+	t1=$(now)
+	echo "$t1 - $t0" | bc -l
+}
+
+# first_pass TRACE [OPTIONS]: "instructions seconds" of ttreplay --verify.
+first_pass() {
+	local trace=$1
+	shift
+	"$build/ttreplay" --verify "$@" "$trace" > verify.out
+	grep -q 'consistent with the recording' verify.out ||
+		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
+	sed -n 's/^ttreplay: \([0-9]*\) instructions replayed in \([0-9.]*\) s.*/\1 \2/p' verify.out
+}
+
+printf '%-8s %13s %9s %9s %9s %9s %9s %9s\n' program instructions record_s \
+	replay_s no-jit_s 'rec_M/s' 'rep_M/s' 'rep/rec'
+compare() { # NAME COMMAND...: one row
+	local name=$1
+	shift
+	local rec jit nojit insns rs ns
+	rec=$(record "$name" "$@")
+	jit=$(first_pass "$name.idna")
+	nojit=$(first_pass "$name.idna" --no-jit)
+	insns=${jit% *}
+	rs=${jit#* }
+	ns=${nojit#* }
+	printf '%-8s %13d %9.2f %9.2f %9.2f %9.1f %9.1f %9.2f\n' "$name" "$insns" "$rec" "$rs" "$ns" \
+		"$(echo "$insns / $rec / 1000000" | bc -l)" "$(echo "$insns / $rs / 1000000" | bc -l)" \
+		"$(echo "$rec / $rs" | bc -l)"
+}
+compare compute "$build/bench/record_workload" "$scale"
+compare sort sort -n numbers
+compare python3 "$PYTHON" loop.py
+echo "(rep/rec: the first pass's speed over the recording's, same trace)"
+echo
+
+t0=$(now)
+"$build/ttrec" run -q -o workload.idna "$build/bench/record_workload" 1 > /dev/null
+t1=$(now)
 record=$(echo "$t1 - $t0" | bc -l)
-printf '%-34s %10.2f s\n' "recording" "$record"
+printf '%-34s %10.2f s\n' "recording (compute, scale 1)" "$record"
 printf '%-34s %10d bytes\n' "trace" "$(stat -c %s workload.idna)"
 "$build/bench/replay_bench" workload.idna "$record"

@@ -35,7 +35,7 @@ struct slot {
 	struct slot *next;
 };
 
-#define RECENT_SLOTS 64u
+#define RECENT_SLOTS 512u
 
 /* A slot found lately, and its page (kept current when the slot's page
  * is replaced by a private copy): one load answers most lookups. */
@@ -51,7 +51,16 @@ struct memory_image {
 	 * image's contents: readers of a const image update it too. */
 	struct recent recent[RECENT_SLOTS];
 	bool timed;      /* a future image: its pages carry valid_from */
+	/* A snapshot's slots, allocated at once (freed with the image);
+	 * slots added later are allocated one by one. */
+	struct slot *slab;
+	size_t slab_count;
 };
+
+static bool in_slab(const struct memory_image *m, const struct slot *s)
+{
+	return m->slab && s >= m->slab && s < m->slab + m->slab_count;
+}
 
 static unsigned bucket_of(uint64_t page_addr)
 {
@@ -79,10 +88,12 @@ void memory_image_free(struct memory_image *m)
 		while (s) {
 			struct slot *next = s->next;
 			release(s->page);
-			free(s);
+			if (!in_slab(m, s))
+				free(s);
 			s = next;
 		}
 	}
+	free(m->slab);
 	free(m);
 }
 
@@ -92,13 +103,19 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	if (!c)
 		return NULL;
 	c->timed = m->timed;
+	size_t count = 0;
 	for (unsigned b = 0; b < BUCKETS; b++)
-		for (const struct slot *s = m->buckets[b]; s; s = s->next) {
-			struct slot *n = malloc(sizeof(*n));
-			if (!n) {
-				memory_image_free(c);
-				return NULL;
-			}
+		for (const struct slot *s = m->buckets[b]; s; s = s->next)
+			count++;
+	c->slab = malloc((count ? count : 1) * sizeof(*c->slab));
+	if (!c->slab) {
+		memory_image_free(c);
+		return NULL;
+	}
+	c->slab_count = count;
+	struct slot *n = c->slab;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = m->buckets[b]; s; s = s->next, n++) {
 			n->addr = s->addr;
 			n->page = s->page;
 			n->page->refs++;

@@ -110,6 +110,10 @@ static int thin_snapshots(struct replay_session *s)
 	return 0;
 }
 
+/* Snapshots between two looks at the replay's memory: the allocator's
+ * count walks its free lists, which a long pass makes long. */
+#define BUDGET_CHECK_EVERY 4
+
 /* The replay's memory: the heap in use as the allocator counts it (what
  * the budget bounds: snapshots are what can be given back), or, where the
  * allocator cannot say (under a sanitizer), the snapshots' estimate. */
@@ -179,7 +183,8 @@ static enum resim_status first_pass(struct replay_session *s, size_t max_snapsho
 		show_progress(s, false);
 		if (s->n_snapshots)
 			s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
-		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && replay_memory_in_use(s) > s->snapshot_budget)
+		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
+		    replay_memory_in_use(s) > s->snapshot_budget)
 			thin_snapshots(s);
 		if (take_snapshot(s) != 0) {
 			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
