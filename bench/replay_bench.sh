@@ -7,6 +7,8 @@
 # (first pass, backward steps, jumps: bench/replay_bench.c).
 #   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
 #   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
+#   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
+#   older build, to measure a change)
 set -eu
 build=$(cd "${BUILD:-build}" && pwd)
 scale=${1:-5}
@@ -37,27 +39,31 @@ record() {
 first_pass() {
 	local trace=$1
 	shift
-	"$build/ttreplay" --verify "$@" "$trace" > verify.out
+	"${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
 	grep -q 'consistent with the recording' verify.out ||
 		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
 	sed -n 's/^ttreplay: \([0-9]*\) instructions replayed in \([0-9.]*\) s.*/\1 \2/p' verify.out
 }
 
-printf '%-8s %13s %9s %9s %9s %9s %9s %9s\n' program instructions record_s \
-	replay_s no-jit_s 'rec_M/s' 'rep_M/s' 'rep/rec'
+printf '%-8s %13s %9s %9s %9s %9s %9s %9s%s\n' program instructions record_s \
+	replay_s no-jit_s 'rec_M/s' 'rep_M/s' 'rep/rec' "${BASELINE:+ baseline_s}"
 compare() { # NAME COMMAND...: one row
 	local name=$1
 	shift
-	local rec jit nojit insns rs ns
+	local rec jit nojit insns rs ns base=""
 	rec=$(record "$name" "$@")
 	jit=$(first_pass "$name.idna")
 	nojit=$(first_pass "$name.idna" --no-jit)
+	if [ -n "${BASELINE:-}" ]; then
+		base=$(TTREPLAY=$BASELINE first_pass "$name.idna")
+		base=$(printf ' %10.2f' "${base#* }")
+	fi
 	insns=${jit% *}
 	rs=${jit#* }
 	ns=${nojit#* }
-	printf '%-8s %13d %9.2f %9.2f %9.2f %9.1f %9.1f %9.2f\n' "$name" "$insns" "$rec" "$rs" "$ns" \
+	printf '%-8s %13d %9.2f %9.2f %9.2f %9.1f %9.1f %9.2f%s\n' "$name" "$insns" "$rec" "$rs" "$ns" \
 		"$(echo "$insns / $rec / 1000000" | bc -l)" "$(echo "$insns / $rs / 1000000" | bc -l)" \
-		"$(echo "$rec / $rs" | bc -l)"
+		"$(echo "$rec / $rs" | bc -l)" "$base"
 }
 compare compute "$build/bench/record_workload" "$scale"
 compare sort sort -n numbers
