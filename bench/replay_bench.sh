@@ -24,51 +24,49 @@ PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 seq 1 "$lines" | shuf --random-source=<(yes) > numbers
 printf 'x=0\nfor i in range(%d): x+=i\n' "$loops" > loop.py
 
-# record NAME COMMAND...: records into NAME.idna; prints the seconds.
-record() {
-	local name=$1
+# timed OUT COMMAND...: runs it; OUT gets "wall cpu" seconds (cpu: user
+# and system time of it and its children: on a machine shared with other
+# work, the steadier measure).
+timed() {
+	local out=$1
 	shift
-	local t0 t1
-	t0=$(now)
-	"$build/ttrec" run -q -o "$name.idna" -- "$@" > /dev/null
-	t1=$(now)
-	echo "$t1 - $t0" | bc -l
+	/usr/bin/time -f '%e %U %S' -o time.out "$@"
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' time.out > "$out"
 }
 
-# first_pass TRACE [OPTIONS]: "instructions seconds" of ttreplay --verify.
+# first_pass TRACE [OPTIONS]: "wall cpu" of ttreplay --verify.
 first_pass() {
 	local trace=$1
 	shift
-	"${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
+	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
 	grep -q 'consistent with the recording' verify.out ||
 		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
-	sed -n 's/^ttreplay: \([0-9]*\) instructions replayed in \([0-9.]*\) s.*/\1 \2/p' verify.out
+	cat pass.time
 }
 
-printf '%-8s %13s %9s %9s %9s %9s %9s %9s%s\n' program instructions record_s \
-	replay_s no-jit_s 'rec_M/s' 'rep_M/s' 'rep/rec' "${BASELINE:+ baseline_s}"
+printf '%-8s %13s %8s %8s %8s %8s %8s %8s%s\n' program instructions rec_s rec_cpu \
+	rep_s rep_cpu no-jit rep/rec "${BASELINE:+ baseline}"
 compare() { # NAME COMMAND...: one row
 	local name=$1
 	shift
-	local rec jit nojit insns rs ns base=""
-	rec=$(record "$name" "$@")
+	local rec jit nojit insns base=""
+	timed rec.time "$build/ttrec" run -q -o "$name.idna" -- "$@" > /dev/null
+	rec=$(cat rec.time)
 	jit=$(first_pass "$name.idna")
+	insns=$(sed -n 's/^ttreplay: \([0-9]*\) instructions replayed.*/\1/p' verify.out)
 	nojit=$(first_pass "$name.idna" --no-jit)
 	if [ -n "${BASELINE:-}" ]; then
 		base=$(TTREPLAY=$BASELINE first_pass "$name.idna")
-		base=$(printf ' %10.2f' "${base#* }")
+		base=$(printf ' %8.2f' "${base#* }")
 	fi
-	insns=${jit% *}
-	rs=${jit#* }
-	ns=${nojit#* }
-	printf '%-8s %13d %9.2f %9.2f %9.2f %9.1f %9.1f %9.2f%s\n' "$name" "$insns" "$rec" "$rs" "$ns" \
-		"$(echo "$insns / $rec / 1000000" | bc -l)" "$(echo "$insns / $rs / 1000000" | bc -l)" \
-		"$(echo "$rec / $rs" | bc -l)" "$base"
+	printf '%-8s %13d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f%s\n' "$name" "$insns" ${rec% *} \
+		${rec#* } ${jit% *} ${jit#* } ${nojit#* } "$(echo "${rec#* } / ${jit#* }" | bc -l)" "$base"
 }
 compare compute "$build/bench/record_workload" "$scale"
 compare sort sort -n numbers
 compare python3 "$PYTHON" loop.py
-echo "(rep/rec: the first pass's speed over the recording's, same trace)"
+echo "(seconds: wall and cpu; no-jit, baseline: cpu of ttreplay --verify --no-jit and of"
+echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's, by cpu)"
 echo
 
 t0=$(now)
