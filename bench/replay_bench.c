@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	}
 	struct replay_session s;
 	double t0 = now();
-	if (replay_session_open(&s, argv[1], 0) != 0 || replay_session_finish_pass(&s) != 0) {
+	if (replay_session_open(&s, argv[1], NULL) != 0 || replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "replay_bench: %s\n", s.error);
 		return 1;
 	}

@@ -1,17 +1,78 @@
 #!/usr/bin/env bash
-# Records the CPU-bound workload of bench/record_workload.c, then measures
-# replay on its trace: first pass, backward steps, jumps.
-#   BUILD=build bash bench/replay_bench.sh [SCALE]
+# Replay against recording, in one run on one machine. Records CPU-bound
+# programs (compute: bench/record_workload; sort -n of shuffled numbers; a
+# python3 loop), then times the first pass of each trace (`ttreplay
+# --verify`) with block translation and without (--no-jit), beside the
+# recording's own time; then measures time travel on the compute trace
+# (first pass, backward steps, jumps: bench/replay_bench.c).
+#   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
+#   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
+#   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
+#   older build, to measure a change)
 set -eu
 build=$(cd "${BUILD:-build}" && pwd)
-scale=${1:-1}
+scale=${1:-5}
+lines=300000 loops=2000000
+if [ "${QUICK:-0}" = 1 ]; then scale=1 lines=100000 loops=200000; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-t0=$(date +%s.%N)
-"$build/ttrec" run -q -o workload.idna "$build/bench/record_workload" "$scale" > recorded.out
-t1=$(date +%s.%N)
+export LC_ALL=C
+now() { date +%s.%N; }
+# The interpreter itself (a version manager's python3 may be a script).
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+seq 1 "$lines" | shuf --random-source=<(yes) > numbers
+printf 'x=0\nfor i in range(%d): x+=i\n' "$loops" > loop.py
+
+# timed OUT COMMAND...: runs it; OUT gets "wall cpu" seconds (cpu: user
+# and system time of it and its children: on a machine shared with other
+# work, the steadier measure).
+timed() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%e %U %S' -o time.out "$@"
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' time.out > "$out"
+}
+
+# first_pass TRACE [OPTIONS]: "wall cpu" of ttreplay --verify.
+first_pass() {
+	local trace=$1
+	shift
+	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
+	grep -q 'consistent with the recording' verify.out ||
+		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
+	cat pass.time
+}
+
+printf '%-8s %13s %8s %8s %8s %8s %8s %8s%s\n' program instructions rec_s rec_cpu \
+	rep_s rep_cpu no-jit rep/rec "${BASELINE:+ baseline}"
+compare() { # NAME COMMAND...: one row
+	local name=$1
+	shift
+	local rec jit nojit insns base=""
+	timed rec.time "$build/ttrec" run -q -o "$name.idna" -- "$@" > /dev/null
+	rec=$(cat rec.time)
+	jit=$(first_pass "$name.idna")
+	insns=$(sed -n 's/^ttreplay: \([0-9]*\) instructions replayed.*/\1/p' verify.out)
+	nojit=$(first_pass "$name.idna" --no-jit)
+	if [ -n "${BASELINE:-}" ]; then
+		base=$(TTREPLAY=$BASELINE first_pass "$name.idna")
+		base=$(printf ' %8.2f' "${base#* }")
+	fi
+	printf '%-8s %13d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f%s\n' "$name" "$insns" ${rec% *} \
+		${rec#* } ${jit% *} ${jit#* } ${nojit#* } "$(echo "${rec#* } / ${jit#* }" | bc -l)" "$base"
+}
+compare compute "$build/bench/record_workload" "$scale"
+compare sort sort -n numbers
+compare python3 "$PYTHON" loop.py
+echo "(seconds: wall and cpu; no-jit, baseline: cpu of ttreplay --verify --no-jit and of"
+echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's, by cpu)"
+echo
+
+t0=$(now)
+"$build/ttrec" run -q -o workload.idna "$build/bench/record_workload" 1 > /dev/null
+t1=$(now)
 record=$(echo "$t1 - $t0" | bc -l)
-printf '%-34s %10.2f s\n' "recording" "$record"
+printf '%-34s %10.2f s\n' "recording (compute, scale 1)" "$record"
 printf '%-34s %10d bytes\n' "trace" "$(stat -c %s workload.idna)"
 "$build/bench/replay_bench" workload.idna "$record"

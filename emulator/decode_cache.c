@@ -426,8 +426,20 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 
 void emu_refetch_code(struct emu_cpu *cpu)
 {
-	cpu->fetch_epoch++;
+	cpu->refetch_epoch = ++cpu->fetch_epoch;
 	/* A chained jump would enter its block without the fetches. */
+	emu_decode_cache_unchain_all(cpu->cache);
+}
+
+void emu_report_code(struct emu_cpu *cpu, void (*report)(void *ctx, uint64_t addr, uint64_t len),
+		     void *ctx)
+{
+	cpu->code_report = report;
+	cpu->code_report_ctx = ctx;
+	if (!report)
+		return;
+	cpu->fetch_epoch++;
+	/* A chained jump would enter its block without the report. */
 	emu_decode_cache_unchain_all(cpu->cache);
 }
 
@@ -442,7 +454,7 @@ struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b)
 {
 	struct emu_decode_cache *c = cpu->cache;
 	uint8_t bytes[MAX_INSN_BYTES];
-	for (uint32_t i = 0; i < b->count; i++) {
+	for (uint32_t i = 0; b->fetch_epoch < cpu->refetch_epoch && i < b->count; i++) {
 		const struct emu_insn *insn = &b->insns[i];
 		if (fetch_one(cpu, insn->addr, bytes) < insn->len || insn->len == 0) {
 			uint64_t start = b->start;
@@ -451,6 +463,8 @@ struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b)
 			return emu_decode_cache_lookup(cpu, start);
 		}
 	}
+	if (cpu->code_report)
+		cpu->code_report(cpu->code_report_ctx, b->start, b->next_rip - b->start);
 	b->fetch_epoch = cpu->fetch_epoch;
 	return b;
 }

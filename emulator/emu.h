@@ -255,6 +255,17 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
 void emu_refetch_code(struct emu_cpu *cpu);
 
 /*
+ * Has each block decoded so far call report(ctx, addr, len) with the
+ * bytes its instructions span the first time it runs after this call,
+ * and again after each later call; blocks decoded later are seen by
+ * their fetches. Nothing is fetched or decoded again, translations are
+ * kept. For a replayer's summary of the code each stretch of a replay
+ * runs. report NULL: no more reports.
+ */
+void emu_report_code(struct emu_cpu *cpu, void (*report)(void *ctx, uint64_t addr, uint64_t len),
+		     void *ctx);
+
+/*
  * Translates blocks that run often, with nothing observing the run, into
  * host code that does what their handlers do, with the same memory
  * accesses in the same order (a recording is the same with or without

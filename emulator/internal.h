@@ -207,9 +207,14 @@ struct emu_cpu {
 	/* Bumped whenever decoded blocks are retired: invalidates every
 	 * emu_block_link at once. */
 	uint64_t code_generation;
-	/* Bumped by emu_refetch_code: a block of an older epoch fetches its
-	 * bytes again before it runs (emu_block_refetch). */
-	uint64_t fetch_epoch;
+	/* Bumped by emu_refetch_code and emu_report_code: a block of an
+	 * older epoch is seen to before it runs (emu_block_refetch): it
+	 * fetches its bytes again if it is older than refetch_epoch (the
+	 * epoch emu_refetch_code last began), and reports its code to
+	 * code_report if that is set. */
+	uint64_t fetch_epoch, refetch_epoch;
+	void (*code_report)(void *ctx, uint64_t addr, uint64_t len);
+	void *code_report_ctx;
 	/* The decode cache's filter of pages that may hold decoded code, one
 	 * bit per page number modulo EMU_CODE_FILTER_BITS: lets a write to a
 	 * data page (nearly all of them) be told apart without a call. */
@@ -242,9 +247,10 @@ void emu_decode_cache_free(struct emu_decode_cache *c);
  * cpu->exit set (fault on fetch, undecodable) when no instruction starts
  * there. */
 struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip);
-/* b's fetch epoch is old: its fetches made again; b, or (should an
- * instruction's bytes no longer all be fetchable) b retired and its start
- * decoded anew, or NULL when memory is short. */
+/* b's fetch epoch is old: its fetches made again (when emu_refetch_code
+ * asked for them) and its code reported (when emu_report_code did); b,
+ * or (should an instruction's bytes no longer all be fetchable) b retired
+ * and its start decoded anew, or NULL when memory is short. */
 struct emu_block *emu_block_refetch(struct emu_cpu *cpu, struct emu_block *b);
 const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c);
 /* Drops every block's translation (the code area was emptied). */

@@ -5,6 +5,7 @@
  * of recently found slots sits in front of the hash table (slots live as
  * long as their image), and known-bit ranges are set a word at a time.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +16,18 @@
 
 struct image_page {
 	unsigned refs;
-	/* Future images: the values of each 8-byte word hold from then. */
-	uint64_t valid_from[PAGE_SIZE / 8];
 	uint64_t known[PAGE_SIZE / 64]; /* bit i: byte i is known */
 	uint8_t data[PAGE_SIZE];
+	/* Future images only (the pages of others end before it): the
+	 * values of each 8-byte word hold from then. */
+	uint64_t valid_from[PAGE_SIZE / 8];
 };
+
+/* The bytes of a page of an image with or without times. */
+static size_t page_bytes(bool timed)
+{
+	return timed ? sizeof(struct image_page) : offsetof(struct image_page, valid_from);
+}
 
 struct slot {
 	uint64_t addr;
@@ -27,15 +35,32 @@ struct slot {
 	struct slot *next;
 };
 
-#define RECENT_SLOTS 64u
+#define RECENT_SLOTS 512u
+
+/* A slot found lately, and its page (kept current when the slot's page
+ * is replaced by a private copy): one load answers most lookups. */
+struct recent {
+	uint64_t addr;
+	struct slot *slot;
+	struct image_page *page;
+};
 
 struct memory_image {
 	struct slot *buckets[BUCKETS];
-	/* A slot found lately, by page number modulo RECENT_SLOTS. A lookup
-	 * aid, not part of the image's contents: readers of a const image
-	 * update it too. */
-	struct slot *recent[RECENT_SLOTS];
+	/* By page number modulo RECENT_SLOTS. A lookup aid, not part of the
+	 * image's contents: readers of a const image update it too. */
+	struct recent recent[RECENT_SLOTS];
+	bool timed;      /* a future image: its pages carry valid_from */
+	/* A snapshot's slots, allocated at once (freed with the image);
+	 * slots added later are allocated one by one. */
+	struct slot *slab;
+	size_t slab_count;
 };
+
+static bool in_slab(const struct memory_image *m, const struct slot *s)
+{
+	return m->slab && s >= m->slab && s < m->slab + m->slab_count;
+}
 
 static unsigned bucket_of(uint64_t page_addr)
 {
@@ -63,10 +88,12 @@ void memory_image_free(struct memory_image *m)
 		while (s) {
 			struct slot *next = s->next;
 			release(s->page);
-			free(s);
+			if (!in_slab(m, s))
+				free(s);
 			s = next;
 		}
 	}
+	free(m->slab);
 	free(m);
 }
 
@@ -75,13 +102,20 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	struct memory_image *c = memory_image_new();
 	if (!c)
 		return NULL;
+	c->timed = m->timed;
+	size_t count = 0;
 	for (unsigned b = 0; b < BUCKETS; b++)
-		for (const struct slot *s = m->buckets[b]; s; s = s->next) {
-			struct slot *n = malloc(sizeof(*n));
-			if (!n) {
-				memory_image_free(c);
-				return NULL;
-			}
+		for (const struct slot *s = m->buckets[b]; s; s = s->next)
+			count++;
+	c->slab = malloc((count ? count : 1) * sizeof(*c->slab));
+	if (!c->slab) {
+		memory_image_free(c);
+		return NULL;
+	}
+	c->slab_count = count;
+	struct slot *n = c->slab;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = m->buckets[b]; s; s = s->next, n++) {
 			n->addr = s->addr;
 			n->page = s->page;
 			n->page->refs++;
@@ -91,26 +125,41 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	return c;
 }
 
-static __attribute__((noinline)) struct slot *find_in_buckets(struct slot **recent,
+static __attribute__((noinline)) struct slot *find_in_buckets(struct recent *recent,
 								 const struct memory_image *m,
 								 uint64_t page_addr)
 {
 	for (struct slot *s = m->buckets[bucket_of(page_addr)]; s; s = s->next)
 		if (s->addr == page_addr) {
-			*recent = s;
+			*recent = (struct recent){ page_addr, s, s->page };
 			return s;
 		}
 	return NULL;
 }
 
-/* Inline: nearly every lookup is answered by `recent`. */
-static inline struct slot *find(const struct memory_image *image, uint64_t page_addr)
+static inline struct recent *recent_of(const struct memory_image *image, uint64_t page_addr)
 {
 	struct memory_image *m = (struct memory_image *)image; /* only `recent` changes */
-	struct slot **recent = &m->recent[(page_addr >> 12) % RECENT_SLOTS];
-	if (*recent && (*recent)->addr == page_addr)
-		return *recent;
-	return find_in_buckets(recent, m, page_addr);
+	return &m->recent[(page_addr >> 12) % RECENT_SLOTS];
+}
+
+/* Inline: nearly every lookup is answered by `recent`. */
+static inline struct slot *find(const struct memory_image *m, uint64_t page_addr)
+{
+	struct recent *r = recent_of(m, page_addr);
+	if (r->slot && r->addr == page_addr)
+		return r->slot;
+	return find_in_buckets(r, m, page_addr);
+}
+
+/* The page at page_addr, NULL if the image has none. */
+static inline struct image_page *find_page(const struct memory_image *m, uint64_t page_addr)
+{
+	struct recent *r = recent_of(m, page_addr);
+	if (r->slot && r->addr == page_addr)
+		return r->page;
+	struct slot *s = find_in_buckets(r, m, page_addr);
+	return s ? s->page : NULL;
 }
 
 /* The page at page_addr, private to m (copied if shared), created if
@@ -120,7 +169,7 @@ static struct image_page *writable_page(struct memory_image *m, uint64_t page_ad
 	struct slot *s = find(m, page_addr);
 	if (!s) {
 		s = malloc(sizeof(*s));
-		struct image_page *p = calloc(1, sizeof(*p));
+		struct image_page *p = calloc(1, page_bytes(m->timed));
 		if (!s || !p) {
 			free(s);
 			free(p);
@@ -132,16 +181,19 @@ static struct image_page *writable_page(struct memory_image *m, uint64_t page_ad
 		unsigned b = bucket_of(page_addr);
 		s->next = m->buckets[b];
 		m->buckets[b] = s;
+		*recent_of(m, page_addr) = (struct recent){ page_addr, s, p };
 		return p;
 	}
 	if (s->page->refs > 1) {
-		struct image_page *copy = malloc(sizeof(*copy));
+		struct image_page *copy = malloc(page_bytes(m->timed));
 		if (!copy)
 			return NULL;
-		memcpy(copy, s->page, sizeof(*copy));
+		memcpy(copy, s->page, page_bytes(m->timed));
 		copy->refs = 1;
 		s->page->refs--;
 		s->page = copy;
+		/* find() made this slot the recent one of its page. */
+		recent_of(m, page_addr)->page = copy;
 	}
 	return s->page;
 }
@@ -243,15 +295,21 @@ void memory_image_read_word(struct memory_image *m, struct memory_image *future,
 			    unsigned n, uint64_t value, uint64_t valid_from)
 {
 	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
-	struct slot *s = find(m, pa);
-	if (future) {
-		uint64_t bits = word_known_bits((unsigned)(addr - pa), n);
-		/* The common case: bytes the replay has seen already. */
-		if (!s || (s->page->known[(addr - pa) / 64] & bits) != bits) {
-			memory_image_store_first_reads(m, future, addr, &value, n, valid_from);
-		}
+	unsigned off = (unsigned)(addr - pa);
+	const struct image_page *p = find_page(m, pa);
+	uint64_t bits = word_known_bits(off, n);
+	if (p && (p->known[off / 64] & bits) == bits) {
+		/* The common case: bytes the replay has seen already, with this
+		 * value. Storing it again would change nothing, but would
+		 * copy a page shared with a snapshot. */
+		uint64_t word, mask = ~0ull >> (64 - 8 * n);
+		memcpy(&word, p->data + (off & ~7u), 8);
+		if (((word >> ((off & 7) * 8)) & mask) == (value & mask))
+			return;
+	} else if (future) {
+		memory_image_store_first_reads(m, future, addr, &value, n, valid_from);
 	}
-	store_word_in(m, s, addr, n, value);
+	memory_image_store_word(m, addr, n, value);
 }
 
 /* Plain images never set valid_from: every known byte holds from time 0. */
@@ -327,6 +385,7 @@ void memory_image_store_first_reads(const struct memory_image *past, struct memo
 				    uint64_t valid_from)
 {
 	const uint8_t *b = bytes;
+	future->timed = true; /* before its first page */
 	while (len) {
 		uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
 		unsigned off = (unsigned)(addr - pa);
@@ -353,7 +412,7 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
 		unsigned off = (unsigned)(a - pa);
 		while (off < PAGE_SIZE && done < len) {
 			if (!(s->page->known[off / 64] & (1ull << (off % 64))) ||
-			    s->page->valid_from[off / 8] > now)
+			    (future->timed && s->page->valid_from[off / 8] > now))
 				return done;
 			out[done++] = s->page->data[off++];
 		}

@@ -46,7 +46,8 @@ size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf,
  * from which all its values hold.
  *
  * Stores into `future` the bytes of [addr, addr+len) that `past` does not
- * know yet, valid from time valid_from.
+ * know yet, valid from time valid_from. An image that receives first
+ * reads receives nothing else (its pages carry the times).
  */
 void memory_image_store_first_reads(const struct memory_image *past, struct memory_image *future,
 				    uint64_t addr, const void *bytes, size_t len,

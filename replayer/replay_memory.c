@@ -65,6 +65,28 @@ void replay_memory_checkpoint(struct replay_memory *m)
 	m->next_loaded = false;
 }
 
+void process_memory_note_writes(struct process_memory *p, struct code_page_set *pages)
+{
+	p->written_pages = pages;
+	memset(p->noted_pages, 0, sizeof(p->noted_pages));
+}
+
+static __attribute__((noinline)) void note_written_page_slow(struct process_memory *p,
+							      uint64_t pg)
+{
+	if (!code_page_set_contains(p->written_pages, pg) && !code_page_set_add(p->written_pages, pg))
+		p->written_incomplete = true;
+	else
+		p->noted_pages[pg % NOTED_PAGES] = pg + 1;
+}
+
+static inline void note_written_page(struct process_memory *p, uint64_t pg)
+{
+	if (__builtin_expect(p->written_pages != NULL, 0) &&
+	    p->noted_pages[pg % NOTED_PAGES] != pg + 1)
+		note_written_page_slow(p, pg);
+}
+
 void process_memory_code_changed(struct process_memory *p, uint64_t addr, uint64_t len)
 {
 	if (len == UINT64_MAX) {
@@ -77,10 +99,8 @@ void process_memory_code_changed(struct process_memory *p, uint64_t addr, uint64
 
 /* Makes m->next describe the pending miss, if the next memory record is
  * one. */
-static void load_next(struct replay_memory *m)
+static __attribute__((noinline)) void load_next_record(struct replay_memory *m)
 {
-	if (m->next_loaded)
-		return;
 	m->next_loaded = true;
 	m->next.valid = false;
 	const struct idna_record *r = cursor_peek(&m->cursor);
@@ -94,6 +114,12 @@ static void load_next(struct replay_memory *m)
 	m->next.hits_before = r->u.miss.hits_before - m->cache.hits_since_miss;
 	m->next.value = r->u.miss.value;
 	m->next.len = r->u.miss.len;
+}
+
+static inline void load_next(struct replay_memory *m)
+{
+	if (__builtin_expect(!m->next_loaded, 0))
+		load_next_record(m);
 }
 
 static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
@@ -127,10 +153,12 @@ static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
 	predict_cache_update(&m->cache, addr, buf, size);
-	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++) {
 		if (code_page_set_may_contain(p->code_pages, pg) &&
 		    code_page_set_contains(p->code_pages, pg))
 			code_page_set_remove(p->code_pages, pg);
+		note_written_page(p, pg);
+	}
 	memory_image_store(p->image, addr, buf, size);
 	if (p->on_access)
 		p->on_access(p->access_ctx, addr, size, true);
@@ -182,52 +210,89 @@ static size_t replay_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
  * The integer forms, for reads and writes of 1..8 bytes within one
  * prediction-cache entry (nearly all): the same steps as replay_read and
  * replay_write, without buffers, loops or calls for the common case.
- * Anything else, and a read the log says missed, takes those.
+ * Anything else, and a read the log says missed, takes those. Inline,
+ * so that the copies for one size each (translated code calls those)
+ * fold the size's tests and masks away.
  */
-static struct emu_mem_uint replay_read_uint(void *ctx, uint64_t addr, unsigned size)
+static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_slow(void *ctx,
+									  uint64_t addr,
+									  unsigned size)
 {
-	struct replay_memory *m = ctx;
-	if (__builtin_expect((addr & 7) + size <= PREDICT_CACHE_LINE, 1)) {
-		load_next(m);
-		if (__builtin_expect(!m->next.valid || m->next.hits_before != 0, 1)) {
-			uint64_t entry, value;
-			memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
-			value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
-			if (m->next.valid)
-				m->next.hits_before--;
-			m->cache.hits++;
-			m->cache.hits_since_miss++;
-			struct process_memory *p = m->proc;
-			memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
-			if (p->on_access)
-				p->on_access(p->access_ctx, addr, size, false);
-			return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
-		}
-	}
 	uint8_t bytes[8] = { 0 };
 	struct emu_mem_uint got = { .status = replay_read(ctx, addr, bytes, size) };
 	memcpy(&got.value, bytes, sizeof(bytes)); /* little-endian host */
 	return got;
 }
 
-static int replay_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+static inline __attribute__((always_inline)) struct emu_mem_uint
+replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
+{
+	struct replay_memory *m = ctx;
+	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
+		return replay_read_uint_slow(ctx, addr, size);
+	load_next(m);
+	if (__builtin_expect(m->next.valid && m->next.hits_before == 0, 0))
+		return replay_read_uint_slow(ctx, addr, size);
+	uint64_t entry, value;
+	memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
+	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
+	if (m->next.valid)
+		m->next.hits_before--;
+	m->cache.hits++;
+	m->cache.hits_since_miss++;
+	struct process_memory *p = m->proc;
+	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
+	if (__builtin_expect(p->on_access != NULL, 0))
+		p->on_access(p->access_ctx, addr, size, false);
+	return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
+}
+
+static __attribute__((noinline)) int replay_write_uint_slow(void *ctx, uint64_t addr,
+							    unsigned size, uint64_t value)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes));
+	return replay_write(ctx, addr, bytes, size);
+}
+
+static inline __attribute__((always_inline)) int
+replay_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value)
 {
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
-	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0)) {
-		uint8_t bytes[8];
-		memcpy(bytes, &value, sizeof(bytes));
-		return replay_write(ctx, addr, bytes, size);
-	}
+	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
+		return replay_write_uint_slow(ctx, addr, size, value);
 	predict_cache_update_uint(&m->cache, addr, value, size);
 	uint64_t pg = addr / PAGE_SIZE; /* one page: the entry is aligned */
-	if (code_page_set_may_contain(p->code_pages, pg) && code_page_set_contains(p->code_pages, pg))
+	if (__builtin_expect(code_page_set_may_contain(p->code_pages, pg), 0) &&
+	    code_page_set_contains(p->code_pages, pg))
 		code_page_set_remove(p->code_pages, pg);
 	memory_image_store_word(p->image, addr, size, value);
-	if (p->on_access)
+	note_written_page(p, pg);
+	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;
 }
+
+static struct emu_mem_uint replay_read_uint(void *ctx, uint64_t addr, unsigned size)
+{
+	return replay_read_uint_inline(ctx, addr, size);
+}
+
+static int replay_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t value)
+{
+	return replay_write_uint_inline(ctx, addr, size, value);
+}
+
+#define REPLAY_UINT_SIZED(N) \
+	static struct emu_mem_uint replay_read_u##N(void *ctx, uint64_t addr) \
+	{ return replay_read_uint_inline(ctx, addr, N); } \
+	static int replay_write_u##N(void *ctx, uint64_t addr, uint64_t value) \
+	{ return replay_write_uint_inline(ctx, addr, N, value); }
+REPLAY_UINT_SIZED(1)
+REPLAY_UINT_SIZED(2)
+REPLAY_UINT_SIZED(4)
+REPLAY_UINT_SIZED(8)
 
 const struct emu_memory_ops replay_memory_ops = {
 	.read = replay_read,
@@ -235,4 +300,6 @@ const struct emu_memory_ops replay_memory_ops = {
 	.fetch = replay_fetch,
 	.read_uint = replay_read_uint,
 	.write_uint = replay_write_uint,
+	.read_uint_sized = { replay_read_u1, replay_read_u2, replay_read_u4, replay_read_u8 },
+	.write_uint_sized = { replay_write_u1, replay_write_u2, replay_write_u4, replay_write_u8 },
 };

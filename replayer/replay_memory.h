@@ -36,6 +36,16 @@ struct process_memory {
 	 * replay's global clock), which resim keeps up to date. */
 	struct memory_image *future;
 	uint64_t transition_time;
+	/* First pass: every page written goes into this set (NULL: none
+	 * noted). Most writes go to a page written just before: noted_pages
+	 * holds page + 1 at page % NOTED_PAGES (0: none) for those, which
+	 * skip the set's lookup; whoever changes the set empties it. */
+	struct code_page_set *written_pages;
+#define NOTED_PAGES 16
+	uint64_t noted_pages[NOTED_PAGES];
+	bool written_incomplete;        /* a page could not be added */
+	/* Every access, for watchpoints (slows the replay: set it only while
+	 * needed). */
 	replay_access_fn *on_access;
 	void *access_ctx;
 	/* Instruction fetches (decoding), for the first pass's summaries. */
@@ -66,6 +76,9 @@ void replay_memory_fini(struct replay_memory *m);
  * done with (a faulting instruction's reads, replayed no further, are
  * discarded with them). */
 void replay_memory_checkpoint(struct replay_memory *m);
+
+/* Notes written pages into `pages` from now on (NULL: stops). */
+void process_memory_note_writes(struct process_memory *p, struct code_page_set *pages);
 
 /* The trace says code pages in [addr, addr+len) changed behind the
  * emulator (len UINT64_MAX: everything). */

@@ -17,6 +17,24 @@
 #include "replayer/replay_session.h"
 #include "trace-format/pack_store.h"
 
+/* First pass: notes the pages each segment decodes code from. */
+static void note_fetch(void *ctx, uint64_t addr, size_t len)
+{
+	struct replay_session *s = ctx;
+	if (s->n_snapshots == 0 || len == 0)
+		return;
+	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
+	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
+		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+			s->summary_incomplete = true;
+}
+
+/* First pass: the code of a block decoded before the segment, run in it. */
+static void note_code(void *ctx, uint64_t addr, uint64_t len)
+{
+	note_fetch(ctx, addr, (size_t)len);
+}
+
 static int take_snapshot(struct replay_session *s)
 {
 	if (s->n_snapshots == s->cap_snapshots) {
@@ -35,9 +53,10 @@ static int take_snapshot(struct replay_session *s)
 		code_page_set_free(snap->code_pages);
 		return -1;
 	}
-	/* Every instruction of the coming segment is decoded in it. */
-	emu_invalidate_code(s->sim.cpu, 0, UINT64_MAX);
-	memset(s->noted_pages, 0, sizeof(s->noted_pages));
+	/* Every block the coming segment runs is decoded in it, or reported
+	 * by the emulator the first time it runs in it. */
+	emu_report_code(s->sim.cpu, note_code, s);
+	process_memory_note_writes(&s->sim.proc, snap->written_pages);
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
@@ -84,13 +103,17 @@ static int thin_snapshots(struct replay_session *s)
 		code_page_set_free(snap->code_pages);
 	}
 	s->n_snapshots = kept;
-	memset(s->noted_pages, 0, sizeof(s->noted_pages));
+	process_memory_note_writes(&s->sim.proc, s->snapshots[kept - 1].written_pages);
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
 		s->snapshot_bytes += segment_bytes(&s->snapshots[i]);
 	return 0;
 }
+
+/* Snapshots between two looks at the replay's memory: the allocator's
+ * count walks its free lists, which a long pass makes long. */
+#define BUDGET_CHECK_EVERY 4
 
 /* The replay's memory: the heap in use as the allocator counts it (what
  * the budget bounds: snapshots are what can be given back), or, where the
@@ -100,36 +123,6 @@ static uint64_t replay_memory_in_use(const struct replay_session *s)
 	struct mallinfo2 mi = mallinfo2();
 	uint64_t heap = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
 	return heap ? heap : s->snapshot_bytes;
-}
-
-/* First pass: notes the pages each segment writes. */
-static void note_write(void *ctx, uint64_t addr, size_t len, bool write)
-{
-	struct replay_session *s = ctx;
-	if (!write || s->n_snapshots == 0)
-		return;
-	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].written_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++) {
-		uint64_t *noted = &s->noted_pages[pg % NOTED_PAGES];
-		if (*noted == pg + 1)
-			continue;
-		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
-			s->summary_incomplete = true;
-		else
-			*noted = pg + 1;
-	}
-}
-
-/* First pass: notes the pages each segment decodes code from. */
-static void note_fetch(void *ctx, uint64_t addr, size_t len)
-{
-	struct replay_session *s = ctx;
-	if (s->n_snapshots == 0 || len == 0)
-		return;
-	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
-		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
-			s->summary_incomplete = true;
 }
 
 bool replay_session_segment_may_execute(const struct replay_session *s, size_t k, uint64_t addr)
@@ -191,7 +184,8 @@ static enum resim_status first_pass(struct replay_session *s, size_t max_snapsho
 		show_progress(s, false);
 		if (s->n_snapshots)
 			s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
-		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && replay_memory_in_use(s) > s->snapshot_budget)
+		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
+		    replay_memory_in_use(s) > s->snapshot_budget)
 			thin_snapshots(s);
 		if (take_snapshot(s) != 0) {
 			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
@@ -284,12 +278,16 @@ static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	s->sim.proc.future = s->future;
-	s->sim.proc.on_access = note_write;
-	s->sim.proc.access_ctx = s;
+	process_memory_note_writes(&s->sim.proc,
+				   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
+						  : NULL);
 	s->sim.proc.on_fetch = note_fetch;
 	s->sim.proc.fetch_ctx = s;
 	enum resim_status st = first_pass(s, max_snapshots);
-	s->sim.proc.on_access = NULL;
+	if (s->sim.proc.written_incomplete)
+		s->summary_incomplete = true;
+	process_memory_note_writes(&s->sim.proc, NULL);
+	emu_report_code(s->sim.cpu, NULL, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -327,11 +325,16 @@ static int summarise_history(struct replay_session *s, enum resim_status st)
  * at the start can be shown before the rest of the pass has run. */
 #define OPENING_SNAPSHOTS 2
 
-int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory)
+int replay_session_open(struct replay_session *s, const char *path,
+			const struct replay_options *opt)
 {
+	static const struct replay_options defaults = { 0 };
+	if (!opt)
+		opt = &defaults;
 	memset(s, 0, sizeof(*s));
+	s->jit = !opt->no_jit;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
-	s->snapshot_budget = snapshot_memory ? snapshot_memory : default_snapshot_budget();
+	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->path = strdup(path);
 	if (!s->path) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
@@ -345,7 +348,7 @@ int replay_session_open(struct replay_session *s, const char *path, uint64_t sna
 	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
 	struct memory_image *image = memory_image_new();
 	s->future = memory_image_new();
-	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, image) != 0) {
+	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, s->jit, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path,
 			 image && s->future ? s->sim.error : "out of memory");
 		if (!s->future)
@@ -393,7 +396,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	if (s->sim_open)
 		resim_close(&s->sim);
 	s->sim_open = false;
-	if (resim_open_state(&s->sim, s->reader, s->cache_log2,
+	if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit,
 			     &s->snapshots[s->n_snapshots - 1].state) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
 		s->pass_done = s->pass_failed = true;
@@ -506,7 +509,7 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 			resim_close(&s->sim);
 			s->sim_open = false;
 		}
-		if (resim_open_state(&s->sim, s->reader, s->cache_log2, &snap->state) != 0) {
+		if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &snap->state) != 0) {
 			snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 			return -1;
 		}

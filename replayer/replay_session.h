@@ -36,8 +36,9 @@ struct replay_snapshot {
 	/* Pages the program wrote, and pages it decoded code from, between
 	 * this snapshot and the next: backward searches skip segments that
 	 * wrote none of the watched pages or executed no breakpoint's page.
-	 * (The first pass empties the decode cache at each snapshot, so every
-	 * instruction a segment executes is decoded, and fetched, in it.) */
+	 * (Every block a segment runs is decoded, and fetched, in it, or
+	 * reported by the emulator the first time it runs in it:
+	 * emu_report_code.) */
 	struct code_page_set *written_pages;
 	struct code_page_set *code_pages;
 };
@@ -63,9 +64,20 @@ struct replay_summary {
 	double seconds;          /* of the first pass */
 };
 
+/* How a session replays. */
+struct replay_options {
+	/* Snapshots are kept within this many bytes (0: a quarter of the
+	 * machine's memory, at most 4 GiB). */
+	uint64_t snapshot_memory;
+	/* Interpret every instruction: no block translation (ttreplay
+	 * --no-jit; the replay is the same, slower). */
+	bool no_jit;
+};
+
 struct replay_session {
 	struct idna_reader *reader;
 	unsigned cache_log2;
+	bool jit;                     /* the emulator translates hot blocks */
 	struct memory_image *future;  /* first reads of the whole history */
 	struct module_files *modules; /* files mapped, for bytes never touched */
 	struct replay_snapshot *snapshots;
@@ -75,11 +87,6 @@ struct replay_session {
 	uint64_t snapshot_budget;
 	struct replay_summary summary;   /* valid once the first pass is done */
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
-	/* Pages the last snapshot's written-page set holds, page + 1 at
-	 * page % NOTED_PAGES (0: none): most writes go to a page written just
-	 * before, and skip the set's lookup. */
-#define NOTED_PAGES 16
-	uint64_t noted_pages[NOTED_PAGES];
 	bool pass_done;               /* the first pass has run to the end (or failed) */
 	bool pass_failed;             /* ... and failed: s->error says why */
 	/* While the rest of the pass runs: asked at each snapshot whether to
@@ -94,10 +101,10 @@ struct replay_session {
 };
 
 /* Opens the trace and makes the opening part of the first pass; the
- * current time is then the start of history. Snapshots are kept within
- * snapshot_memory bytes (0: a quarter of the machine's memory, at most
- * 4 GiB). 0, or -1 with s->error (the session is then closed). */
-int replay_session_open(struct replay_session *s, const char *path, uint64_t snapshot_memory);
+ * current time is then the start of history. opt NULL: the defaults.
+ * 0, or -1 with s->error (the session is then closed). */
+int replay_session_open(struct replay_session *s, const char *path,
+			const struct replay_options *opt);
 void replay_session_close(struct replay_session *s);
 
 /* Makes the rest of the first pass unless it is done: afterwards the

@@ -45,7 +45,7 @@ static enum resim_status fail(struct resim *s, const char *what)
 
 /* The process's parts: the emulator, the memory image, the threads. */
 static int open_process(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
-			struct memory_image *image)
+			bool jit, struct memory_image *image)
 {
 	memset(s, 0, sizeof(*s));
 	s->reader = reader;
@@ -60,6 +60,9 @@ static int open_process(struct resim *s, struct idna_reader *reader, unsigned ca
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
+	/* Without its code area the interpreter runs on: the same replay. */
+	if (jit)
+		emu_set_jit(s->cpu, true);
 	/* Threads not started yet take their registers from their first
 	 * checkpoint; until then they hold the reset state. */
 	for (size_t i = 0; i < s->n_threads; i++)
@@ -80,10 +83,10 @@ static int start_at_first_checkpoint(struct resim *s)
 	return r == 1 ? 0 : -1;
 }
 
-int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2, bool jit,
 	       struct memory_image *image)
 {
-	if (open_process(s, reader, cache_log2, image) != 0) {
+	if (open_process(s, reader, cache_log2, jit, image) != 0) {
 		resim_close(s);
 		return -1;
 	}

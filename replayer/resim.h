@@ -103,10 +103,11 @@ struct resim {
 
 /*
  * Starts at the beginning of every thread's stream with `image` as the
- * memory known so far (the resim owns it from then on). 0, or -1 with
- * s->error set.
+ * memory known so far (the resim owns it from then on). With `jit`, the
+ * emulator translates hot blocks (emu_set_jit) whenever nothing observes
+ * the run; the replay is the same either way. 0, or -1 with s->error set.
  */
-int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2, bool jit,
 	       struct memory_image *image);
 void resim_close(struct resim *s);
 
@@ -146,7 +147,7 @@ void resim_state_free(struct resim_state *st);
 
 /* Starts a re-simulation at a saved state (with a copy of its image). */
 int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
-		     const struct resim_state *st);
+		     bool jit, const struct resim_state *st);
 
 /* Runs until the global time reaches target, the observer stops it, or
  * history ends. */

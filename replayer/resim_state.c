@@ -104,7 +104,7 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 }
 
 int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
-		     const struct resim_state *st)
+		     bool jit, const struct resim_state *st)
 {
 	struct memory_image *image = memory_image_snapshot(st->image);
 	if (!image) {
@@ -114,7 +114,7 @@ int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache
 	}
 	/* Opens the threads as the trace lists them: the state must have
 	 * been saved from the same trace. */
-	if (resim_open(s, reader, cache_log2, image) != 0)
+	if (resim_open(s, reader, cache_log2, jit, image) != 0)
 		return -1;
 	/* The cursors opened at the streams' starts give way to the saved
 	 * positions. */

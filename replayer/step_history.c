@@ -59,7 +59,7 @@ static int restore(struct step_history *h, struct replay_session *s, size_t i)
 	if (s->sim_open)
 		resim_close(&s->sim);
 	s->sim_open = false;
-	if (resim_open_state(&s->sim, s->reader, s->cache_log2, &h->kept[i].state) != 0) {
+	if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &h->kept[i].state) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 		return -1;
 	}

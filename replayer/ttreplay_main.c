@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  --gdb-commands   print ttreplay's gdb commands (when, goto, checkpoint, restart,\n"
 		"                   last-write...) as a script for gdb's source command\n"
 		"  --version        print the version\n"
+		"  --no-jit         interpret every instruction (no block translation): the\n"
+		"                   same replay, slower\n"
 		"  -h, --help       this text\n");
 }
 
@@ -99,7 +101,7 @@ static bool gdb_commands_file(char *path, size_t size)
  * stub (qXfer:exec-file, vFile), which serves the recorded file, the
  * packed copy when the program was rebuilt since. */
 static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_time,
-		    char **gdb_args, int n_gdb_args)
+		    bool no_jit, char **gdb_args, int n_gdb_args)
 {
 	char program[4096], self[4096], target[8400];
 	if (!recorded_program(s, program, sizeof(program))) {
@@ -115,7 +117,8 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 	char start[48] = "";
 	if (start_time != UINT64_MAX)
 		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
-	snprintf(target, sizeof(target), "target remote | '%s' %s'%s'", self, start, trace);
+	snprintf(target, sizeof(target), "target remote | '%s'%s %s'%s'", self,
+		 no_jit ? " --no-jit" : "", start, trace);
 	char commands[64];
 	bool have_commands = gdb_commands_file(commands, sizeof(commands));
 	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
@@ -287,7 +290,7 @@ static int verify(struct replay_session *s)
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
-	       OPT_GDB_COMMANDS, OPT_VERSION };
+	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT };
 	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -300,13 +303,14 @@ int main(int argc, char **argv)
 		{ "process", required_argument, NULL, 'p' },
 		{ "goto", required_argument, NULL, 'g' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool do_verify = false, do_info = false, json = false;
 	long port = -1;
 	const char *bind_addr = NULL;
-	uint64_t snapshot_memory = 0;
+	struct replay_options options = { 0 };
 	uint64_t start_time = UINT64_MAX; /* -g; none: the start of history */
 	long process = 0;                 /* -p; 0: the recording's own */
 	int c;
@@ -341,12 +345,14 @@ int main(int argc, char **argv)
 		case OPT_INFO: do_info = true; break;
 		case OPT_JSON: json = true; break;
 		case OPT_SNAPSHOT_MEMORY:
-			if (size_arg_parse(optarg, &snapshot_memory) != 0 || !snapshot_memory) {
+			if (size_arg_parse(optarg, &options.snapshot_memory) != 0 ||
+			    !options.snapshot_memory) {
 				fprintf(stderr, "ttreplay: bad --snapshot-memory '%s' (a size: 512M, 2G)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_NO_JIT: options.no_jit = true; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_GDB_COMMANDS: fputs(gdb_commands_script, stdout); return 0;
 		case OPT_VERSION: print_version("ttreplay"); return 0;
@@ -389,13 +395,13 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct replay_session s;
-	if (replay_session_open(&s, path, snapshot_memory) != 0) {
+	if (replay_session_open(&s, path, &options) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		return EXIT_BAD_TRACE;
 	}
 	int rc;
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
-		return exec_gdb(&s, path, start_time, gdb_args, n_gdb_args);
+		return exec_gdb(&s, path, start_time, options.no_jit, gdb_args, n_gdb_args);
 	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);

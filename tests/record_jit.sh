@@ -12,7 +12,8 @@
 # the same recorder already place a few misses differently. Left out
 # as well: values read from clocks and the TSC, process and thread ids
 # (the nondeterministic-instruction records, system call results). Both
-# traces must replay consistently (ttreplay --verify).
+# traces must replay consistently (ttreplay --verify), to the same history
+# with and without translating in the replay (ttreplay --no-jit).
 set -u
 BUILD=${BUILD:-build}
 BUILD=$(cd "$BUILD" && pwd)
@@ -83,6 +84,11 @@ compare() {
 	for t in i j; do
 		"$TTREPLAY" --verify "$name.$t.idna" >"$name.$t.verify" 2>&1 ||
 			why="$why${why:+; }replay of the $t trace: $(tail -1 "$name.$t.verify")"
+		# Replayed with and without translation: the same history.
+		"$TTREPLAY" --info "$name.$t.idna" >"$name.$t.info" 2>&1
+		"$TTREPLAY" --no-jit --info "$name.$t.idna" >"$name.$t.info-i" 2>&1
+		cmp -s "$name.$t.info" "$name.$t.info-i" ||
+			why="$why${why:+; }replays of the $t trace differ with --no-jit"
 	done
 	if [ -n "$why" ]; then
 		echo "FAIL: $name: $why"

@@ -29,6 +29,12 @@ verify_program() { # name command...
 	if "$build/ttreplay" --verify "$name.idna" > "$name.verify" 2>&1 &&
 	   grep -q "consistent with the recording" "$name.verify"; then ok
 	else bad "ttreplay --verify $name: $(tail -1 "$name.verify")"; fi
+	# Interpreted, the same history (block translation changes nothing).
+	"$build/ttreplay" --info "$name.idna" > "$name.info" 2>&1
+	if "$build/ttreplay" --no-jit --verify "$name.idna" > "$name.verify-i" 2>&1 &&
+	   grep -q "consistent with the recording" "$name.verify-i" &&
+	   "$build/ttreplay" --no-jit --info "$name.idna" | cmp -s - "$name.info"; then ok
+	else bad "ttreplay --no-jit $name: $(tail -1 "$name.verify-i")"; fi
 }
 verify_program counter ./counter 6
 verify_program echo /bin/echo hello

@@ -289,6 +289,66 @@ START_TEST(test_refetch)
 }
 END_TEST
 
+/* What emu_report_code reported, for test_report_code. */
+static struct code_reports {
+	uint64_t addr[8], len[8];
+	unsigned count;
+} reports;
+
+static void note_report(void *ctx, uint64_t addr, uint64_t len)
+{
+	(void)ctx;
+	if (reports.count < 8) {
+		reports.addr[reports.count] = addr;
+		reports.len[reports.count] = len;
+	}
+	reports.count++;
+}
+
+START_TEST(test_report_code)
+{
+	/* emu_report_code has each decoded block report the bytes its
+	 * instructions span the first time it runs after the call, without
+	 * fetching anything again. Two blocks: a jump ends the first. */
+	struct harness h;
+	harness_init(&h);
+	struct emu_memory_ops ops = emu_self_memory_ops;
+	ops.fetch = logging_fetch;
+	emu_free(h.cpu);
+	h.cpu = emu_new(&ops, NULL);
+	ck_assert_ptr_nonnull(h.cpu);
+	static const uint8_t code[] = {
+		0xb8, 0x01, 0x00, 0x00, 0x00, /* mov eax, 1 */
+		0xff, 0xc0,                   /* inc eax */
+		0xeb, 0x02,                   /* jmp +2 */
+		0x90, 0x90,                   /* (skipped) */
+		0x48, 0x01, 0xc0,             /* add rax, rax */
+		0x0f, 0x0b,                   /* ud2 */
+	};
+	memcpy(h.stop_code + 256, code, sizeof(code));
+	uint64_t rip = (uint64_t)(uintptr_t)(h.stop_code + 256);
+	run_logging_fetches(&h, rip);
+	memset(&reports, 0, sizeof(reports));
+	emu_report_code(h.cpu, note_report, NULL);
+	ck_assert_uint_eq(run_logging_fetches(&h, rip).count, 0);
+	ck_assert_uint_eq(emu_regs(h.cpu)->gpr[EMU_RAX], 4);
+	ck_assert_uint_eq(reports.count, 2);
+	ck_assert_uint_eq(reports.addr[0], rip);
+	ck_assert_uint_eq(reports.len[0], 9);  /* mov, inc, jmp */
+	ck_assert_uint_eq(reports.addr[1], rip + 11);
+	ck_assert_uint_ge(reports.len[1], 5);  /* add, ud2 and what follows */
+	run_logging_fetches(&h, rip);
+	ck_assert_uint_eq(reports.count, 2); /* once per call */
+	emu_report_code(h.cpu, note_report, NULL);
+	run_logging_fetches(&h, rip);
+	ck_assert_uint_eq(reports.count, 4);
+	emu_report_code(h.cpu, NULL, NULL);
+	run_logging_fetches(&h, rip);
+	ck_assert_uint_eq(reports.count, 4);
+	harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_limit)
 {
 	struct harness h;
@@ -314,6 +374,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_self_modifying_code);
 	tcase_add_test(tc, test_cache_line_flush);
 	tcase_add_test(tc, test_refetch);
+	tcase_add_test(tc, test_report_code);
 	tcase_add_test(tc, test_limit);
 	suite_add_tcase(s, tc);
 	return s;

@@ -52,7 +52,7 @@ START_TEST(replays_two_threads_at_every_time)
 {
 	struct mini_recorder *r = mini_record(trace_path);
 	struct replay_session s;
-	ck_assert_msg(replay_session_open(&s, trace_path, 0) == 0, "%s", s.error);
+	ck_assert_msg(replay_session_open(&s, trace_path, NULL) == 0, "%s", s.error);
 	ck_assert_msg(replay_session_finish_pass(&s) == 0, "%s", s.error);
 	ck_assert_msg(replay_session_goto(&s, r->time) == 0, "%s", s.error);
 	ck_assert_uint_eq(s.summary.instructions, r->time);
@@ -93,7 +93,7 @@ START_TEST(threads_live_between_create_and_exit)
 {
 	struct mini_recorder *r = mini_record(trace_path);
 	struct replay_session s;
-	ck_assert_msg(replay_session_open(&s, trace_path, 0) == 0, "%s", s.error);
+	ck_assert_msg(replay_session_open(&s, trace_path, NULL) == 0, "%s", s.error);
 	size_t alive_max = 0, alive_end;
 	uint64_t first_b = UINT64_MAX;
 	for (uint64_t t = 0; t < r->time; t++) {
