@@ -20,6 +20,7 @@
 #include "recorder/random_insn.h"
 #include "recorder/clock_syscalls.h"
 #include "recorder/recording_internal.h"
+#include "recorder/syscall_answers.h"
 #include "recorder/regs_convert.h"
 #include "recorder/signal_state.h"
 #include "recorder/supervisor_signals.h"
@@ -505,13 +506,12 @@ static int handle_syscall(struct recording *rec)
 		if (answered != 0)
 			return answered < 0 ? -1 : 0;
 	}
-	/* rseq registration fails, as under rr: the kernel would update the
-	 * area (cpu_id, the abort of critical sections) behind the mirror on
-	 * every preemption of the real thread, which the emulated program
-	 * never sees. glibc then does without it. */
-	if (p->nr == SYS_rseq) {
-		struct clock_answer enosys = { .result = -ENOSYS };
-		int answered = answer_syscall(rec, p->nr, &enosys);
+	struct clock_answer ours = { 0 };
+	enum syscall_answer_kind kind = syscall_answer(p->nr, args, getpid(), &ours.result);
+	if (kind != ANSWER_NONE) {
+		if (syscall_answer_name(kind))
+			rec->res->ptrace_answered[kind == ANSWER_TRACEME ? 0 : 1]++;
+		int answered = answer_syscall(rec, p->nr, &ours);
 		if (answered != 0)
 			return answered < 0 ? -1 : 0;
 	}

@@ -81,6 +81,9 @@ struct record_result {
 	uint64_t undescribed;
 	struct { long nr; uint64_t request; uint64_t count; } undescribed_kinds[8];
 	size_t n_undescribed_kinds;
+	/* The program's ptrace calls ttrec answered itself: [0] TRACEME
+	 * (answered 0, without effect), [1] attaching to ttrec (refused). */
+	uint64_t ptrace_answered[2];
 	/* ttrec run: a user's signal to ttrec ended the recording, the
 	 * program was killed (supervisor_signals.h); 0 if not. */
 	int stop_signal;

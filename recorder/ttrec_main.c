@@ -23,6 +23,7 @@
 #include "recorder/pack.h"
 #include "recorder/program_lookup.h"
 #include "recorder/recording.h"
+#include "recorder/syscall_answers.h"
 #include "recorder/syscall_effects.h"
 #include "recorder/trace_output.h"
 #include "recorder/tracee.h"
@@ -109,6 +110,11 @@ static void print_summary(const char *trace, const struct record_result *r)
 		}
 		fprintf(stderr, "\n");
 	}
+	for (int i = 0; i < 2; i++)
+		if (r->ptrace_answered[i])
+			fprintf(stderr, "ttrec: the program's ptrace could not be recorded: %s (%" PRIu64
+				" time%s)\n", syscall_answer_name(i ? ANSWER_ATTACH_TTREC : ANSWER_TRACEME),
+				r->ptrace_answered[i], r->ptrace_answered[i] == 1 ? "" : "s");
 	if (r->n_fallbacks) {
 		fprintf(stderr, "ttrec: native fallbacks:");
 		for (size_t i = 0; i < r->n_fallbacks; i++)

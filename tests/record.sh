@@ -219,6 +219,21 @@ else
 	echo "FAIL: rseq while recorded: $(cat "$tmp/rseq.out")"
 	failed=1
 fi
+# The program's own ptrace: TRACEME answers 0 as natively; attaching to
+# its parent, which while recorded is ttrec, is refused instead of
+# stopping the recorder; the summary says both.
+record ptrace_parent-traceme "$n" -- "$PROGRAMS/ptrace_parent" traceme
+if timeout "$LIMIT" "$TTREC" run -o "$tmp/seize.idna" -- "$PROGRAMS/ptrace_parent" seize-parent \
+	>"$tmp/seize.out" 2>"$tmp/seize.err" &&
+   grep -q '^PTRACE_SEIZE of the parent: -1 EPERM$' "$tmp/seize.out" &&
+   grep -q '^still running$' "$tmp/seize.out" &&
+   grep -q "^ttrec: the program's ptrace could not be recorded: ptrace attaching to ttrec refused" \
+	"$tmp/seize.err"; then
+	echo "ok: ptrace of ttrec refused"
+else
+	echo "FAIL: ptrace of ttrec: $(cat "$tmp/seize.out" "$tmp/seize.err")"
+	failed=1
+fi
 # Children let go untraced are not the program's threads.
 if timeout "$LIMIT" "$TTREC" run -o "$tmp/forks.idna" -- sh -c 'a=$(echo hi); b=$(echo there)' \
 	>/dev/null 2>"$tmp/forks.err" && grep -q ' instructions, 1 thread, ' "$tmp/forks.err"; then

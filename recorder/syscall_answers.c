@@ -1,0 +1,43 @@
+/*
+ * syscall_answers.c — the system calls ttrec answers itself (see the
+ * header for why each).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "recorder/syscall_answers.h"
+
+enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t recorder,
+					int64_t *result)
+{
+	if (nr == SYS_rseq) {
+		*result = -ENOSYS;
+		return ANSWER_RSEQ;
+	}
+	if (nr != SYS_ptrace)
+		return ANSWER_NONE;
+	switch (args[0]) {
+	case PTRACE_TRACEME:
+		*result = 0;
+		return ANSWER_TRACEME;
+	case PTRACE_ATTACH:
+	case PTRACE_SEIZE:
+		if ((pid_t)args[1] != recorder)
+			return ANSWER_NONE;
+		*result = -EPERM;
+		return ANSWER_ATTACH_TTREC;
+	default:
+		return ANSWER_NONE;
+	}
+}
+
+const char *syscall_answer_name(enum syscall_answer_kind kind)
+{
+	switch (kind) {
+	case ANSWER_TRACEME: return "ptrace(PTRACE_TRACEME) answered 0 without effect";
+	case ANSWER_ATTACH_TTREC: return "ptrace attaching to ttrec refused (EPERM)";
+	default: return NULL;
+	}
+}

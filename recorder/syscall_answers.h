@@ -1,0 +1,33 @@
+/*
+ * syscall_answers.h — system calls ttrec answers itself instead of letting
+ * the real process make them, because made for real they would hurt the
+ * recording or the recorder: rseq (the kernel would update the area
+ * behind the emulated program: fails with ENOSYS, as under rr),
+ * ptrace(PTRACE_TRACEME) (the process is ttrec's to trace: answered 0, as
+ * natively, without effect) and ptrace attaching to ttrec itself (it
+ * would stop the recorder the program waits for: EPERM). The clock reads
+ * ttrec answers are clock_syscalls.h's.
+ */
+#ifndef TTREC_SYSCALL_ANSWERS_H
+#define TTREC_SYSCALL_ANSWERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum syscall_answer_kind {
+	ANSWER_NONE,          /* the real process makes it */
+	ANSWER_RSEQ,          /* -ENOSYS */
+	ANSWER_TRACEME,       /* 0, nothing done: the program cannot be traced */
+	ANSWER_ATTACH_TTREC,  /* -EPERM: the program tried to trace ttrec */
+};
+
+/* Whether ttrec answers syscall nr with args itself (recorder is ttrec's
+ * own pid), and with what result. */
+enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t recorder,
+					int64_t *result);
+
+/* The summary's words for an answer that changed what the program got. */
+const char *syscall_answer_name(enum syscall_answer_kind kind);
+
+#endif
