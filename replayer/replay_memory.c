@@ -87,6 +87,12 @@ static inline void note_written_page(struct process_memory *p, uint64_t pg)
 		note_written_page_slow(p, pg);
 }
 
+void process_memory_note_written(struct process_memory *p, uint64_t addr, uint64_t len)
+{
+	for (uint64_t pg = addr / PAGE_SIZE; len && pg <= (addr + len - 1) / PAGE_SIZE; pg++)
+		note_written_page(p, pg);
+}
+
 void process_memory_code_changed(struct process_memory *p, uint64_t addr, uint64_t len)
 {
 	if (len == UINT64_MAX) {

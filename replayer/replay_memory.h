@@ -79,6 +79,8 @@ void replay_memory_checkpoint(struct replay_memory *m);
 
 /* Notes written pages into `pages` from now on (NULL: stops). */
 void process_memory_note_writes(struct process_memory *p, struct code_page_set *pages);
+/* Notes the pages of a write made outside the emulator (the kernel's). */
+void process_memory_note_written(struct process_memory *p, uint64_t addr, uint64_t len);
 
 /* The trace says code pages in [addr, addr+len) changed behind the
  * emulator (len UINT64_MAX: everything). */

@@ -173,6 +173,7 @@ static void apply_kernel_write(struct resim *s, const struct idna_record *ev)
 	if (!len || addr + len < addr)
 		return;
 	memory_image_store(p->image, addr, ev->u.kernel_write.bytes, len);
+	process_memory_note_written(p, addr, len);
 	if (p->on_access) {
 		s->in_kernel_write = true;
 		p->on_access(p->access_ctx, addr, len, true);

@@ -37,13 +37,15 @@ if ! setarch -R true 2>/dev/null; then
 fi
 
 # The records of a trace but its misses, without what varies from run to
-# run.
+# run (the kernel's writes: where and how many bytes, not which: random
+# bytes, times, the stack's random canary).
 records() {
 	"$TTDUMP" --records "$1" |
 		sed -n '/^records (stream/,/^records by type/p' |
 		grep -v -e ' nondet ' -e 'tid=' -e '^[0-9:+]* miss ' |
 		sed -e 's/^[0-9]*:[0-9]*+[0-9]* //' \
-			-e 's/ result=-\{0,1\}[0-9]*//' -e 's/ rax=0x[0-9a-f]*//'
+			-e 's/ result=-\{0,1\}[0-9]*//' -e 's/ rax=0x[0-9a-f]*//' \
+			-e '/^kernel-write /s/ bytes=[0-9a-f]*//'
 }
 
 misses() {
