@@ -251,15 +251,19 @@ static void call_interface(struct jit_xlate *x, const void *sized, const void *g
 }
 
 /* `size` bytes at [rsi] into rax, zero-extended; a fault ends the block
- * at this instruction. With an interface that passes integers in
+ * at this instruction. A memory that describes its common read has it
+ * made inline first (jit_inline_memory.c). With an interface that passes integers in
  * registers, its read_uint is called directly (as emu_mem_read_uint
  * would); addresses outside the lower half, and other interfaces, go
  * through emu_jit_read. */
 static void read_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	size_t upper = 0, done = 0;
+	size_t upper = 0, done = 0, hit = 0;
+	bool inline_hits = ops->inline_memory && ops->read_uint_sized[size_index(size)];
 	x->flags_live = false;
+	if (inline_hits)
+		hit = jit_inline_read(x, size);
 	if (ops->read_uint) {
 		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->read_uint_sized[size_index(size)],
@@ -277,6 +281,8 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 	jit_exit_if(x, JIT_CC_NZ, x->cur, EMU_STOP);
 	if (ops->read_uint)
 		jit_bind(&x->a, done);
+	if (inline_hits)
+		jit_bind(&x->a, hit);
 }
 
 /* After a direct write_uint of `size` bytes at the address in its slot:
