@@ -88,40 +88,50 @@ struct emu_mem_uint {
 };
 
 /*
- * The common reads made inline (optional: emu_memory_ops.inline_memory).
- * A memory whose integer reads are "find the page in a direct-mapped
- * table, load the value, check it against a direct-mapped prediction
- * cache, count a hit" describes those tables here, and translated code
- * does that much itself, with no call. Whenever any step does not apply
- * (no page, an access crossing a cache entry, a value the cache does not
- * predict) it calls read_uint_sized / read_uint as before, which must then
- * start over: the inline path changes nothing but the two counters of a
- * hit. So the memory sees the same reads, as hits or calls, in the same
- * order, with or without translation.
+ * The common reads and writes made inline (optional:
+ * emu_memory_ops.inline_memory). A memory whose integer accesses are
+ * "find the page in a direct-mapped table, load or store the value, check
+ * or update a direct-mapped prediction cache" describes those tables here,
+ * and translated code does that much itself, with no call. Whenever any
+ * step does not apply (no page, an access crossing a cache entry, a value
+ * the cache does not predict, a watched page) it calls read_uint_sized /
+ * write_uint_sized as before, which must then start over: the inline path
+ * changes nothing before it knows it completes. So the memory sees the
+ * same accesses, made inline or called, in the same order, with or
+ * without translation.
  *
- * An integer read of n (1, 2, 4, 8) bytes at addr is an inline hit when:
- *   - (addr & 7) + n <= 8 (within one 8-byte cache line, so one page);
- *   - p = pages[(addr >> 12) & page_mask] (pages of the lower half only) has
- *     (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095): the value is
- *     the n bytes at p->data + (addr & 4095), little-endian;
- *   - the 8-byte entry e at cache + 8 * ((((addr >> 3) * cache_multiplier)
- *     >> cache_shift)), read as a little-endian integer, holds the value in
- *     bits 8 * (addr & 7) and up: ((e >> 8 * (addr & 7)) & mask(n)) == value.
- * Then *hits and *hits_since_miss are each incremented by one.
+ * An integer access of n (1, 2, 4, 8) bytes at addr, with
+ * p = pages[(addr >> 12) & page_mask] (pages of the lower half only) and
+ * e the 8-byte entry at cache + 8 * (((addr >> 3) * cache_multiplier) >>
+ * cache_shift) (a little-endian integer; lane k is its bits 8k..8k+7), is
+ * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
+ *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
+ *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
+ *     of e. The read returns them; *hits and *hits_since_miss each grow
+ *     by one.
+ *   - a write, when `watched` is not NULL: p->tag == ((addr & ~4095) |
+ *     EMU_INLINE_PAGE_WRITABLE), and bit ((addr >> 12) & watched_mask) of
+ *     the bitmap `watched` is clear. The bytes go to p->data + (addr &
+ *     4095) and to e's lanes, and bits (addr & 4095) .. + n - 1 of the
+ *     bitmap at p->data + dirty_offset are set.
+ * (Bitmaps are little-endian: bit b is bit b % 8 of byte b / 8.)
  */
 #define EMU_INLINE_PAGE_WRITABLE 1u
 struct emu_inline_page {
-	uint64_t tag;        /* the page's address (| WRITABLE); a tag not page-aligned
-			      * once WRITABLE is cleared (UINT64_MAX) holds none */
-	const uint8_t *data; /* the page's 4096 bytes */
+	uint64_t tag;  /* the page's address (| WRITABLE); a tag not page-aligned
+			* once WRITABLE is cleared (UINT64_MAX) holds none */
+	uint8_t *data; /* the page's 4096 bytes */
 };
 struct emu_inline_memory {
 	const struct emu_inline_page *pages;
 	uint64_t page_mask;
-	const uint8_t *cache;
+	uint8_t *cache;
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
 	uint64_t *hits, *hits_since_miss;
+	const uint64_t *watched; /* NULL: writes always call */
+	uint64_t watched_mask;
+	uint64_t dirty_offset;
 };
 
 struct emu_memory_ops {
@@ -145,8 +155,8 @@ struct emu_memory_ops {
 	struct emu_mem_uint (*read_uint_sized[4])(void *ctx, uint64_t addr);
 	int (*write_uint_sized[4])(void *ctx, uint64_t addr, uint64_t value);
 	/*
-	 * Optional, with the sized reads: the tables of ctx's common reads
-	 * (above), for translated code. Asked again whenever the context is
+	 * Optional, with the sized functions: the tables of ctx's common
+	 * reads and writes (above), for translated code. Asked again whenever the context is
 	 * set (emu_new, emu_set_memory_context); never NULL. The tables'
 	 * contents may change at any time between accesses, the pointers
 	 * only with the context.

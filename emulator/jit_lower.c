@@ -320,7 +320,8 @@ static void note_write(struct jit_xlate *x, unsigned size)
 /* rcx's low `size` bytes to [rsi]; a fault ends the block at this
  * instruction. The status is kept in its slot for jit_translate.c's
  * check that the block did not write its own code. Direct calls to
- * write_uint as read_at_rsi's to read_uint. */
+ * write_uint as read_at_rsi's to read_uint, after the inline write as
+ * its inline read. */
 static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
@@ -329,10 +330,14 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	x->wrote = true;
 	if (ops->write_uint) {
 		keep_address_checked(x, size, &upper);
+		bool inline_writes = ops->inline_memory && ops->write_uint_sized[size_index(size)];
+		size_t written = inline_writes ? jit_inline_write(x, size) : 0;
 		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
 			       (const void *)ops->write_uint, size, true);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
+		if (inline_writes)
+			jit_bind(&x->a, written);
 		note_write(x, size);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);

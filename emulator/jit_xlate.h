@@ -106,6 +106,10 @@ void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
  * jump to the returned site, to be bound); every other case falls through
  * with rsi unchanged, to the call. Clobbers rax rcx rdx rdi r8. */
 size_t jit_inline_read(struct jit_xlate *x, unsigned size);
+/* The same for a write of rcx's low `size` bytes at rsi, when the memory
+ * takes writes inline; rcx and rsi are unchanged on the way to the call.
+ * Clobbers rax rcx rdx rdi r8 r10 r11. */
+size_t jit_inline_write(struct jit_xlate *x, unsigned size);
 
 /* --- jit_lower.c --- */
 

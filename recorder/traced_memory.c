@@ -244,10 +244,12 @@ TRACED_UINT_SIZED(4)
 TRACED_UINT_SIZED(8)
 
 /*
- * The common read as translated code makes it (emu.h, struct
+ * The common read and write as translated code makes them (emu.h, struct
  * emu_inline_memory): the mirror's translation cache and the prediction
- * cache, as traced_read_uint_inline uses them; it finishes nothing else
- * (every other case calls traced_read_u<N>, which starts over).
+ * cache, as traced_read_uint_inline and traced_write_uint_inline use them;
+ * the watched pages are those that may hold logged code (a write there
+ * calls traced_write_u<N>, which un-logs them). Translated code finishes
+ * nothing else: every other case calls the functions, which start over.
  */
 _Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page) &&
 		       offsetof(struct mirror_tlb_entry, tag) == offsetof(struct emu_inline_page, tag) &&
@@ -267,6 +269,9 @@ static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 		.cache_shift = 64 - tm->cache.log2_entries,
 		.hits = &tm->cache.hits,
 		.hits_since_miss = &tm->cache.hits_since_miss,
+		.watched = tm->code_pages->filter,
+		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,
+		.dirty_offset = PAGE_SIZE, /* memory_mirror_mark_dirty's bits */
 	};
 	return &tm->inline_reads;
 }

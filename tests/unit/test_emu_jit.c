@@ -76,8 +76,9 @@ struct access {
 /* The inline interface's tables (emu.h, struct emu_inline_memory): pages
  * enter the table when first read, as the recorder's mirror loads them;
  * the prediction cache is smaller than the recorder's, so that entries
- * collide. */
+ * collide; the code's pages are watched (writes there always call). */
 #define INLINE_PAGES 1024
+#define INLINE_WATCH_BITS 256
 #define INLINE_CACHE_LOG2 6
 #define INLINE_MULTIPLIER 0x9E3779B97F4A7C15ull
 #define INLINE_NO_PAGE UINT64_MAX
@@ -93,6 +94,12 @@ struct tmem {
 	struct emu_inline_page pages[INLINE_PAGES];
 	uint64_t cache[1u << INLINE_CACHE_LOG2];
 	uint64_t hits, hits_since_miss, called_hits;
+	uint64_t watched[INLINE_WATCH_BITS / 64];
+	/* Dirty bits, one per byte written, at a fixed distance from the
+	 * bytes (a page's bits in the first 512 bytes of its shadow page). */
+	uint8_t *dirty[R_COUNT];
+	/* Writes translated code could have made inline, made by a call. */
+	uint64_t called_inline_writes;
 	struct emu_inline_memory contract;
 };
 
@@ -183,13 +190,43 @@ static void predicted_read(struct tmem *m, uint64_t addr, const uint8_t *p, size
 	m->hits_since_miss = 0;
 }
 
+static bool watched(const struct tmem *m, uint64_t addr)
+{
+	uint64_t bit = (addr >> 12) & (INLINE_WATCH_BITS - 1);
+	return (m->watched[bit / 64] >> (bit % 64)) & 1;
+}
+
+/* A write of `size` bytes at addr, stored already at p: the cache takes
+ * them, their dirty bits are set. True when translated code may make it
+ * inline (then it is not logged: the call is not always made). */
+static bool predicted_write(struct tmem *m, uint64_t addr, const uint8_t *p, size_t size)
+{
+	cache_take(m, addr, p, size);
+	for (size_t i = 0; i < size; i++)
+		for (unsigned r = 0; r < R_COUNT; r++) {
+			uint64_t off = addr + i - regions[r].base;
+			if (addr + i >= regions[r].base && off < regions[r].size)
+				m->dirty[r][(off & ~4095ull) + (off & 4095) / 8] |=
+					(uint8_t)(1u << (off % 8));
+		}
+	uint64_t page = addr & ~4095ull;
+	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8) &&
+			   (addr & 7) + size <= 8 && !watched(m, addr) &&
+			   m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag ==
+				   (page | EMU_INLINE_PAGE_WRITABLE);
+	m->called_inline_writes += inline_form;
+	return inline_form;
+}
+
 static const struct emu_inline_memory *t_inline_memory(void *ctx)
 {
 	struct tmem *m = ctx;
 	m->contract = (struct emu_inline_memory){
-		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (const uint8_t *)m->cache,
+		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (uint8_t *)m->cache,
 		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - INLINE_CACHE_LOG2,
 		.hits = &m->hits, .hits_since_miss = &m->hits_since_miss,
+		.watched = m->watched, .watched_mask = INLINE_WATCH_BITS - 1,
+		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
 	};
 	return &m->contract;
 }
@@ -215,8 +252,8 @@ static int t_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 	uint8_t *p = tmem_at(m, addr, size, A_WRITE);
 	if (p)
 		memcpy(p, buf, size);
-	if (p && m->predicting)
-		cache_take(m, addr, buf, size);
+	if (p && m->predicting && predicted_write(m, addr, p, size))
+		return EMU_MEM_OK;
 	tmem_log(m, A_WRITE, VIA_BUFFER, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr,
 		 le_value(buf, size));
 	return p ? EMU_MEM_OK : EMU_MEM_FAULT;
@@ -255,8 +292,8 @@ static int write_via(void *ctx, uint64_t addr, unsigned size, uint64_t value, in
 	uint64_t v = size == 8 ? value : value & ((1ull << (8 * size)) - 1);
 	if (p)
 		memcpy(p, &v, size);
-	if (p && m->predicting)
-		cache_take(m, addr, (const uint8_t *)&v, size);
+	if (p && m->predicting && predicted_write(m, addr, p, size))
+		return EMU_MEM_OK;
 	tmem_log(m, A_WRITE, via, p ? EMU_MEM_OK : EMU_MEM_FAULT, size, addr, v);
 	return p ? EMU_MEM_OK : EMU_MEM_FAULT;
 }
@@ -1067,6 +1104,7 @@ struct machine {
 	struct emu_cpu *cpu;
 	struct tmem mem;
 	uint8_t bytes[R_COUNT][REGION_MAX];
+	uint8_t dirty[R_COUNT][REGION_MAX]; /* the inline interface's dirty bits */
 };
 
 /* Zeroes every other 8-byte line, chosen by a hash of its index: a read
@@ -1087,8 +1125,11 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 {
 	emu_free(m->cpu);
 	memcpy(m->bytes, p->image, sizeof(m->bytes));
-	for (unsigned r = 0; r < R_COUNT; r++)
+	memset(m->dirty, 0, sizeof(m->dirty));
+	for (unsigned r = 0; r < R_COUNT; r++) {
 		m->mem.bytes[r] = m->bytes[r];
+		m->mem.dirty[r] = m->dirty[r];
+	}
 	m->mem.n = 0;
 	m->mem.predicting = variant == V_INLINE;
 	if (m->mem.predicting) /* half the data lines zero (see zero_lines) */
@@ -1097,6 +1138,12 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 		m->mem.pages[i] = (struct emu_inline_page){ INLINE_NO_PAGE, NULL };
 	memset(m->mem.cache, 0, sizeof(m->mem.cache));
 	m->mem.hits = m->mem.hits_since_miss = m->mem.called_hits = 0;
+	m->mem.called_inline_writes = 0;
+	memset(m->mem.watched, 0, sizeof(m->mem.watched));
+	for (uint64_t page = CODE_BASE; page < CODE_BASE + regions[R_CODE].size; page += 4096) {
+		uint64_t bit = (page >> 12) & (INLINE_WATCH_BITS - 1);
+		m->mem.watched[bit / 64] |= 1ull << (bit % 64);
+	}
 	m->cpu = emu_new(&variant_ops[variant], &m->mem);
 	ck_assert_ptr_nonnull(m->cpu);
 	if (jit)
@@ -1187,6 +1234,10 @@ static bool differ(struct machine *a, struct machine *b, size_t *log_from, char 
 		snprintf(msg, n, "prediction cache contents");
 		return true;
 	}
+	if (memcmp(a->dirty, b->dirty, sizeof(a->dirty))) {
+		snprintf(msg, n, "dirty bits");
+		return true;
+	}
 	size_t na = a->mem.n, nb = b->mem.n, i = *log_from;
 	for (; i < na && i < nb; i++) {
 		const struct access *x = &a->mem.log[i], *y = &b->mem.log[i];
@@ -1235,7 +1286,7 @@ static void print_program(const struct program *p)
 /* What the runs saw, for the report: translated code does call the
  * sized functions (the interpreter never does), and makes hits inline. */
 static struct stats {
-	unsigned programs, sized_programs, inline_programs, faults;
+	unsigned programs, sized_programs, inline_programs, inline_write_programs, faults;
 	uint64_t insns;
 } stats;
 
@@ -1286,6 +1337,8 @@ static void compare_whole(const struct context *c, const struct program *p, stru
 		}
 	if (b->mem.hits > b->mem.called_hits)
 		stats.inline_programs++;
+	if (a->mem.called_inline_writes > b->mem.called_inline_writes)
+		stats.inline_write_programs++;
 }
 
 /* The program run in budgets of 1 to 40 instructions, the same for both,
@@ -1356,12 +1409,15 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		compare_chunked(&c, p, a, b, ENTRY_ADDR, cseed);
 	}
 	printf("%s: %u programs, %" PRIu64 " instructions, %u stopped by a fault, %u with translated "
-	       "code calling the sized functions, %u with hits made inline\n", what, stats.programs,
-	       stats.insns, stats.faults, stats.sized_programs, stats.inline_programs);
+	       "code calling the sized functions, %u with hits and %u with writes made inline\n", what,
+	       stats.programs, stats.insns, stats.faults, stats.sized_programs, stats.inline_programs,
+	       stats.inline_write_programs);
 	if (variant == V_SIZED || variant == V_INLINE)
 		ck_assert_uint_gt(stats.sized_programs, count / 2);
-	if (variant == V_INLINE)
+	if (variant == V_INLINE) {
 		ck_assert_uint_gt(stats.inline_programs, count / 2);
+		ck_assert_uint_gt(stats.inline_write_programs, count / 2);
+	}
 	ck_assert_uint_gt(stats.faults, count / 20);
 	machine_free(a);
 	machine_free(b);
