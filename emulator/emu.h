@@ -87,6 +87,53 @@ struct emu_mem_uint {
 	int status;      /* EMU_MEM_OK or EMU_MEM_FAULT, as read's */
 };
 
+/*
+ * The common reads and writes made inline (optional:
+ * emu_memory_ops.inline_memory). A memory whose integer accesses are
+ * "find the page in a direct-mapped table, load or store the value, check
+ * or update a direct-mapped prediction cache" describes those tables here,
+ * and translated code does that much itself, with no call. Whenever any
+ * step does not apply (no page, an access crossing a cache entry, a value
+ * the cache does not predict, a watched page) it calls read_uint_sized /
+ * write_uint_sized as before, which must then start over: the inline path
+ * changes nothing before it knows it completes. So the memory sees the
+ * same accesses, made inline or called, in the same order, with or
+ * without translation.
+ *
+ * An integer access of n (1, 2, 4, 8) bytes at addr, with
+ * p = pages[(addr >> 12) & page_mask] (pages of the lower half only) and
+ * e the 8-byte entry at cache + 8 * (((addr >> 3) * cache_multiplier) >>
+ * cache_shift) (a little-endian integer; lane k is its bits 8k..8k+7), is
+ * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
+ *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
+ *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
+ *     of e. The read returns them; *hits and *hits_since_miss each grow
+ *     by one.
+ *   - a write, when `watched` is not NULL: p->tag == ((addr & ~4095) |
+ *     EMU_INLINE_PAGE_WRITABLE), and bit ((addr >> 12) & watched_mask) of
+ *     the bitmap `watched` is clear. The bytes go to p->data + (addr &
+ *     4095) and to e's lanes, and bits (addr & 4095) .. + n - 1 of the
+ *     bitmap at p->data + dirty_offset are set.
+ * (Bitmaps are little-endian: bit b is bit b % 8 of byte b / 8.)
+ */
+#define EMU_INLINE_PAGE_WRITABLE 1u
+struct emu_inline_page {
+	uint64_t tag;  /* the page's address (| WRITABLE); a tag not page-aligned
+			* once WRITABLE is cleared (UINT64_MAX) holds none */
+	uint8_t *data; /* the page's 4096 bytes */
+};
+struct emu_inline_memory {
+	const struct emu_inline_page *pages;
+	uint64_t page_mask;
+	uint8_t *cache;
+	uint64_t cache_multiplier;
+	uint64_t cache_shift;
+	uint64_t *hits, *hits_since_miss;
+	const uint64_t *watched; /* NULL: writes always call */
+	uint64_t watched_mask;
+	uint64_t dirty_offset;
+};
+
 struct emu_memory_ops {
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t size);
 	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t size);
@@ -107,6 +154,14 @@ struct emu_memory_ops {
 	 */
 	struct emu_mem_uint (*read_uint_sized[4])(void *ctx, uint64_t addr);
 	int (*write_uint_sized[4])(void *ctx, uint64_t addr, uint64_t value);
+	/*
+	 * Optional, with the sized functions: the tables of ctx's common
+	 * reads and writes (above), for translated code. Asked again whenever the context is
+	 * set (emu_new, emu_set_memory_context); never NULL. The tables'
+	 * contents may change at any time between accesses, the pointers
+	 * only with the context.
+	 */
+	const struct emu_inline_memory *(*inline_memory)(void *ctx);
 };
 
 /* Why emu_run() returned. */

@@ -188,6 +188,7 @@ struct emu_cpu {
 	struct emu_lazy_flags lazy;
 	const struct emu_memory_ops *mem;
 	void *mem_ctx;
+	const struct emu_inline_memory *mem_inline; /* mem->inline_memory(mem_ctx), or NULL */
 	struct emu_observer obs;
 	bool has_observer;
 	struct emu_exit_info exit;

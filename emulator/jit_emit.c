@@ -85,8 +85,9 @@ void jit_bytes(struct jit_asm *a, const void *bytes, size_t n)
 
 void jit_mov_imm(struct jit_asm *a, int reg, uint64_t imm)
 {
-	if (imm <= UINT32_MAX) /* mov r32, imm32 zero-extends */
-		jit_op(a, ZYDIS_MNEMONIC_MOV, jit_r(reg, 4), jit_i((int64_t)imm));
+	if (imm <= UINT32_MAX) /* mov r32, imm32 zero-extends; the encoder
+				* takes imm32 in its signed range only */
+		jit_op(a, ZYDIS_MNEMONIC_MOV, jit_r(reg, 4), jit_i((int32_t)(uint32_t)imm));
 	else
 		jit_op(a, ZYDIS_MNEMONIC_MOV, jit_r(reg, 8), jit_i((int64_t)imm));
 }

@@ -251,15 +251,19 @@ static void call_interface(struct jit_xlate *x, const void *sized, const void *g
 }
 
 /* `size` bytes at [rsi] into rax, zero-extended; a fault ends the block
- * at this instruction. With an interface that passes integers in
+ * at this instruction. A memory that describes its common read has it
+ * made inline first (jit_inline_memory.c). With an interface that passes integers in
  * registers, its read_uint is called directly (as emu_mem_read_uint
  * would); addresses outside the lower half, and other interfaces, go
  * through emu_jit_read. */
 static void read_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	size_t upper = 0, done = 0;
+	size_t upper = 0, done = 0, hit = 0;
+	bool inline_hits = ops->inline_memory && ops->read_uint_sized[size_index(size)];
 	x->flags_live = false;
+	if (inline_hits)
+		hit = jit_inline_read(x, size);
 	if (ops->read_uint) {
 		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->read_uint_sized[size_index(size)],
@@ -277,6 +281,8 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 	jit_exit_if(x, JIT_CC_NZ, x->cur, EMU_STOP);
 	if (ops->read_uint)
 		jit_bind(&x->a, done);
+	if (inline_hits)
+		jit_bind(&x->a, hit);
 }
 
 /* After a direct write_uint of `size` bytes at the address in its slot:
@@ -314,7 +320,8 @@ static void note_write(struct jit_xlate *x, unsigned size)
 /* rcx's low `size` bytes to [rsi]; a fault ends the block at this
  * instruction. The status is kept in its slot for jit_translate.c's
  * check that the block did not write its own code. Direct calls to
- * write_uint as read_at_rsi's to read_uint. */
+ * write_uint as read_at_rsi's to read_uint, after the inline write as
+ * its inline read. */
 static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
@@ -323,10 +330,14 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	x->wrote = true;
 	if (ops->write_uint) {
 		keep_address_checked(x, size, &upper);
+		bool inline_writes = ops->inline_memory && ops->write_uint_sized[size_index(size)];
+		size_t written = inline_writes ? jit_inline_write(x, size) : 0;
 		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
 			       (const void *)ops->write_uint, size, true);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
+		if (inline_writes)
+			jit_bind(&x->a, written);
 		note_write(x, size);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);

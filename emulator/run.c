@@ -19,7 +19,7 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 	}
 	cpu->code_page_filter = emu_decode_cache_page_filter(cpu->cache);
 	cpu->mem = mem;
-	cpu->mem_ctx = mem_ctx;
+	emu_set_memory_context(cpu, mem_ctx);
 	cpu->regs.rflags = 0x202;
 	cpu->regs.fcw = 0x37f;
 	cpu->regs.ftw = 0xffff;
@@ -32,6 +32,7 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 {
 	cpu->mem_ctx = mem_ctx;
+	cpu->mem_inline = cpu->mem->inline_memory ? cpu->mem->inline_memory(mem_ctx) : NULL;
 }
 
 bool emu_set_jit(struct emu_cpu *cpu, bool on)

@@ -108,6 +108,12 @@ static inline void memory_mirror_copy_small(void *dst, const void *src, size_t l
 	}
 }
 
+/* The translation cache's table (for translated code's inline reads). */
+static inline const struct mirror_tlb_entry *memory_mirror_tlb_table(const struct memory_mirror *m)
+{
+	return ((const struct memory_mirror_tlb *)(const void *)m)->entries;
+}
+
 static inline const struct mirror_tlb_entry *memory_mirror_tlb_entry(
 	const struct memory_mirror *m, uint64_t addr)
 {

@@ -4,6 +4,7 @@
  * against the prediction cache; writes update the cache and un-log the code
  * pages they touch; fetches log each code page the first time it is needed.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "recorder/traced_memory.h"
@@ -242,6 +243,39 @@ TRACED_UINT_SIZED(2)
 TRACED_UINT_SIZED(4)
 TRACED_UINT_SIZED(8)
 
+/*
+ * The common read and write as translated code makes them (emu.h, struct
+ * emu_inline_memory): the mirror's translation cache and the prediction
+ * cache, as traced_read_uint_inline and traced_write_uint_inline use them;
+ * the watched pages are those that may hold logged code (a write there
+ * calls traced_write_u<N>, which un-logs them). Translated code finishes
+ * nothing else: every other case calls the functions, which start over.
+ */
+_Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page) &&
+		       offsetof(struct mirror_tlb_entry, tag) == offsetof(struct emu_inline_page, tag) &&
+		       offsetof(struct mirror_tlb_entry, data) == offsetof(struct emu_inline_page, data) &&
+		       MIRROR_TLB_WRITABLE == EMU_INLINE_PAGE_WRITABLE,
+	       "the mirror's translation cache is the emulator's inline page table");
+_Static_assert(PREDICT_CACHE_LINE == 8, "the inline read's cache entries are 8 bytes");
+
+static const struct emu_inline_memory *traced_inline_memory(void *ctx)
+{
+	struct traced_memory *tm = ctx;
+	tm->inline_reads = (struct emu_inline_memory){
+		.pages = (const struct emu_inline_page *)(const void *)memory_mirror_tlb_table(tm->mirror),
+		.page_mask = MIRROR_TLB_ENTRIES - 1,
+		.cache = tm->cache.bytes,
+		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
+		.cache_shift = 64 - tm->cache.log2_entries,
+		.hits = &tm->cache.hits,
+		.hits_since_miss = &tm->cache.hits_since_miss,
+		.watched = tm->code_pages->filter,
+		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,
+		.dirty_offset = PAGE_SIZE, /* memory_mirror_mark_dirty's bits */
+	};
+	return &tm->inline_reads;
+}
+
 /* Logs the code page `pg` (a page number) if it is not logged yet; false
  * when it cannot be fetched whole. */
 static bool log_code_page(struct traced_memory *tm, uint64_t pg)
@@ -291,4 +325,5 @@ const struct emu_memory_ops traced_memory_ops = {
 	.write_uint = traced_write_uint,
 	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
 	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
+	.inline_memory = traced_inline_memory,
 };

@@ -31,6 +31,9 @@ struct traced_memory {
 	bool owns_code_pages;
 	int failed;            /* the writer failed: stop recording */
 	uint64_t code_pages_logged;
+	/* The common read's tables, for translated code (emu.h); filled
+	 * each time the emulator asks, so the struct may move. */
+	struct emu_inline_memory inline_reads;
 };
 
 /* Reads checked against the prediction cache, and how many of them missed

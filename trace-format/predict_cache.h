@@ -81,10 +81,14 @@ int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *
  * lane k of an entry is bits 8k..8k+7 of the entry read as a uint64_t.
  */
 
+/* The hash of a line: its entry is the top log2_entries bits of
+ * line * PREDICT_CACHE_HASH_MULTIPLIER (man/idna.5). */
+#define PREDICT_CACHE_HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
+
 /* Offset in pc->bytes of the entry holding the 8-byte line `line`. */
 static inline size_t predict_cache_entry_offset(const struct predict_cache *pc, uint64_t line)
 {
-	return (size_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - pc->log2_entries)) *
+	return (size_t)((line * PREDICT_CACHE_HASH_MULTIPLIER) >> (64 - pc->log2_entries)) *
 	       PREDICT_CACHE_LINE;
 }
 

@@ -1,0 +1,259 @@
+/*
+ * jit_inline_memory.c — the common read and write as host code, for
+ * memories that describe them (struct emu_inline_memory, emu.h): the page
+ * looked up in the memory's table, the value loaded and checked against
+ * the prediction cache (the hit counted), or stored, its dirty bits set
+ * and the cache updated, with no call. Every other case falls through to
+ * the call the translation makes without it (jit_lower.c), which starts
+ * the access over: nothing here writes anything before the access is
+ * known to complete inline.
+ */
+#include <pthread.h>
+
+#include <Zydis/Zydis.h>
+
+#include "jit_xlate.h"
+
+#define MOV ZYDIS_MNEMONIC_MOV
+
+static void emit(struct jit_asm *as, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
+{
+	jit_op(as, mn, a, b);
+}
+
+/* A field of the contract, whose address is in rdi. */
+static struct jit_opnd contract(int64_t off)
+{
+	return jit_m(JR_RDI, JR_NONE, 0, off, 8);
+}
+
+/* The low `size` bytes of reg, zero-extended into reg. */
+static void zero_extend(struct jit_asm *a, int reg, unsigned size)
+{
+	if (size < 4)
+		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(reg, 4), jit_r(reg, size));
+	else if (size == 4)
+		emit(a, MOV, jit_r(reg, 4), jit_r(reg, 4));
+}
+
+/* The misses: where they jump to, bound together at the end. */
+struct misses {
+	size_t site[4];
+	unsigned n;
+};
+
+static void miss_if(struct jit_asm *a, struct misses *m, unsigned cc)
+{
+	m->site[m->n++] = jit_jcc_forward(a, cc);
+}
+
+/* Misses unless (rsi & 7) + size <= 8: one cache entry, so one page.
+ * Clobbers `scratch`. */
+static void within_entry(struct jit_asm *a, struct misses *m, unsigned size, int scratch)
+{
+	if (size == 1)
+		return;
+	if (size == 8) { /* aligned */
+		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(7));
+		miss_if(a, m, JIT_CC_NZ);
+		return;
+	}
+	emit(a, MOV, jit_r(scratch, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(scratch, 4), jit_i(7));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(scratch, 4), jit_i(8 - (int64_t)size));
+	miss_if(a, m, 7); /* ja */
+}
+
+/* rax = the page table's entry for rsi: pages + 16 * ((rsi >> 12) & page_mask). */
+static void page_entry_to_rax(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(page_mask)));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 8), jit_i(4));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
+}
+
+/* r8 = the address of the cache's entry for rsi:
+ * cache + 8 * (((rsi >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
+static void cache_entry_to_r8(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(3));
+	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
+	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
+	emit(a, MOV, jit_r(JR_R8, 8), contract(JIT_INLINE(cache)));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
+}
+
+/* cl = the bit offset of rsi's lane in its entry: 8 * (rsi & 7). */
+static void lane_shift_to_cl(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RCX, 4), jit_i(3));
+}
+
+/* Binds the misses here and returns the hit's jump to be bound. */
+static size_t end_hit(struct jit_asm *a, struct misses *m)
+{
+	size_t hit = jit_jmp_forward(a);
+	for (unsigned i = 0; i < m->n; i++)
+		jit_bind(a, m->site[i]);
+	return hit;
+}
+
+static size_t build_read(struct jit_asm *a, unsigned size)
+{
+	struct misses m = { .n = 0 };
+	within_entry(a, &m, size, JR_RCX);
+	emit(a, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_INLINE, 8));
+	page_entry_to_rax(a);
+	/* The page's: tag ^ (addr & ~4095) is 0 or WRITABLE. */
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
+	miss_if(a, &m, 7); /* ja */
+	/* The value: rax = the bytes at data + (addr & 4095). */
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(4095));
+	struct jit_opnd at = jit_m(JR_R8, JR_RCX, 1, 0, size);
+	if (size < 4)
+		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
+	else
+		emit(a, MOV, jit_r(JR_RAX, size), at);
+	/* The prediction: rdx = the entry's lanes from addr & 7. */
+	cache_entry_to_r8(a);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_NONE, 0, 0, 8));
+	if (size < 8) { /* an 8-byte read is a whole entry */
+		lane_shift_to_cl(a);
+		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
+		zero_extend(a, JR_RDX, size);
+	}
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	miss_if(a, &m, JIT_CC_NZ);
+	/* A hit: counted. */
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	return end_hit(a, &m);
+}
+
+static size_t build_write(struct jit_asm *a, unsigned size)
+{
+	struct misses m = { .n = 0 };
+	within_entry(a, &m, size, JR_RAX);
+	emit(a, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_INLINE, 8));
+	/* Not watched: bit ((addr >> 12) & watched_mask) of `watched` clear. */
+	emit(a, MOV, jit_r(JR_R8, 8), contract(JIT_INLINE(watched)));
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R8, 8), jit_r(JR_R8, 8));
+	miss_if(a, &m, JIT_CC_Z);
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(watched_mask)));
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8)); /* bit rax % 64 */
+	miss_if(a, &m, 2); /* jc */
+	/* The page, writable inline. */
+	page_entry_to_rax(a);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
+	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	miss_if(a, &m, JIT_CC_NZ);
+	/* Done from here: the bytes, at data + off (off in eax). */
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	emit(a, MOV, jit_m(JR_R8, JR_RAX, 1, 0, size), jit_r(JR_RCX, size));
+	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
+	/* Their dirty bits: all in the byte off / 8 of the bitmap. */
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
+	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RAX, 4));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
+	struct jit_opnd dirty = jit_m(JR_RDX, JR_R10, 1, 0, 1);
+	if (size == 8) {
+		emit(a, ZYDIS_MNEMONIC_MOV, dirty, jit_i(-1));
+	} else {
+		emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
+		emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
+		emit(a, MOV, jit_r(JR_RAX, 4), jit_i((1 << size) - 1));
+		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 4), jit_r(JR_RCX, 1));
+		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RAX, 1));
+	}
+	/* The cache's entry takes them in their lanes. */
+	cache_entry_to_r8(a);
+	struct jit_opnd entry = jit_m(JR_R8, JR_NONE, 0, 0, 8);
+	if (size == 8) {
+		emit(a, MOV, entry, jit_r(JR_R11, 8));
+	} else {
+		zero_extend(a, JR_R11, size);
+		lane_shift_to_cl(a);
+		jit_mov_imm(a, JR_RAX, ~0ull >> (64 - 8 * size));
+		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_R11, 8), jit_r(JR_RCX, 1));
+		emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_RAX, 8), jit_none());
+		emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), entry);
+		emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_R11, 8));
+		emit(a, MOV, entry, jit_r(JR_RAX, 8));
+	}
+	return end_hit(a, &m);
+}
+
+/*
+ * Each sequence depends only on its kind and size (registers and offsets
+ * are fixed), so it is encoded once and copied into every translation:
+ * a translation costs no more encoder work than it did with calls. The
+ * jumps inside are relative, so the bytes work at any address.
+ */
+#define TEMPLATE_MAX 256
+struct inline_template {
+	uint8_t code[TEMPLATE_MAX];
+	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
+	bool ok;
+};
+static struct inline_template templates[2][4]; /* [write][size index] */
+static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
+
+static void build_templates(void)
+{
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned i = 0; i < 4; i++) {
+			struct inline_template *t = &templates[w][i];
+			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
+			t->hit = w ? build_write(&a, 1u << i) : build_read(&a, 1u << i);
+			t->len = a.pos;
+			t->ok = !a.failed;
+		}
+}
+
+static size_t copy_template(struct jit_asm *a, bool write, unsigned size)
+{
+	pthread_once(&templates_once, build_templates);
+	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+	const struct inline_template *t = &templates[write][i];
+	if (!t->ok) {
+		a->failed = true;
+		return 0;
+	}
+	size_t at = a->pos;
+	jit_bytes(a, t->code, t->len);
+	return at + t->hit;
+}
+
+size_t jit_inline_read(struct jit_xlate *x, unsigned size)
+{
+	return copy_template(&x->a, false, size);
+}
+
+size_t jit_inline_write(struct jit_xlate *x, unsigned size)
+{
+	return copy_template(&x->a, true, size);
+}
