@@ -243,19 +243,19 @@ static struct fetch_log run_logging_fetches(struct harness *h, uint64_t rip)
 	return fetches;
 }
 
-START_TEST(test_refetch)
+/* A harness whose memory logs fetches, with two blocks at the returned
+ * address (a jump ends the first): mov eax, 1; inc eax; jmp +2; (two
+ * skipped bytes); add rax, rax; ud2. rax is 4 after a run. */
+static uint64_t two_logged_blocks(struct harness *h)
 {
-	/* emu_refetch_code keeps decoded blocks but makes their next run
-	 * fetch exactly what decoding them fetched, in the same order: a
-	 * recorder that logs code pages on fetch then writes the records a
-	 * decoding anew would have. Two blocks: a jump ends the first. */
-	struct harness h;
-	harness_init(&h);
-	struct emu_memory_ops ops = emu_self_memory_ops;
+	harness_init(h);
+	/* The CPU keeps a pointer to its memory's operations. */
+	static struct emu_memory_ops ops;
+	ops = emu_self_memory_ops;
 	ops.fetch = logging_fetch;
-	emu_free(h.cpu);
-	h.cpu = emu_new(&ops, NULL);
-	ck_assert_ptr_nonnull(h.cpu);
+	emu_free(h->cpu);
+	h->cpu = emu_new(&ops, NULL);
+	ck_assert_ptr_nonnull(h->cpu);
 	static const uint8_t code[] = {
 		0xb8, 0x01, 0x00, 0x00, 0x00, /* mov eax, 1 */
 		0xff, 0xc0,                   /* inc eax */
@@ -264,8 +264,18 @@ START_TEST(test_refetch)
 		0x48, 0x01, 0xc0,             /* add rax, rax */
 		0x0f, 0x0b,                   /* ud2 */
 	};
-	memcpy(h.stop_code + 256, code, sizeof(code));
-	uint64_t rip = (uint64_t)(uintptr_t)(h.stop_code + 256);
+	memcpy(h->stop_code + 256, code, sizeof(code));
+	return (uint64_t)(uintptr_t)(h->stop_code + 256);
+}
+
+START_TEST(test_refetch)
+{
+	/* emu_refetch_code keeps decoded blocks but makes their next run
+	 * fetch exactly what decoding them fetched, in the same order: a
+	 * recorder that logs code pages on fetch then writes the records a
+	 * decoding anew would have. Two blocks: a jump ends the first. */
+	struct harness h;
+	uint64_t rip = two_logged_blocks(&h);
 	struct fetch_log decoded = run_logging_fetches(&h, rip);
 	/* mov, inc, jmp; then add, ud2 and what follows up to the block's end
 	 * (ud2 does not end a block). */
@@ -311,22 +321,7 @@ START_TEST(test_report_code)
 	 * instructions span the first time it runs after the call, without
 	 * fetching anything again. Two blocks: a jump ends the first. */
 	struct harness h;
-	harness_init(&h);
-	struct emu_memory_ops ops = emu_self_memory_ops;
-	ops.fetch = logging_fetch;
-	emu_free(h.cpu);
-	h.cpu = emu_new(&ops, NULL);
-	ck_assert_ptr_nonnull(h.cpu);
-	static const uint8_t code[] = {
-		0xb8, 0x01, 0x00, 0x00, 0x00, /* mov eax, 1 */
-		0xff, 0xc0,                   /* inc eax */
-		0xeb, 0x02,                   /* jmp +2 */
-		0x90, 0x90,                   /* (skipped) */
-		0x48, 0x01, 0xc0,             /* add rax, rax */
-		0x0f, 0x0b,                   /* ud2 */
-	};
-	memcpy(h.stop_code + 256, code, sizeof(code));
-	uint64_t rip = (uint64_t)(uintptr_t)(h.stop_code + 256);
+	uint64_t rip = two_logged_blocks(&h);
 	run_logging_fetches(&h, rip);
 	memset(&reports, 0, sizeof(reports));
 	emu_report_code(h.cpu, note_report, NULL);
