@@ -12,38 +12,13 @@
 #   apt-get install qemu-user valgrind
 # A peer that is missing is skipped with a message (its column shows "-").
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
-TTREC=$BUILD/ttrec
-quick=0
-[ "${1:-}" = --quick ] && quick=1
-for tool in "$TTREC" "$BUILD/bench/record_workload"; do
-	if [ ! -x "$tool" ]; then
-		echo "peers: $tool is missing: run make bench" >&2
-		exit 1
-	fi
-done
+NAME=peers
+. "$(dirname "$0")/cpu_set_inputs.bash"
 
 QEMU=$(command -v qemu-x86_64 || true)
 VALGRIND=$(command -v valgrind || true)
 [ -n "$QEMU" ] || echo "peers: qemu-x86_64 not found (Debian package qemu-user): its column is skipped" >&2
 [ -n "$VALGRIND" ] || echo "peers: valgrind not found (Debian package valgrind): its column is skipped" >&2
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LC_ALL=C
-# The same inputs as record_bench.sh.
-if [ $quick = 1 ]; then mb=1; lines=100000; scale=1; loops=200000
-else mb=4; lines=1000000; scale=5; loops=2000000; fi
-awk -v n=$((mb * 1024 * 1024 / 40)) 'BEGIN { srand(3); for (i = 0; i < n; i++)
-	printf "%08d %x %s %d\n", i, int(rand() * 2^31), (rand() < 0.5 ? "alpha" : "beta"), int(rand() * 1000) }' \
-	>"$tmp/data.txt"
-head -c $((mb * 1024 * 1024 / 4)) "$tmp/data.txt" >"$tmp/data-small.txt"
-awk -v n=$lines 'BEGIN { srand(5); for (i = 0; i < n; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
-	>"$tmp/numbers.txt"
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
-
-now() { date +%s.%N; }
 
 # timed INPUT -- COMMAND...: runs it, prints its seconds, or "-" when it
 # failed or its output differs from the native run's.

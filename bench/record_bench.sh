@@ -7,35 +7,8 @@
 #
 #   BUILD=build bash bench/record_bench.sh [--quick]
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
-TTREC=$BUILD/ttrec
-quick=0
-[ "${1:-}" = --quick ] && quick=1
-for tool in "$TTREC" "$BUILD/bench/record_workload"; do
-	if [ ! -x "$tool" ]; then
-		echo "record_bench: $tool is missing: run make bench" >&2
-		exit 1
-	fi
-done
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LC_ALL=C
-if [ $quick = 1 ]; then mb=1; lines=100000; scale=1; loops=200000
-else mb=4; lines=1000000; scale=5; loops=2000000; fi
-# Compressible but not trivial data: numbered lines with pseudo-random words.
-awk -v n=$((mb * 1024 * 1024 / 40)) 'BEGIN { srand(3); for (i = 0; i < n; i++)
-	printf "%08d %x %s %d\n", i, int(rand() * 2^31), (rand() < 0.5 ? "alpha" : "beta"), int(rand() * 1000) }' \
-	>"$tmp/data.txt"
-head -c $((mb * 1024 * 1024 / 4)) "$tmp/data.txt" >"$tmp/data-small.txt"
-awk -v n=$lines 'BEGIN { srand(5); for (i = 0; i < n; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
-	>"$tmp/numbers.txt"
-
-now() { date +%s.%N; }
-# The interpreter itself: a version manager's python3 may be a shell script
-# that execs it, and recording that script's shells is not the benchmark.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+NAME=record_bench
+. "$(dirname "$0")/cpu_set_inputs.bash"
 
 printf '%-14s %9s %9s %8s %13s %12s %12s %8s\n' program native_s recorded_s slowdown \
 	instructions insn_per_s trace_bytes bits/insn
