@@ -24,8 +24,9 @@ refuse same.out 'ttreplay: warning' "no warning when the files are the recorded 
 
 # What gdb reads before the program itself does: its arguments on the
 # initial stack and the vDSO (its link-map entry), as the kernel made them.
-gdb -batch -nx -ex "target remote | $build/ttreplay c.idna" -ex 'x/s *(char **)($sp + 8)' \
-	-ex 'info sharedlibrary' > image.out 2>&1
+gdb -batch -nx -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay c.idna" \
+	-ex 'x/s *(char **)($sp + 8)' -ex 'break bump' -ex continue -ex 'info sharedlibrary' \
+	> image.out 2>&1
 expect image.out '"\./counter"' "argv[0] at the first instruction"
 refuse image.out "Can't read pathname for load map" "the vDSO's link-map entry is readable"
 
