@@ -32,7 +32,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "recorder/trace_regs.h"
+#include "trace-format/trace_regs.h"
 #include "replayer/resim.h"
 
 static enum resim_status fail(struct resim *s, const char *what)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
-#include "recorder/trace_regs.h"
+#include "trace-format/trace_regs.h"
 #include "trace-format/idna.h"
 
 #define CODE 0x10000u

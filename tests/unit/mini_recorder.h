@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
-#include "recorder/trace_regs.h"
+#include "trace-format/trace_regs.h"
 #include "trace-format/idna.h"
 #include "trace-format/predict_cache.h"
 

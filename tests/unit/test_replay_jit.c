@@ -18,7 +18,7 @@
 
 #include "check_main.h"
 #include "emulator/emu.h"
-#include "recorder/trace_regs.h"
+#include "trace-format/trace_regs.h"
 #include "replayer/replay_session.h"
 #include "trace-format/idna.h"
 #include "trace-format/predict_cache.h"
