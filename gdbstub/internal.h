@@ -87,7 +87,7 @@ gdbstub_handler handle_read_all_registers, handle_write_all_registers,
 	handle_read_register, handle_write_register;
 /* packets_memory.c */
 gdbstub_handler handle_read_memory_hex, handle_read_memory_binary,
-	handle_write_memory;
+	handle_write_memory_hex, handle_write_memory_binary;
 /* packets_exec.c */
 gdbstub_handler handle_vcont_query, handle_vcont, handle_continue,
 	handle_step, handle_continue_signal, handle_step_signal,
