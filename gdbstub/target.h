@@ -92,6 +92,10 @@ struct gdbstub_target_ops {
 	size_t (*threads)(void *ctx, int64_t *tids, size_t max);
 	/* The thread executing at the current time. */
 	int64_t (*current_thread)(void *ctx);
+	/* The process's id, for gdb's multiprocess extension (thread ids
+	 * pPID.TID, `info inferiors`); <= 0 when unknown. May be NULL: the
+	 * stub then offers no multiprocess extension and gdb makes one up. */
+	int64_t (*process_id)(void *ctx);
 
 	/* Registers of thread tid at the current time. */
 	int (*read_registers)(void *ctx, int64_t tid, struct gdbstub_regs *out);

@@ -221,8 +221,16 @@ static int mock_file_close(void *ctx, int handle)
 	return 0;
 }
 
+/* The process id, for a mock built with it (mock_ops has none). */
+#define MOCK_PID 0x4d2
+static inline int64_t mock_process_id(void *ctx)
+{
+	(void)ctx;
+	return MOCK_PID;
+}
+
 /* Writes, for a mock built with them (mock_ops has none: read-only). */
-static int mock_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs)
+static inline int mock_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs)
 {
 	struct mock_target *m = ctx;
 	m->written_tid = tid;
@@ -230,7 +238,7 @@ static int mock_write_registers(void *ctx, int64_t tid, const struct gdbstub_reg
 	return 0;
 }
 
-static int mock_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len)
+static inline int mock_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
 	struct mock_target *m = ctx;
 	if (len > sizeof(m->written))

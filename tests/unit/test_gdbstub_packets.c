@@ -197,6 +197,36 @@ START_TEST(test_writes)
 }
 END_TEST
 
+/* With a process id and a gdb that offers it: thread ids pPID.TID out,
+ * and either form in. */
+START_TEST(test_multiprocess)
+{
+	struct session s;
+	struct gdbstub_target_ops with_pid = mock_ops;
+	with_pid.process_id = mock_process_id;
+	open_session(&s);
+	s.target.ops = &with_pid;
+	gdbstub_free(s.stub);
+	s.stub = gdbstub_new(&s.target, &s.io);
+	ck_assert_ptr_null(strstr(exchange(&s, "qSupported:swbreak+"), "multiprocess+"));
+	ck_assert_str_eq(exchange(&s, "qC"), "QC7"); /* gdb did not offer it */
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "qSupported:multiprocess+;swbreak+"), "multiprocess+"));
+	ck_assert_str_eq(exchange(&s, "qC"), "QCp4d2.7");
+	ck_assert_str_eq(exchange(&s, "qfThreadInfo"), "mp4d2.7");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.7"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.-1"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hcp-1.-1"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.63"), "E03");
+	ck_assert_str_eq(exchange(&s, "Tp4d2.7"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp"), "E16");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2."), "E16");
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "vCont;s:p4d2.7"), "thread:p4d2.7;"));
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "qXfer:threads:read::0,1000"), "id=\"p4d2.7\""));
+	close_session(&s);
+}
+END_TEST
+
 START_TEST(test_execution)
 {
 	struct session s;
@@ -501,6 +531,7 @@ static Suite *packets_suite(void)
 	tcase_add_test(tc, test_registers);
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_writes);
+	tcase_add_test(tc, test_multiprocess);
 	tcase_add_test(tc, test_execution);
 	tcase_add_test(tc, test_breakpoint_parsing);
 	tcase_add_test(tc, test_qxfer);
