@@ -55,6 +55,13 @@ static int64_t gt_current_thread(void *ctx)
 	return target_current_tid(t);
 }
 
+/* The recorded pid (0 for traces that did not record it). */
+static int64_t gt_process_id(void *ctx)
+{
+	struct gdb_target *t = ctx;
+	return idna_reader_header(t->s->reader)->info.pid;
+}
+
 /* The thread a packet names: tid, or the running one for "any" (<= 0). */
 static long thread_index(struct gdb_target *t, int64_t tid)
 {
@@ -720,6 +727,7 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 static const struct gdbstub_target_ops ops = {
 	.threads = gt_threads,
 	.current_thread = gt_current_thread,
+	.process_id = gt_process_id,
 	.read_registers = gt_read_registers,
 	.read_memory = gt_read_memory,
 	.write_registers = target_write_registers,
