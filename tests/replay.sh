@@ -243,9 +243,12 @@ done
 "$build/ttreplay" --info threads_sync.idna > sync.info 2>&1
 expect sync.info '^threads: 6$' "--info: threads_sync's six threads"
 "$build/ttreplay" --info --json threads_sync.idna > sync.json 2>&1
+# The initial thread's tid is the recorded pid.
+"$build/ttdump" --json threads_sync.idna > sync.dump.json 2>&1
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["thread-list"]
 assert d["threads"] == len(t) == 6 and sum(x["instructions"] for x in t) == d["instructions"]
-assert [x["stream"] for x in t] == list(range(1, 7)) and t[0]["tid"] == 1' sync.json
+pid = json.load(open(sys.argv[2]))["pid"]
+assert [x["stream"] for x in t] == list(range(1, 7)) and t[0]["tid"] == pid > 1' sync.json sync.dump.json
 then ok; else bad "--info --json thread-list of threads_sync"; fi
 print_line=$(grep -n 'printf("worker %ld done' "$programs/threads_sync.c" | cut -d: -f1)
 gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttreplay threads_sync.idna" \
