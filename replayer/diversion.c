@@ -215,13 +215,21 @@ static enum diversion_stop_reason stopped_by_fault(struct diversion *d, const st
 		return DIVERSION_SIGNAL;
 	}
 	*signo = fault_signal(x->fault);
-	if (x->fault == EMU_FAULT_PF && !x->fault_write) {
+	uint64_t rip = emu_regs(d->cpu)->rip;
+	if (x->fault == EMU_FAULT_PF && !x->fault_write)
 		snprintf(line, sizeof(line),
-			 "ttreplay: a function called from gdb read 0x%llx, memory whose value the"
-			 " recording never revealed (or that is not mapped): SIGSEGV\n",
-			 (unsigned long long)x->fault_addr);
-		say(r, line);
-	}
+			 "ttreplay: a function called from gdb read 0x%llx (at 0x%llx), memory whose value"
+			 " the recording never revealed (or that is not mapped): SIGSEGV\n",
+			 (unsigned long long)x->fault_addr, (unsigned long long)rip);
+	else if (x->fault == EMU_FAULT_PF)
+		snprintf(line, sizeof(line),
+			 "ttreplay: a function called from gdb wrote 0x%llx (at 0x%llx), in a page the"
+			 " recording never showed mapped: SIGSEGV\n",
+			 (unsigned long long)x->fault_addr, (unsigned long long)rip);
+	else
+		snprintf(line, sizeof(line), "ttreplay: a function called from gdb faulted (%s) at 0x%llx\n",
+			 emu_fault_name(x->fault), (unsigned long long)rip);
+	say(r, line);
 	return DIVERSION_SIGNAL;
 }
 

@@ -143,16 +143,33 @@ static void say_fn(void *ctx, const char *text)
 	say(ctx, text);
 }
 
-int target_diversion_run(struct gdb_target *t, bool step, gdbstub_interrupt_fn interrupted,
+int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
+			 gdbstub_interrupt_fn interrupted,
 			 void *interrupt_ctx, struct gdbstub_stop *stop)
 {
+	int64_t diverted = t->s->sim.threads[diversion_thread(t->div)].tid;
+	if (step && tid > 0 && tid != diverted) {
+		/* The other threads do not run in a diversion: a step of one
+		 * (gdb steps a thread over its breakpoint before a call runs)
+		 * ends where it began, and gdb gives up the call. */
+		char line[256];
+		snprintf(line, sizeof(line),
+			 "ttreplay: only the thread that calls a function runs; thread %lld stays where"
+			 " it is (`set scheduler-locking on` keeps gdb from stepping it)\n",
+			 (long long)tid);
+		say(t, line);
+		memset(stop, 0, sizeof(*stop));
+		stop->reason = GDBSTUB_STOP_STEPPED;
+		stop->tid = tid;
+		return 0;
+	}
 	struct diversion_run r = { .step = step, .breakpoint = breakpoint_here,
 				   .interrupted = interrupted, .say = say_fn,
 				   .ctx = t, .interrupt_ctx = interrupt_ctx, .say_ctx = t };
 	int signo = 0;
 	enum diversion_stop_reason why = diversion_run(t->div, &r, &signo);
 	memset(stop, 0, sizeof(*stop));
-	stop->tid = t->s->sim.threads[diversion_thread(t->div)].tid;
+	stop->tid = diverted;
 	switch (why) {
 	case DIVERSION_STEPPED:
 		stop->reason = GDBSTUB_STOP_STEPPED;

@@ -591,7 +591,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 {
 	struct gdb_target *t = ctx;
 	if (target_in_diversion(t, dir))
-		return target_diversion_run(t, true, NULL, NULL, stop);
+		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
 	if (k < 0 || target_whole_history(t) != 0)
 		return -1;
@@ -607,7 +607,7 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 {
 	struct gdb_target *t = ctx;
 	if (target_in_diversion(t, dir))
-		return target_diversion_run(t, false, interrupted, interrupt_ctx, stop);
+		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);

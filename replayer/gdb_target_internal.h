@@ -123,13 +123,15 @@ const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t ri
 /* gdb_diversion.c: gdb's writes (target.h's write_registers and
  * write_memory) start a diversion; a resume or step in direction dir
  * either runs in it (true) or first ends it (false: the diversion is
- * over, if there was one); target_end_diversion ends it, saying why on
+ * over, if there was one; a step of thread tid, one that is not the
+ * diversion's, stays where it is); target_end_diversion ends it, saying why on
  * gdb's console (why NULL: silently). */
 int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs);
 int target_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len);
 bool target_in_diversion(struct gdb_target *t, enum gdbstub_direction dir);
-int target_diversion_run(struct gdb_target *t, bool step, gdbstub_interrupt_fn interrupted,
-			 void *interrupt_ctx, struct gdbstub_stop *stop);
+int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
+			 gdbstub_interrupt_fn interrupted, void *interrupt_ctx,
+			 struct gdbstub_stop *stop);
 void target_end_diversion(struct gdb_target *t, const char *why);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */

@@ -46,7 +46,7 @@ refuse calls.out 'Could not write' "no register write refused"
 
 # A function that crashes: gdb's usual message; unwinding restores the state.
 session crash 'set unwindonsignal on' 'print read_through(0)' "${state[@]}"
-expect crash.out 'read 0x0, memory whose value the recording never revealed' "the bad read is explained"
+expect crash.out 'read 0x0 \(at 0x[0-9a-f]+\), memory whose value the recording never revealed' "the bad read is explained"
 expect crash.out 'signaled while in a function called from GDB' "gdb's message for a crashing call"
 if state_of crash.out | diff <(state_of plain.out) - > crash.diff; then ok
 else bad "after the crashing call the state differs: $(head -5 crash.diff)"; fi
@@ -67,6 +67,24 @@ expect setvar.out '^\$1 = 0$' "counter as recorded"
 expect setvar.out '^\$2 = 42$' "set var changes what gdb is shown"
 expect setvar.out 'resuming with the registers as recorded: what gdb changed is dropped' "the resume says the change is dropped"
 expect setvar.out '^\$3 = 0$' "after the resume the recorded value"
+
+# Threads: a call runs the calling thread alone. gdb steps another thread
+# standing at a breakpoint first unless scheduler-locking is on: that step
+# does not move it, and ttreplay says why the call is abandoned.
+tprog="$build/tests/programs/thread_ids"
+"$build/ttrec" run -q -o ids.idna "$tprog" > ids.out 2> ids.err
+status_is 0 $? "ttrec run thread_ids"
+abs_call='print ((int (*)(int))abs)(-5)'
+timeout 300 gdb -batch -nx -ex "$slow_link" "$tprog" -ex "target remote | $build/ttreplay ids.idna" \
+	-ex 'break worker' -ex continue -ex 'thread 1' -ex 'info registers rip rsp' \
+	-ex 'set scheduler-locking on' -ex "$abs_call" -ex 'info registers rip rsp' -ex 'info threads' \
+	-ex 'set scheduler-locking off' -ex "$abs_call" > threads.out 2>&1
+expect threads.out '^\$1 = 5$' "a call in a thread that is not the running one"
+if [ "$(grep -cE '^rip ' threads.out)" -eq 2 ] && [ "$(grep -E '^rip ' threads.out | sort -u | wc -l)" -eq 1 ]
+then ok; else bad "the calling thread is back where it was: $(grep -E '^rip ' threads.out)"; fi
+expect threads.out '^  2 +Thread [0-9.]+ +worker ' "the other thread stays at its breakpoint"
+expect threads.out 'only the thread that calls a function runs; thread [0-9]+ stays where it is' \
+	"without scheduler-locking, why the call is abandoned"
 
 # GDB/MI, as IDEs evaluate watch expressions.
 printf '%s\n' '-break-insert stop_here' '-exec-continue' '-data-evaluate-expression fact(4)' \
