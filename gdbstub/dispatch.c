@@ -40,8 +40,8 @@ static const struct {
 	/* memory */
 	{ "m", handle_read_memory_hex },
 	{ "x", handle_read_memory_binary },
-	{ "M", handle_write_memory },
-	{ "X", handle_write_memory },
+	{ "M", handle_write_memory_hex },
+	{ "X", handle_write_memory_binary },
 	/* execution */
 	{ "vCont?", handle_vcont_query },
 	{ "vCont;", handle_vcont },

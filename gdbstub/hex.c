@@ -38,7 +38,7 @@ bool hex_parse_u64(const char **p, const char *end, uint64_t *out)
 	return true;
 }
 
-bool hex_parse_thread_id(const char **p, const char *end, int64_t *out)
+static bool parse_id(const char **p, const char *end, int64_t *out)
 {
 	if (end - *p >= 2 && (*p)[0] == '-' && (*p)[1] == '1') {
 		*p += 2;
@@ -49,6 +49,22 @@ bool hex_parse_thread_id(const char **p, const char *end, int64_t *out)
 	if (!hex_parse_u64(p, end, &v) || v > INT64_MAX)
 		return false;
 	*out = (int64_t)v;
+	return true;
+}
+
+bool hex_parse_thread_id(const char **p, const char *end, int64_t *out)
+{
+	if (*p >= end || **p != 'p')
+		return parse_id(p, end, out);
+	(*p)++;
+	int64_t pid;
+	if (!parse_id(p, end, &pid))
+		return false;
+	if (*p < end && **p == '.') {
+		(*p)++;
+		return parse_id(p, end, out);
+	}
+	*out = -1;
 	return true;
 }
 

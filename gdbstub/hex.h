@@ -20,7 +20,9 @@ extern const char hex_digits[16];
  */
 bool hex_parse_u64(const char **p, const char *end, uint64_t *out);
 
-/* Like hex_parse_u64 but also accepts "-1" (as -1), for thread ids. */
+/* Like hex_parse_u64 but also accepts "-1" (as -1), for thread ids, and
+ * the multiprocess form "pPID.TID" (PID and TID hex or -1; "pPID" alone is
+ * all its threads: -1), of which it returns TID. */
 bool hex_parse_thread_id(const char **p, const char *end, int64_t *out);
 
 /* Consumes the character c at *p; false if *p is at end or differs. */

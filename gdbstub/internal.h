@@ -37,6 +37,10 @@ struct gdbstub {
 	/* While a resume, a step or a monitor command is handled: gdb shows
 	 * console output (O packets) only then. */
 	bool console_allowed;
+	/* gdb and the target both speak the multiprocess extension: thread
+	 * ids go out as pPID.TID. */
+	bool multiprocess;
+	int64_t pid;
 	int64_t reg_thread;     /* Hg: thread for g/p; 0 or -1 = current */
 	int64_t exec_thread;    /* Hc: thread for s/bs; 0 or -1 = current */
 	struct gdbstub_stop last_stop; /* for '?' */
@@ -72,6 +76,9 @@ int64_t stub_reg_thread(struct gdbstub *stub);
 int64_t stub_exec_thread(struct gdbstub *stub);
 bool stub_thread_alive(struct gdbstub *stub, int64_t tid);
 
+/* Appends a thread id as gdb expects it (pPID.TID in multiprocess). */
+void reply_thread_id(struct gdbstub *stub, int64_t tid);
+
 /* Builds the T stop reply for stop into the reply and remembers it. */
 void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop);
 
@@ -87,7 +94,7 @@ gdbstub_handler handle_read_all_registers, handle_write_all_registers,
 	handle_read_register, handle_write_register;
 /* packets_memory.c */
 gdbstub_handler handle_read_memory_hex, handle_read_memory_binary,
-	handle_write_memory;
+	handle_write_memory_hex, handle_write_memory_binary;
 /* packets_exec.c */
 gdbstub_handler handle_vcont_query, handle_vcont, handle_continue,
 	handle_step, handle_continue_signal, handle_step_signal,

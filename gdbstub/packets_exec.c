@@ -42,7 +42,9 @@ void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop)
 	if (stop->tid > 0)
 		stub->reg_thread = stop->tid;
 	rsp_buf_clear(&stub->reply);
-	reply_printf(stub, "T%02xthread:%llx;", sig, (unsigned long long)stop->tid);
+	reply_printf(stub, "T%02xthread:", sig);
+	reply_thread_id(stub, stop->tid);
+	reply_str(stub, ";");
 
 	struct gdbstub_regs regs;
 	if (stub->target.ops->read_registers(stub->target.ctx, stop->tid, &regs) == 0) {

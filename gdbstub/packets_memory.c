@@ -1,9 +1,12 @@
 /*
  * packets_memory.c — memory packets: m (hex), x (binary, "b" + data) and
- * the refused writes M and X (history is read-only). A read that stops
+ * the writes M (hex) and X (binary), which the target may refuse (EROFS
+ * without a write_memory callback). A read that stops
  * early returns the bytes before the first unreadable one, as GDB expects;
  * one that cannot read a single byte is an error.
  */
+#include <string.h>
+
 #include "gdbstub/hex.h"
 #include "gdbstub/internal.h"
 
@@ -68,9 +71,40 @@ void handle_read_memory_binary(struct gdbstub *stub, const char *args, const cha
 	}
 }
 
-void handle_write_memory(struct gdbstub *stub, const char *args, const char *end)
+/* "Maddr,len:hex" and "Xaddr,len:binary" (escapes already undone). */
+static void write_memory(struct gdbstub *stub, bool binary, const char *args, const char *end)
 {
-	(void)args;
-	(void)end;
-	reply_error(stub, GDBSTUB_EROFS);
+	uint8_t buf[GDBSTUB_PACKET_SIZE];
+	uint64_t addr, len;
+	const char *colon = memchr(args, ':', (size_t)(end - args));
+	if (!colon || !parse_range(args, colon, &addr, &len) || len > sizeof(buf)) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	if (!stub->target.ops->write_memory) {
+		reply_error(stub, GDBSTUB_EROFS);
+		return;
+	}
+	const char *data = colon + 1;
+	size_t n = (size_t)(end - data);
+	if (binary ? n != len : (n != 2 * len || !hex_decode(data, len, buf))) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	if (binary)
+		memcpy(buf, data, n);
+	if (len > 0 && stub->target.ops->write_memory(stub->target.ctx, addr, buf, len) < 0)
+		reply_error(stub, GDBSTUB_EFAULT);
+	else
+		reply_ok(stub);
+}
+
+void handle_write_memory_hex(struct gdbstub *stub, const char *args, const char *end)
+{
+	write_memory(stub, false, args, end);
+}
+
+void handle_write_memory_binary(struct gdbstub *stub, const char *args, const char *end)
+{
+	write_memory(stub, true, args, end);
 }

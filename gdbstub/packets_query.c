@@ -3,6 +3,8 @@
  * qSupported, QStartNoAckMode, vMustReplyEmpty, qAttached, qC,
  * qfThreadInfo/qsThreadInfo, qSymbol, ?, H, T, D, k, vKill.
  */
+#include <string.h>
+
 #include "gdbstub/hex.h"
 #include "gdbstub/internal.h"
 
@@ -18,10 +20,19 @@ static bool no_args(struct gdbstub *stub, const char *args, const char *end)
 	return false;
 }
 
+/* Whether gdb's qSupported list [args, end) has this feature. */
+static bool gdb_offers(const char *args, const char *end, const char *feature)
+{
+	size_t n = strlen(feature);
+	for (const char *p = args; p + n <= end; p++)
+		if ((p == args || p[-1] == ':' || p[-1] == ';') && memcmp(p, feature, n) == 0 &&
+		    (p + n == end || p[n] == ';'))
+			return true;
+	return false;
+}
+
 void handle_q_supported(struct gdbstub *stub, const char *args, const char *end)
 {
-	(void)args;
-	(void)end;
 	/* GDB's own feature list does not change what we offer: swbreak and
 	 * hwbreak are understood by every GDB that sends them, and older ones
 	 * ignore the stop reasons they do not know. */
@@ -34,6 +45,10 @@ void handle_q_supported(struct gdbstub *stub, const char *args, const char *end)
 		reply_str(stub, ";qXfer:libraries-svr4:read+");
 	if (stub->target.ops->catch_syscalls)
 		reply_str(stub, ";QCatchSyscalls+");
+	stub->pid = stub->target.ops->process_id ? stub->target.ops->process_id(stub->target.ctx) : 0;
+	stub->multiprocess = stub->pid > 0 && gdb_offers(args, end, "multiprocess+");
+	if (stub->multiprocess)
+		reply_str(stub, ";multiprocess+");
 }
 
 /* QCatchSyscalls:0 | QCatchSyscalls:1[;NR]... (numbers in hex) */
@@ -100,7 +115,8 @@ void handle_q_current_thread(struct gdbstub *stub, const char *args, const char 
 {
 	if (args != end)
 		return; /* another q packet starting with qC: unsupported */
-	reply_printf(stub, "QC%llx", (unsigned long long)stub_exec_thread(stub));
+	reply_str(stub, "QC");
+	reply_thread_id(stub, stub_exec_thread(stub));
 }
 
 void handle_q_first_thread(struct gdbstub *stub, const char *args, const char *end)
@@ -116,8 +132,11 @@ void handle_q_first_thread(struct gdbstub *stub, const char *args, const char *e
 		return;
 	}
 	reply_str(stub, "m");
-	for (size_t i = 0; i < n; i++)
-		reply_printf(stub, "%s%llx", i ? "," : "", (unsigned long long)tids[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			reply_str(stub, ",");
+		reply_thread_id(stub, tids[i]);
+	}
 }
 
 void handle_q_next_thread(struct gdbstub *stub, const char *args, const char *end)

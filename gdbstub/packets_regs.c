@@ -1,7 +1,9 @@
 /*
  * packets_regs.c — register packets: g (all registers, in register-number
- * order as the target description numbers them), p (one register); G and P
- * are refused because history is read-only.
+ * order as the target description numbers them), p (one register), and
+ * the writes G and P, which the target may refuse (EROFS without a
+ * write_registers callback). A write names some registers: the stub reads
+ * the others and hands the target the whole set.
  */
 #include "gdbstub/hex.h"
 #include "gdbstub/internal.h"
@@ -54,16 +56,56 @@ void handle_read_register(struct gdbstub *stub, const char *args, const char *en
 		reply_register(stub, &regs, r);
 }
 
-void handle_write_all_registers(struct gdbstub *stub, const char *args, const char *end)
+/* Writes the registers from regnum `first` on (G: 0, P: the one named)
+ * with the hex values [hex, end): each register whole; G may stop early
+ * (the others keep their values), P names exactly one. */
+static void write_registers_from(struct gdbstub *stub, size_t first, bool just_one,
+				 const char *hex, const char *end)
 {
-	(void)args;
-	(void)end;
-	reply_error(stub, GDBSTUB_EROFS);
+	struct gdbstub_regs regs;
+	if (!stub->target.ops->write_registers) {
+		reply_error(stub, GDBSTUB_EROFS);
+		return;
+	}
+	if (!read_thread_registers(stub, &regs))
+		return;
+	size_t n = 0;
+	for (size_t i = first; hex < end && i < gdbstub_reg_count(); i++) {
+		const struct gdbstub_reg_desc *r = gdbstub_reg(i);
+		size_t digits = r->bits / 4;
+		if ((size_t)(end - hex) < digits ||
+		    !hex_decode(hex, digits / 2, (uint8_t *)&regs + r->offset)) {
+			reply_error(stub, GDBSTUB_EINVAL);
+			return;
+		}
+		hex += digits;
+		n++;
+		if (just_one)
+			break;
+	}
+	if (hex != end || n == 0) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	if (stub->target.ops->write_registers(stub->target.ctx, stub_reg_thread(stub), &regs) < 0)
+		reply_error(stub, GDBSTUB_EROFS);
+	else
+		reply_ok(stub);
 }
 
+void handle_write_all_registers(struct gdbstub *stub, const char *args, const char *end)
+{
+	write_registers_from(stub, 0, false, args, end);
+}
+
+/* "Pn=value" */
 void handle_write_register(struct gdbstub *stub, const char *args, const char *end)
 {
-	(void)args;
-	(void)end;
-	reply_error(stub, GDBSTUB_EROFS);
+	uint64_t regnum;
+	if (!hex_parse_u64(&args, end, &regnum) || !hex_expect(&args, end, '=') ||
+	    !gdbstub_reg(regnum)) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	write_registers_from(stub, (size_t)regnum, true, args, end);
 }

@@ -36,9 +36,12 @@ static size_t threads_xml(struct gdbstub *stub, char *buf, size_t cap)
 	if (n > 256)
 		n = 256;
 	size_t len = (size_t)snprintf(buf, cap, "<?xml version=\"1.0\"?>\n<threads>\n");
+	char pid[32] = "";
+	if (stub->multiprocess)
+		snprintf(pid, sizeof(pid), "p%llx.", (unsigned long long)stub->pid);
 	for (size_t i = 0; i < n && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len,
-					"<thread id=\"%llx\" core=\"0\"/>\n",
+					"<thread id=\"%s%llx\" core=\"0\"/>\n", pid,
 					(unsigned long long)tids[i]);
 	if (len < cap)
 		len += (size_t)snprintf(buf + len, cap - len, "</threads>\n");

@@ -1,6 +1,6 @@
 /*
- * regs_from_emu.c — emulator state to GDB's amd64 register view (see
- * regs_from_emu.h).
+ * regs_from_emu.c — emulator state to GDB's amd64 register view and back
+ * (see regs_from_emu.h).
  */
 #include <string.h>
 
@@ -46,6 +46,36 @@ void gdbstub_regs_from_emu(const struct emu_regs *in, uint64_t orig_rax,
 	}
 	out->mxcsr = in->mxcsr;
 	out->orig_rax = orig_rax;
+	out->fs_base = in->fs_base;
+	out->gs_base = in->gs_base;
+}
+
+void gdbstub_regs_to_emu(const struct gdbstub_regs *in, struct emu_regs *out)
+{
+	for (int i = 0; i < 16; i++)
+		out->gpr[gdb_gpr_order[i]] = in->gpr[i];
+	out->rip = in->rip;
+	out->rflags = in->eflags;
+	out->seg_cs = (uint16_t)in->cs;
+	out->seg_ss = (uint16_t)in->ss;
+	out->seg_ds = (uint16_t)in->ds;
+	out->seg_es = (uint16_t)in->es;
+	out->seg_fs = (uint16_t)in->fs;
+	out->seg_gs = (uint16_t)in->gs;
+	out->fcw = (uint16_t)in->fctrl;
+	out->fsw = (uint16_t)in->fstat;
+	out->ftw = (uint16_t)in->ftag;
+	out->fop = (uint16_t)in->fop;
+	unsigned top = (out->fsw >> 11) & 7;
+	for (unsigned i = 0; i < 8; i++)
+		memcpy(out->st[(top + i) & 7].bytes, in->st[i], 10);
+	out->fip = (uint64_t)in->fiseg << 32 | in->fioff;
+	out->fdp = (uint64_t)in->foseg << 32 | in->fooff;
+	for (int i = 0; i < 16; i++) {
+		memcpy(out->zmm[i].b, in->xmm[i], 16);
+		memcpy(out->zmm[i].b + 16, in->ymm_hi[i], 16);
+	}
+	out->mxcsr = in->mxcsr;
 	out->fs_base = in->fs_base;
 	out->gs_base = in->gs_base;
 }

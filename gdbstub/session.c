@@ -184,6 +184,13 @@ void reply_error(struct gdbstub *stub, int code)
 	reply_printf(stub, "E%02x", code & 0xff);
 }
 
+void reply_thread_id(struct gdbstub *stub, int64_t tid)
+{
+	if (stub->multiprocess)
+		reply_printf(stub, "p%llx.", (unsigned long long)stub->pid);
+	reply_printf(stub, "%llx", (unsigned long long)tid);
+}
+
 void reply_ok(struct gdbstub *stub)
 {
 	reply_str(stub, "OK");

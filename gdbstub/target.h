@@ -92,9 +92,22 @@ struct gdbstub_target_ops {
 	size_t (*threads)(void *ctx, int64_t *tids, size_t max);
 	/* The thread executing at the current time. */
 	int64_t (*current_thread)(void *ctx);
+	/* The process's id, for gdb's multiprocess extension (thread ids
+	 * pPID.TID, `info inferiors`); <= 0 when unknown. May be NULL: the
+	 * stub then offers no multiprocess extension and gdb makes one up. */
+	int64_t (*process_id)(void *ctx);
 
 	/* Registers of thread tid at the current time. */
 	int (*read_registers)(void *ctx, int64_t tid, struct gdbstub_regs *out);
+
+	/* Changes gdb makes to the state it is shown (an expression that
+	 * calls a function, `set var`): thread tid's registers become *regs
+	 * (all of them: the stub fills in those a packet does not name), or
+	 * len bytes at addr become buf. What a change means for history is
+	 * the target's business (the replayer starts a diversion). May be
+	 * NULL: the state is read-only (EROFS). */
+	int (*write_registers)(void *ctx, int64_t tid, const struct gdbstub_regs *regs);
+	int (*write_memory)(void *ctx, uint64_t addr, const void *buf, size_t len);
 
 	/* Reads up to len bytes at addr; *done gets how many leading bytes
 	 * are valid. Returns the status of the first byte not read (OK when

@@ -835,6 +835,7 @@ static int open_trace(struct recording *rec)
 		.start_time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec,
 		.n_cpuid = (uint32_t)cpuid_table(rec->policy, cpuid, 16),
 		.cpuid = cpuid,
+		.pid = rec->tracee.pid,
 	};
 	struct idna_writer_options wo = { 0 };
 	wo.ring_bytes = o->ring_bytes;

@@ -177,6 +177,7 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 	struct gdb_target *t = ctx;
 	const struct replay_summary *m = &t->s->summary;
 	char line[256];
+	target_end_diversion(t, "a monitor command");
 	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0) &&
 	    target_whole_history(t) != 0)
 		return -1;

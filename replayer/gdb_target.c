@@ -22,6 +22,7 @@
 
 #include "gdbstub/gdbstub.h"
 #include "gdbstub/regs_from_emu.h"
+#include "replayer/diversion.h"
 #include "replayer/gdb_events_back.h"
 #include "replayer/gdb_target_internal.h"
 
@@ -48,13 +49,25 @@ static size_t gt_threads(void *ctx, int64_t *tids, size_t max)
 
 static int64_t gt_current_thread(void *ctx)
 {
-	return target_current_tid(ctx);
+	struct gdb_target *t = ctx;
+	if (t->div)
+		return t->s->sim.threads[diversion_thread(t->div)].tid;
+	return target_current_tid(t);
+}
+
+/* The recorded pid (0 for traces that did not record it). */
+static int64_t gt_process_id(void *ctx)
+{
+	struct gdb_target *t = ctx;
+	return idna_reader_header(t->s->reader)->info.pid;
 }
 
 /* The thread a packet names: tid, or the running one for "any" (<= 0). */
 static long thread_index(struct gdb_target *t, int64_t tid)
 {
-	return tid <= 0 ? (long)t->s->sim.current : resim_thread_index(&t->s->sim, tid);
+	if (tid <= 0)
+		return (long)(t->div ? diversion_thread(t->div) : t->s->sim.current);
+	return resim_thread_index(&t->s->sim, tid);
 }
 
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
@@ -63,7 +76,10 @@ static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
 	long k = thread_index(t, tid);
 	if (k < 0)
 		return -1;
-	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, (size_t)k), UINT64_MAX, out);
+	const struct emu_regs *r = t->div && diversion_thread(t->div) == (size_t)k
+					   ? diversion_regs(t->div)
+					   : resim_thread_regs(&t->s->sim, (size_t)k);
+	gdbstub_regs_from_emu(r, UINT64_MAX, out);
 	return 0;
 }
 
@@ -71,14 +87,15 @@ static enum gdbstub_mem_status gt_read_memory(void *ctx, uint64_t addr, void *bu
 					      size_t len, size_t *done)
 {
 	struct gdb_target *t = ctx;
-	*done = replay_session_read_memory(t->s, addr, buf, len);
+	*done = t->div ? diversion_read_memory(t->div, addr, buf, len)
+		       : replay_session_read_memory(t->s, addr, buf, len);
 	return *done == len ? GDBSTUB_MEM_OK : GDBSTUB_MEM_UNAVAILABLE;
 }
 
 /* --- observing a run ---------------------------------------------------- */
 
 
-static const struct point *breakpoint_at(const struct gdb_target *t, uint64_t rip)
+const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t rip)
 {
 	for (size_t i = 0; i < t->n_points; i++)
 		if (t->points[i].kind <= GDBSTUB_BREAK_HARDWARE && t->points[i].addr == rip)
@@ -104,7 +121,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 		w->was_interrupted = true;
 		return true;
 	}
-	const struct point *bp = breakpoint_at(t, rip);
+	const struct point *bp = target_breakpoint_at(t, rip);
 	if (!bp || icount == w->start)
 		return false;
 	if (w->record_only) {
@@ -573,6 +590,8 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	if (target_in_diversion(t, dir))
+		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
 	if (k < 0 || target_whole_history(t) != 0)
 		return -1;
@@ -587,6 +606,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	if (target_in_diversion(t, dir))
+		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);
@@ -669,6 +690,7 @@ static void gt_attach_console(void *ctx, gdbstub_print_fn print, void *print_ctx
 static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
+	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
 	return replay_session_goto(t->s, time < begin ? begin : time);
 }
@@ -705,8 +727,11 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 static const struct gdbstub_target_ops ops = {
 	.threads = gt_threads,
 	.current_thread = gt_current_thread,
+	.process_id = gt_process_id,
 	.read_registers = gt_read_registers,
 	.read_memory = gt_read_memory,
+	.write_registers = target_write_registers,
+	.write_memory = target_write_memory,
 	.step = gt_step,
 	.resume = gt_resume,
 	.insert_break = gt_insert_break,
@@ -757,6 +782,7 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 	struct gdbstub_target target = { t.libraries_xml ? &with_libraries : &ops, &t };
 	int r = port >= 0 ? gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port)
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
+	target_end_diversion(&t, NULL);
 	free(t.libraries_xml);
 	target_files_close_all(&t);
 	step_history_free(&t.near);

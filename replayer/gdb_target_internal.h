@@ -14,6 +14,8 @@
 #include "replayer/gdb_target.h"
 #include "replayer/step_history.h"
 
+struct diversion;
+
 #define MAX_POINTS 64
 #define MAX_MARKS 64
 #define MAX_OPEN_FILES 64
@@ -76,6 +78,10 @@ struct gdb_target {
 	int open_files[MAX_OPEN_FILES];
 	/* States kept near recent positions: backward moves start there. */
 	struct step_history near;
+	/* What gdb changed (a function it calls, `set var`), run apart from
+	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
+	struct diversion *div;
+	bool div_regs_changed; /* its thread's registers differ (or did) */
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole
@@ -110,6 +116,23 @@ void target_files_close_all(struct gdb_target *t);
 void target_files_check(struct gdb_target *t);
 /* Whether `catch syscall` stops at syscall nr. */
 bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
+
+/* The execution breakpoint at rip, or NULL. */
+const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t rip);
+
+/* gdb_diversion.c: gdb's writes (target.h's write_registers and
+ * write_memory) start a diversion; a resume or step in direction dir
+ * either runs in it (true) or first ends it (false: the diversion is
+ * over, if there was one; a step of thread tid, one that is not the
+ * diversion's, stays where it is); target_end_diversion ends it, saying why on
+ * gdb's console (why NULL: silently). */
+int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs);
+int target_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len);
+bool target_in_diversion(struct gdb_target *t, enum gdbstub_direction dir);
+int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
+			 gdbstub_interrupt_fn interrupted, void *interrupt_ctx,
+			 struct gdbstub_stop *stop);
+void target_end_diversion(struct gdb_target *t, const char *why);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);

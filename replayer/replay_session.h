@@ -45,7 +45,7 @@ struct replay_snapshot {
 
 /* One thread of the history, for --info. */
 struct replay_thread_summary {
-	int64_t tid;             /* RESIM_INITIAL_TID for the initial thread */
+	int64_t tid;             /* the initial thread: the pid (resim_threads.c) */
 	uint32_t stream;
 	uint64_t instructions;   /* its own, to the end of history */
 	bool exited;             /* its THREAD_EXIT was recorded */

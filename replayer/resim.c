@@ -155,6 +155,8 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 		if ((ev->u.kernel.nr == SYS_execve || ev->u.kernel.nr == SYS_execveat) &&
 		    ev->u.kernel.result == 0)
 			start_new_image(s);
+		if (ev->u.kernel.nr == SYS_clone || ev->u.kernel.nr == SYS_clone3)
+			resim_note_clone(s, (int64_t)ev->u.kernel.result);
 	}
 }
 

@@ -24,7 +24,8 @@
 #include "replayer/sparse_copy.h"
 #include "trace-format/idna.h"
 
-/* The gdb thread id of the initial thread (the trace does not name it). */
+/* The gdb thread id of the initial thread when the trace does not name
+ * it (format 1.1 and older; else it is the recorded pid). */
 #define RESIM_INITIAL_TID 1
 /* Its stream (man/idna.5, THREADS). */
 #define RESIM_INITIAL_STREAM 1
@@ -59,6 +60,9 @@ struct resim_thread {
 	struct emu_regs regs;
 	uint64_t icount;               /* its own retired instructions */
 	bool started;                  /* its first slice has begun */
+	/* Its clone has returned in the parent: it exists (gdb lists it)
+	 * though its first slice may not have begun yet. */
+	bool created;
 	bool finished;                 /* its stream has ended */
 	/* Where its replay begins: NULL at the stream's start, else the
 	 * first checkpoint a ring trace kept of it. */
@@ -115,7 +119,7 @@ void resim_close(struct resim *s);
 struct resim_thread_state {
 	struct emu_regs regs;
 	uint64_t icount;
-	bool started, finished;
+	bool started, finished, created;
 	uint64_t slice_time, slice_icount;
 	struct sparse_copy cache; /* blocks NULL when the thread is not live */
 	uint64_t cache_hits, cache_misses, cache_hits_since_miss;
@@ -181,9 +185,13 @@ bool resim_thread_alive(const struct resim *s, size_t i);
 /* The index of the thread with this tid, or -1. */
 long resim_thread_index(const struct resim *s, int64_t tid);
 /* Thread i's registers and instruction count now (the emulator's for the
- * running thread). */
+ * running thread; a thread created but not yet run: its first ones). */
 const struct emu_regs *resim_thread_regs(struct resim *s, size_t i);
 uint64_t resim_thread_icount(const struct resim *s, size_t i);
+
+/* A clone (or clone3) system call of the running thread returned result:
+ * the thread with that tid exists from now on. */
+void resim_note_clone(struct resim *s, int64_t result);
 
 /*
  * The current thread's slice ended (or its stream did): runs the thread

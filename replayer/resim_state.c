@@ -22,6 +22,7 @@ static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out
 	out->regs = *resim_thread_regs(s, i);
 	out->icount = resim_thread_icount(s, i);
 	out->started = t->started;
+	out->created = t->created;
 	out->finished = t->finished;
 	out->slice_time = t->slice_time;
 	out->slice_icount = t->slice_icount;
@@ -89,6 +90,7 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->regs = st->regs;
 	t->icount = st->icount;
 	t->started = st->started;
+	t->created = st->created;
 	t->finished = st->finished;
 	t->slice_time = st->slice_time;
 	t->slice_icount = st->slice_icount;

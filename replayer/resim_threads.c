@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder/trace_regs.h"
 #include "replayer/resim.h"
 
 #define SYS_EXIT_NR 60
@@ -26,12 +27,14 @@ static int compare_streams(const void *a, const void *b)
 }
 
 /* Names the thread of t->stream: the tid THREAD_CREATE gave it; the
- * initial thread (and a stream the global stream does not explain) keeps a
- * stand-in. Notes whether a THREAD_EXIT for it was recorded. */
+ * initial thread the process's pid (the header's; a stand-in for traces
+ * that do not record it), and a stream the global stream does not explain
+ * a stand-in. Notes whether a THREAD_EXIT for it was recorded. */
 static void name_thread(struct idna_reader *r, struct resim_thread *t, bool initial)
 {
+	int64_t pid = idna_reader_header(r)->info.pid;
 	t->exit_recorded = initial && idna_reader_initial_thread_exit(r, &t->exit_status);
-	t->tid = initial ? RESIM_INITIAL_TID : t->stream;
+	t->tid = initial ? (pid > 0 ? pid : RESIM_INITIAL_TID) : t->stream;
 	for (size_t i = 0; i < idna_reader_thread_count(r); i++) {
 		const struct idna_thread_info *info = idna_reader_thread(r, i);
 		if (info->stream == t->stream) {
@@ -160,7 +163,7 @@ bool resim_thread_alive(const struct resim *s, size_t i)
 {
 	const struct resim_thread *t = &s->threads[i];
 	if (!t->started)
-		return false;
+		return t->created;
 	if (!t->finished || !t->exit_recorded)
 		return true; /* running, or the recording stopped with it alive */
 	/* A thread that died with the process exists until history ends. */
@@ -175,9 +178,38 @@ long resim_thread_index(const struct resim *s, int64_t tid)
 	return -1;
 }
 
+void resim_note_clone(struct resim *s, int64_t result)
+{
+	if (result <= 0)
+		return;
+	long k = resim_thread_index(s, result);
+	if (k >= 0)
+		s->threads[k].created = true;
+}
+
+/* A thread not yet run has the registers of its stream's first checkpoint
+ * (man/idna.5, THREADS: a new stream's first slice begins with one). */
+static void load_first_regs(struct resim *s, struct resim_thread *t)
+{
+	const struct idna_checkpoint *cp = t->first ? t->first : first_checkpoint(s->reader, t->stream);
+	char err[128];
+	struct idna_iter *it = cp ? idna_iter_open(s->reader, t->stream, cp, err, sizeof(err)) : NULL;
+	if (!it)
+		return;
+	struct idna_record rec;
+	if (idna_iter_next(it, &rec) == 1 && rec.type == IDNA_REC_CHECKPOINT)
+		trace_regs_to_emu(rec.u.checkpoint.regs, &t->regs);
+	idna_iter_close(it);
+}
+
 const struct emu_regs *resim_thread_regs(struct resim *s, size_t i)
 {
-	return i == s->current ? emu_regs(s->cpu) : &s->threads[i].regs;
+	if (i == s->current)
+		return emu_regs(s->cpu);
+	struct resim_thread *t = &s->threads[i];
+	if (!t->started && t->created)
+		load_first_regs(s, t);
+	return &t->regs;
 }
 
 uint64_t resim_thread_icount(const struct resim *s, size_t i)

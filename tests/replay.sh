@@ -243,9 +243,12 @@ done
 "$build/ttreplay" --info threads_sync.idna > sync.info 2>&1
 expect sync.info '^threads: 6$' "--info: threads_sync's six threads"
 "$build/ttreplay" --info --json threads_sync.idna > sync.json 2>&1
+# The initial thread's tid is the recorded pid.
+"$build/ttdump" --json threads_sync.idna > sync.dump.json 2>&1
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["thread-list"]
 assert d["threads"] == len(t) == 6 and sum(x["instructions"] for x in t) == d["instructions"]
-assert [x["stream"] for x in t] == list(range(1, 7)) and t[0]["tid"] == 1' sync.json
+pid = json.load(open(sys.argv[2]))["pid"]
+assert [x["stream"] for x in t] == list(range(1, 7)) and t[0]["tid"] == pid > 1' sync.json sync.dump.json
 then ok; else bad "--info --json thread-list of threads_sync"; fi
 print_line=$(grep -n 'printf("worker %ld done' "$programs/threads_sync.c" | cut -d: -f1)
 gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttreplay threads_sync.idna" \
@@ -254,7 +257,7 @@ gdb -batch -nx -ex "$slow_link" ./threads_sync -ex "target remote | $build/ttrep
 	-ex 'watch -l turn' -ex reverse-continue -ex 'print id' \
 	-ex 'delete 2' -ex reverse-continue -ex 'print id' -ex next -ex 'print id' > sync.out 2>&1
 expect sync.out 'Thread [0-9]+ hit Breakpoint 1, worker \(arg=0x0\)' "a breakpoint in the thread function stops in that thread"
-if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' sync.out)" -ge 2 ]; then ok
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9.]+ ' sync.out)" -ge 2 ]; then ok
 else bad "info threads shows several threads: $(grep -A3 'Target Id' sync.out | head -4)"; fi
 expect sync.out '^\$1 = 0$' "the first worker's breakpoint"
 expect sync.out '^\$2 = 1$' "continue: the next worker's breakpoint"
@@ -268,7 +271,7 @@ expect sync.out '^43[[:space:]]+fflush' "next in a thread"
 expect sync.out '^\$5 = 0$' "next stays in its thread"
 # At worker 1's print, turn was last written by worker 0: the thread of
 # the first stop.
-worker0=$(sed -n 's/^\[Switching to Thread \([0-9]*\)\]$/\1/p' sync.out | head -1)
+worker0=$(sed -n 's/^\[Switching to Thread \([0-9]*\.\)\{0,1\}\([0-9]*\)\]$/\2/p' sync.out | head -1)
 expect sync.out "^last-write of \\[0x[0-9a-f]+, \\+4\\): time [0-9]+, by the instruction at 0x[0-9a-f]+ of thread ${worker0:-none} " \
 	"monitor last-write names the writing thread"
 if grep -q 'Remote connection closed\|internal-error' sync.out; then bad "gdb lost the stub (threads)"; else ok; fi
@@ -287,15 +290,15 @@ done
 gdb -batch -nx -ex "$slow_link" ./threads_exit -ex "target remote | $build/ttreplay threads_exit.idna" \
 	-ex 'break finisher' -ex continue -ex 'info threads' -ex continue -ex 'info threads' \
 	> exit_threads.out 2>&1
-if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' exit_threads.out)" -eq 4 ]; then ok
-else bad "info threads: three threads at the finisher's start, one at the end: $(grep -E 'Thread [0-9]+ ' exit_threads.out)"; fi
-expect exit_threads.out '^  [0-9]+ +Thread [0-9]+ +.* in __libc_pause' "the thread blocked in pause is listed while the process lives"
-expect exit_threads.out '^\* [0-9]+ +Thread [0-9]+ +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*5\)' "at the end, the thread that called exit(5)"
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9.]+ ' exit_threads.out)" -eq 4 ]; then ok
+else bad "info threads: three threads at the finisher's start, one at the end: $(grep -E 'Thread [0-9.]+ ' exit_threads.out)"; fi
+expect exit_threads.out '^  [0-9]+ +Thread [0-9.]+ +.* in __libc_pause' "the thread blocked in pause is listed while the process lives"
+expect exit_threads.out '^\* [0-9]+ +Thread [0-9.]+ +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*5\)' "at the end, the thread that called exit(5)"
 gdb -batch -nx -ex "$slow_link" ./threads_exit -ex "target remote | $build/ttreplay threads_exit-blocked.idna" \
 	-ex continue -ex 'info threads' > exit_blocked.out 2>&1
-if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+ ' exit_blocked.out)" -eq 1 ]; then ok
-else bad "info threads at the end lists only main: $(grep -E 'Thread [0-9]+ ' exit_blocked.out)"; fi
-expect exit_blocked.out '^\* 1 +Thread 1 +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*3\)' "at the end, main in exit(3)"
+if [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9.]+ ' exit_blocked.out)" -eq 1 ]; then ok
+else bad "info threads at the end lists only main: $(grep -E 'Thread [0-9.]+ ' exit_blocked.out)"; fi
+expect exit_blocked.out '^\* 1 +Thread [0-9.]+ +.* in _*[A-Za-z_]*exit \(status=[a-z@=]*3\)' "at the end, main in exit(3)"
 
 # Ring mode with threads: the ring wraps (the main thread's first chunks
 # are gone), every thread, the ones that waited in join or read all along

@@ -21,7 +21,7 @@ bool idna_starts_with_magic(const void *buf, size_t len)
 
 uint8_t *file_header_encode(const struct idna_header *h, size_t *size)
 {
-	size_t cap = FILE_HEADER_PREFIX + 64 + 4 + (h->info.cwd ? strlen(h->info.cwd) : 0) + 10 +
+	size_t cap = FILE_HEADER_PREFIX + 64 + 10 + 4 + (h->info.cwd ? strlen(h->info.cwd) : 0) + 10 +
 		     h->info.n_cpuid * 60;
 	for (uint32_t i = 0; i < h->info.argc; i++)
 		cap += strlen(h->info.argv[i]) + 10;
@@ -59,6 +59,7 @@ uint8_t *file_header_encode(const struct idna_header *h, size_t *size)
 		bw_varint(&w, e->ecx);
 		bw_varint(&w, e->edx);
 	}
+	bw_varint(&w, h->info.pid > 0 ? (uint64_t)h->info.pid : 0); /* minor version 2 */
 	size_t body_end = (size_t)(w.p - buf);
 	if (w.bad || body_end + 4 > FILE_HEADER_MAX) {
 		free(buf);
@@ -135,6 +136,14 @@ static const char *decode_body(struct byte_reader *r, struct idna_header *h)
 		cpuid[i].ebx = br_varint32(r);
 		cpuid[i].ecx = br_varint32(r);
 		cpuid[i].edx = br_varint32(r);
+	}
+	/* Minor version 2 on: the pid (a newer minor version's fields may
+	 * follow). */
+	if (!r->bad && br_left(r) > 0) {
+		uint64_t pid = br_varint(r);
+		if (pid > INT32_MAX)
+			return "bad pid";
+		h->info.pid = (int64_t)pid;
 	}
 	if (r->bad)
 		return "truncated header fields";

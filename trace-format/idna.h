@@ -218,6 +218,9 @@ struct idna_header_info {
 	int64_t start_time_ns; /* CLOCK_REALTIME at the start of recording */
 	uint32_t n_cpuid;
 	const struct idna_cpuid_entry *cpuid;
+	/* The recorded process's id (its initial thread's tid); 0: unknown
+	 * (a trace of format 1.0 or 1.1). */
+	int64_t pid;
 };
 
 /* Reads the GNU build-id note of an ELF file. Returns its length (0 when

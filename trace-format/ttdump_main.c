@@ -322,7 +322,8 @@ static void print_header(const struct idna_reader *r, bool json)
 		       h->version_minor, h->flags, h->arch);
 		printf("  \"cache_log2_entries\": %u,\n  \"ring_bytes\": %" PRIu64 ",\n  \"max_chunk_bytes\": %u,\n",
 		       h->cache_log2_entries, h->ring_bytes, h->max_chunk_bytes);
-		printf("  \"start_time_ns\": %" PRId64 ",\n  \"cwd\": ", h->info.start_time_ns);
+		printf("  \"start_time_ns\": %" PRId64 ",\n  \"pid\": %" PRId64 ",\n  \"cwd\": ",
+		       h->info.start_time_ns, h->info.pid);
 		put_string(h->info.cwd ? h->info.cwd : "", true);
 		printf(",\n  \"argv\": [");
 		for (uint32_t i = 0; i < h->info.argc; i++) {
@@ -344,6 +345,8 @@ static void print_header(const struct idna_reader *r, bool json)
 	}
 	printf("\ncwd: ");
 	put_string(h->info.cwd ? h->info.cwd : "", false);
+	if (h->info.pid > 0)
+		printf("\npid: %" PRId64, h->info.pid);
 	printf("\nstart: %" PRId64 " ns since the epoch; %u CPUID entries\n", h->info.start_time_ns, h->info.n_cpuid);
 }
 

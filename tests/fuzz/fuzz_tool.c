@@ -19,7 +19,7 @@ static int seed(const char *dir, const char *name, const struct idna_writer_opti
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	const char *argv[] = {"app"};
 	struct idna_cpuid_entry cpuid = {1, 0, 0x906ea, 0, 0, 0};
-	struct idna_header_info info = {1, argv, "/", 1, 1, &cpuid};
+	struct idna_header_info info = {1, argv, "/", 1, 1, &cpuid, 0};
 	struct idna_writer *w = idna_writer_open(path, o, &info, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "fuzz: %s\n", err);

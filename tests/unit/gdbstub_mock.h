@@ -27,6 +27,12 @@ struct mock_target {
 	struct { enum gdbstub_break_kind kind; uint64_t addr, len; } breaks[MOCK_MAX_BREAKS];
 	size_t break_count;
 	unsigned interrupt_polls;
+	/* The last writes (mock_write_registers, mock_write_memory). */
+	int64_t written_tid;
+	struct gdbstub_regs written_regs;
+	uint64_t written_addr;
+	uint8_t written[64];
+	size_t written_len;
 };
 
 static size_t mock_threads(void *ctx, int64_t *tids, size_t max)
@@ -212,6 +218,34 @@ static int mock_file_close(void *ctx, int handle)
 	if (handle != 0 || !mock_file_open_now)
 		return -EBADF;
 	mock_file_open_now = false;
+	return 0;
+}
+
+/* The process id, for a mock built with it (mock_ops has none). */
+#define MOCK_PID 0x4d2
+static inline int64_t mock_process_id(void *ctx)
+{
+	(void)ctx;
+	return MOCK_PID;
+}
+
+/* Writes, for a mock built with them (mock_ops has none: read-only). */
+static inline int mock_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs)
+{
+	struct mock_target *m = ctx;
+	m->written_tid = tid;
+	m->written_regs = *regs;
+	return 0;
+}
+
+static inline int mock_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct mock_target *m = ctx;
+	if (len > sizeof(m->written))
+		return -1;
+	m->written_addr = addr;
+	memcpy(m->written, buf, len);
+	m->written_len = len;
 	return 0;
 }
 

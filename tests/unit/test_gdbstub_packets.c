@@ -152,6 +152,81 @@ START_TEST(test_memory)
 }
 END_TEST
 
+/* A target that takes writes gets whole register sets and the bytes. */
+START_TEST(test_writes)
+{
+	struct session s;
+	struct gdbstub_target_ops writable = mock_ops;
+	writable.write_registers = mock_write_registers;
+	writable.write_memory = mock_write_memory;
+	open_session(&s);
+	s.target.ops = &writable;
+	gdbstub_free(s.stub);
+	s.stub = gdbstub_new(&s.target, &s.io);
+	struct mock_target *m = &s.target_state;
+	/* P: one register; the others as read. */
+	ck_assert_str_eq(exchange(&s, "P5=0500000000000000"), "OK"); /* rdi */
+	ck_assert_uint_eq(m->written_regs.gpr[5], 5);
+	ck_assert_uint_eq(m->written_regs.gpr[0], 0x1122334455667788ull);
+	ck_assert_uint_eq(m->written_regs.rip, MOCK_CODE);
+	ck_assert_str_eq(exchange(&s, "P10=0020000000000000"), "OK"); /* rip */
+	ck_assert_uint_eq(m->written_regs.rip, 0x2000);
+	ck_assert_str_eq(exchange(&s, "P10=00"), "E16");            /* too short */
+	ck_assert_str_eq(exchange(&s, "P10=002000000000000000"), "E16"); /* too long */
+	ck_assert_str_eq(exchange(&s, "P4c=00"), "E16");            /* no such register */
+	ck_assert_str_eq(exchange(&s, "P10"), "E16");
+	/* G: from rax on, as far as it goes. */
+	ck_assert_str_eq(exchange(&s, "G0100000000000000"), "OK");
+	ck_assert_uint_eq(m->written_regs.gpr[0], 1);
+	ck_assert_uint_eq(m->written_regs.gpr[1], 0);
+	ck_assert_str_eq(exchange(&s, "G01000000000000"), "E16"); /* half a register */
+	ck_assert_str_eq(exchange(&s, "Gzz00000000000000"), "E16");
+	/* M (hex) and X (binary). */
+	ck_assert_str_eq(exchange(&s, "M1000,2:abcd"), "OK");
+	ck_assert_uint_eq(m->written_addr, 0x1000);
+	ck_assert_uint_eq(m->written_len, 2);
+	ck_assert_uint_eq(m->written[1], 0xcd);
+	ck_assert_str_eq(exchange(&s, "M1000,2:ab"), "E16");
+	ck_assert_str_eq(exchange(&s, "X1010,3:a:b"), "OK");
+	ck_assert_uint_eq(m->written_len, 3);
+	ck_assert(memcmp(m->written, "a:b", 3) == 0);
+	ck_assert_str_eq(exchange(&s, "X1010,0:"), "OK"); /* gdb's probe */
+	ck_assert_str_eq(exchange(&s, "X1010,4:ab"), "E16");
+	ck_assert_str_eq(exchange(&s, "M1000,41:"), "E16");
+	close_session(&s);
+}
+END_TEST
+
+/* With a process id and a gdb that offers it: thread ids pPID.TID out,
+ * and either form in. */
+START_TEST(test_multiprocess)
+{
+	struct session s;
+	struct gdbstub_target_ops with_pid = mock_ops;
+	with_pid.process_id = mock_process_id;
+	open_session(&s);
+	s.target.ops = &with_pid;
+	gdbstub_free(s.stub);
+	s.stub = gdbstub_new(&s.target, &s.io);
+	ck_assert_ptr_null(strstr(exchange(&s, "qSupported:swbreak+"), "multiprocess+"));
+	ck_assert_str_eq(exchange(&s, "qC"), "QC7"); /* gdb did not offer it */
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "qSupported:multiprocess+;swbreak+"), "multiprocess+"));
+	ck_assert_str_eq(exchange(&s, "qC"), "QCp4d2.7");
+	ck_assert_str_eq(exchange(&s, "qfThreadInfo"), "mp4d2.7");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.7"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.-1"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hcp-1.-1"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2.63"), "E03");
+	ck_assert_str_eq(exchange(&s, "Tp4d2.7"), "OK");
+	ck_assert_str_eq(exchange(&s, "Hgp"), "E16");
+	ck_assert_str_eq(exchange(&s, "Hgp4d2."), "E16");
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "vCont;s:p4d2.7"), "thread:p4d2.7;"));
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "qXfer:threads:read::0,1000"), "id=\"p4d2.7\""));
+	close_session(&s);
+}
+END_TEST
+
 START_TEST(test_execution)
 {
 	struct session s;
@@ -455,6 +530,8 @@ static Suite *packets_suite(void)
 	tcase_add_test(tc, test_handshake);
 	tcase_add_test(tc, test_registers);
 	tcase_add_test(tc, test_memory);
+	tcase_add_test(tc, test_writes);
+	tcase_add_test(tc, test_multiprocess);
 	tcase_add_test(tc, test_execution);
 	tcase_add_test(tc, test_breakpoint_parsing);
 	tcase_add_test(tc, test_qxfer);

@@ -2,10 +2,13 @@
  * test_trace_roundtrip.c — every record type written and read back
  * unchanged; many streams interleaved; iteration from checkpoints; the
  * thread and module lists; unknown record types skipped; writer errors
- * reported, not fatal.
+ * reported, not fatal; the header's pid, and headers without it (format
+ * 1.1) or with fields after it (a newer minor version).
  */
 #include "check_main.h"
 #include "trace_sample.h"
+#include "trace-format/crc32c.h"
+#include "trace-format/file_format.h"
 
 static const struct idna_writer_options small_chunks = {.chunk_bytes = 70000};
 
@@ -26,7 +29,7 @@ static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per
 	char err[256] = "";
 	const char *argv[] = {"prog", "--flag", "x y"};
 	struct idna_cpuid_entry cpuid[] = {{0, 0, 0xd, 0x756e6547, 0x6c65746e, 0x49656e69}, {7, 0, 0, 1, 2, 3}};
-	struct idna_header_info info = {3, argv, "/home/user", 1700000000123456789ll, 2, cpuid};
+	struct idna_header_info info = {3, argv, "/home/user", 1700000000123456789ll, 2, cpuid, 0};
 	struct idna_writer *w = idna_writer_open(path, opt, &info, err, sizeof(err));
 	ck_assert_msg(w != NULL, "%s", err);
 	struct sample *s = malloc(sizeof(*s));
@@ -280,6 +283,70 @@ START_TEST(miss_path_writes_the_same_file)
 }
 END_TEST
 
+/* The header of `h` with its last field's `drop` bytes removed (drop 0:
+ * with `extra` appended instead), checksum and size made right again. */
+static uint8_t *header_edited(const struct idna_header *h, size_t drop, uint8_t extra,
+			      uint16_t minor, size_t *size)
+{
+	size_t n;
+	uint8_t *enc = file_header_encode(h, &n);
+	ck_assert_ptr_nonnull(enc);
+	uint8_t *buf = malloc(n + 1);
+	size_t body = n - 4 - drop;
+	memcpy(buf, enc, body);
+	if (drop == 0)
+		buf[body++] = extra;
+	free(enc);
+	buf[10] = (uint8_t)minor;
+	buf[11] = (uint8_t)(minor >> 8);
+	uint32_t total = (uint32_t)body + 4;
+	for (int i = 0; i < 4; i++)
+		buf[12 + i] = (uint8_t)(total >> (8 * i));
+	uint32_t crc = crc32c(0, buf, body);
+	for (int i = 0; i < 4; i++)
+		buf[body + i] = (uint8_t)(crc >> (8 * i));
+	*size = total;
+	return buf;
+}
+
+START_TEST(the_pid_and_older_headers)
+{
+	const char *argv[] = {"prog"};
+	struct idna_header h = {
+		.version_major = 1, .version_minor = IDNA_VERSION_MINOR, .arch = IDNA_ARCH_X86_64,
+		.cache_log2_entries = 17, .cache_log2_line = 3, .max_chunk_bytes = 1u << 17,
+		.info = {1, argv, "/w", 5, 0, NULL, 0x1234},
+	};
+	char err[256];
+	struct idna_header got;
+	size_t n;
+	uint8_t *buf = file_header_encode(&h, &n);
+	ck_assert_uint_eq(file_header_decode(buf, n, n, &got, err, sizeof(err)), n);
+	ck_assert_int_eq(got.info.pid, 0x1234);
+	file_header_free(&got);
+	free(buf);
+	/* Format 1.1: the fields end before the pid (a 2-byte varint here). */
+	buf = header_edited(&h, 2, 0, 1, &n);
+	ck_assert_msg(file_header_decode(buf, n, n, &got, err, sizeof(err)) == n, "%s", err);
+	ck_assert_int_eq(got.info.pid, 0);
+	ck_assert_str_eq(got.info.cwd, "/w");
+	file_header_free(&got);
+	free(buf);
+	/* A newer minor version's field after the pid is ignored. */
+	buf = header_edited(&h, 0, 0x7f, 3, &n);
+	ck_assert_msg(file_header_decode(buf, n, n, &got, err, sizeof(err)) == n, "%s", err);
+	ck_assert_int_eq(got.info.pid, 0x1234);
+	file_header_free(&got);
+	free(buf);
+	/* A pid no Linux has is refused. */
+	h.info.pid = (int64_t)1 << 40;
+	buf = file_header_encode(&h, &n);
+	ck_assert_uint_eq(file_header_decode(buf, n, n, &got, err, sizeof(err)), 0);
+	ck_assert(strstr(err, "bad pid") != NULL);
+	free(buf);
+}
+END_TEST
+
 START_TEST(build_id_of_an_elf_file)
 {
 	uint8_t id[64];
@@ -303,6 +370,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_add_test(tc, writer_errors_are_returned);
 	tcase_add_test(tc, miss_path_writes_the_same_file);
 	tcase_add_test(tc, build_id_of_an_elf_file);
+	tcase_add_test(tc, the_pid_and_older_headers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -58,7 +58,7 @@ static void make_trace(const char *path, uint64_t n)
 {
 	char err[256];
 	const char *argv[] = {"./app", "arg"};
-	struct idna_header_info info = {2, argv, "/src", 5, 0, NULL};
+	struct idna_header_info info = {2, argv, "/src", 5, 0, NULL, 0};
 	struct idna_writer *w = idna_writer_open(path, NULL, &info, err, sizeof(err));
 	ck_assert_msg(w != NULL, "%s", err);
 	struct sample *s = malloc(sizeof(*s));
