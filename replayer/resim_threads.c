@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/trace_regs.h"
+#include "trace-format/trace_regs.h"
 #include "replayer/resim.h"
 
 #define SYS_EXIT_NR 60
