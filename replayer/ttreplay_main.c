@@ -276,6 +276,9 @@ static int verify(struct replay_session *s)
 	       m->instructions, m->seconds,
 	       m->seconds > 0 ? m->instructions / m->seconds / 1e6 : 0.0, m->syscalls, m->signals,
 	       exit_text);
+	if (s->index_state == REPLAY_INDEX_READ)
+		printf("ttreplay: (the first pass that made %s; --no-index replays again)\n",
+		       s->index_path);
 	if (!complete)
 		return report_truncated(s, intact);
 	if (!m->have_exit) {
