@@ -4,7 +4,10 @@
 # python3 loop), then times the first pass of each trace (`ttreplay
 # --verify`) with block translation and without (--no-jit), beside the
 # recording's own time; then measures time travel on the compute trace
-# (first pass, backward steps, jumps: bench/replay_bench.c).
+# (first pass, backward steps, jumps: bench/replay_bench.c). The second
+# table is a second gdb session on each trace (open, continue to the end
+# of history) without the replay index and with it (ttreplay --index made
+# it; the time that took, and its size beside the trace's).
 #   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
 #   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
 #   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
@@ -38,7 +41,7 @@ timed() {
 first_pass() {
 	local trace=$1
 	shift
-	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
+	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify --no-index "$@" "$trace" > verify.out
 	grep -q 'consistent with the recording' verify.out ||
 		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
 	cat pass.time
@@ -67,6 +70,32 @@ compare sort sort -n numbers
 compare python3 "$PYTHON" loop.py
 echo "(seconds: wall and cpu; no-jit, baseline: cpu of ttreplay --verify --no-jit and of"
 echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's, by cpu)"
+echo
+
+# session TRACE [OPTIONS]: "wall cpu" of a gdb session that opens the
+# trace and continues to the end of history.
+session() {
+	local trace=$1
+	shift
+	timed session.time gdb -batch -nx -ex 'set remotetimeout 600' \
+		-ex "target remote | $build/ttreplay $* $trace" -ex continue > session.out 2>&1
+	grep -q 'No more reverse-execution history\|exited' session.out ||
+		{ echo "replay_bench: session on $trace: $(tail -2 session.out)" >&2; exit 1; }
+	cat session.time
+}
+printf '%-8s %17s %15s %15s %13s %11s\n' program "no index: wall/cpu" "make index cpu" \
+	"index: wall/cpu" "cpu speed-up" "index/trace"
+for name in compute sort python3; do
+	none=$(session "$name.idna" --no-index)
+	timed index.time "$build/ttreplay" --index "$name.idna" > /dev/null
+	made=$(cat index.time)
+	with=$(session "$name.idna")
+	printf '%-8s %8.2f/%-8.2f %15.2f %7.2f/%-7.2f %13.1f %11.1f\n' "$name" ${none% *} ${none#* } \
+		${made#* } ${with% *} ${with#* } "$(echo "${none#* } / ${with#* }" | bc -l)" \
+		"$(echo "$(stat -c %s "$name.idna.idx") / $(stat -c %s "$name.idna")" | bc -l)"
+done
+echo "(a second gdb session: open the trace, continue to the end of history; seconds; index/trace:"
+echo " the sizes of TRACE.idx and TRACE)"
 echo
 
 t0=$(now)

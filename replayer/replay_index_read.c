@@ -54,12 +54,14 @@ static bool pages_add(struct page_table *t, struct memory_image_page *p)
 
 static void get_words(struct index_in *in, uint64_t *w, size_t n)
 {
+	/* Bytes first, in one call: pages hold thousands of words. */
+	uint8_t *b = (uint8_t *)w;
+	index_in_bytes(in, b, n * 8);
 	for (size_t i = 0; i < n; i++) {
-		uint8_t b[8];
-		index_in_bytes(in, b, 8);
-		w[i] = 0;
+		uint64_t v = 0;
 		for (unsigned k = 0; k < 8; k++)
-			w[i] |= (uint64_t)b[k] << (8 * k);
+			v |= (uint64_t)b[8 * i + k] << (8 * k);
+		w[i] = v;
 	}
 }
 

@@ -75,11 +75,15 @@ struct writer {
 
 static void put_words(struct index_out *o, const uint64_t *w, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint8_t b[8];
-		for (unsigned k = 0; k < 8; k++)
-			b[k] = (uint8_t)(w[i] >> (8 * k));
-		index_out_bytes(o, b, 8);
+	uint8_t b[512];
+	while (n) {
+		size_t k = n < sizeof(b) / 8 ? n : sizeof(b) / 8;
+		for (size_t i = 0; i < k; i++)
+			for (unsigned j = 0; j < 8; j++)
+				b[8 * i + j] = (uint8_t)(w[i] >> (8 * j));
+		index_out_bytes(o, b, 8 * k);
+		w += k;
+		n -= k;
 	}
 }
 

@@ -334,7 +334,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 		opt = &defaults;
 	memset(s, 0, sizeof(*s));
 	s->jit = !opt->no_jit;
-	s->use_index = !opt->no_index;
+	s->use_index = opt->use_index;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
 	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->path = strdup(path);

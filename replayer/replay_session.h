@@ -72,8 +72,10 @@ struct replay_options {
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
 	bool no_jit;
-	/* Neither read nor write the replay index (ttreplay --no-index). */
-	bool no_index;
+	/* Read the replay index instead of making the first pass when it
+	 * is good, and write it after a first pass (ttreplay does, unless
+	 * --no-index; off by default, so that tests and benchmarks replay). */
+	bool use_index;
 };
 
 /* What became of the replay index (replay_index.h). */
@@ -105,7 +107,7 @@ struct replay_session {
 	void *pass_interrupt_ctx;
 	bool pass_was_interrupted;
 	char *path;                   /* of the trace, for messages */
-	bool use_index;               /* not --no-index */
+	bool use_index;               /* replay_options.use_index */
 	bool index_tried;             /* looked for before the rest of the pass */
 	enum replay_index_state index_state;
 	char index_path[4200];

@@ -121,7 +121,7 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 	if (start_time != UINT64_MAX)
 		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
 	snprintf(target, sizeof(target), "target remote | '%s'%s%s %s'%s'", self,
-		 opt->no_jit ? " --no-jit" : "", opt->no_index ? " --no-index" : "", start, trace);
+		 opt->no_jit ? " --no-jit" : "", opt->use_index ? "" : " --no-index", start, trace);
 	char commands[64];
 	bool have_commands = gdb_commands_file(commands, sizeof(commands));
 	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 	bool do_verify = false, do_info = false, json = false, do_index = false;
 	long port = -1;
 	const char *bind_addr = NULL;
-	struct replay_options options = { 0 };
+	struct replay_options options = { .use_index = true };
 	uint64_t start_time = UINT64_MAX; /* -g; none: the start of history */
 	long process = 0;                 /* -p; 0: the recording's own */
 	int c;
@@ -385,7 +385,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_JIT: options.no_jit = true; break;
 		case OPT_INDEX: do_index = true; break;
-		case OPT_NO_INDEX: options.no_index = true; break;
+		case OPT_NO_INDEX: options.use_index = false; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_GDB_COMMANDS: fputs(gdb_commands_script, stdout); return 0;
 		case OPT_VERSION: print_version("ttreplay"); return 0;
@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ttreplay: -g is for a gdb session, not --info or --verify\n");
 		return EXIT_USAGE;
 	}
-	if (do_index && (options.no_index || do_info || do_verify || start_time != UINT64_MAX ||
+	if (do_index && (!options.use_index || do_info || do_verify || start_time != UINT64_MAX ||
 			 port >= 0 || gdb_args)) {
 		fprintf(stderr, "ttreplay: --index goes alone with a trace (and --no-jit, "
 			"--snapshot-memory, -p)\n");
