@@ -399,7 +399,7 @@ enum replay_index_verdict replay_index_read(int fd, uint64_t size,
 	}
 	struct loader l = { .e = e };
 	if (lseek(fd, sizeof(h), SEEK_SET) != (off_t)sizeof(h) ||
-	    index_in_open(&l.in, fd, compressed, payload) != 0) {
+	    index_in_open(&l.in, fd, compressed, payload, (uint32_t)load_le(h + 56, 4)) != 0) {
 		index_in_close(&l.in);
 		snprintf(why, why_len, "cannot be read");
 		return REPLAY_INDEX_DAMAGED;

@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "replayer/replay_index_stream.h"
+#include "trace-format/crc32c.h"
 
 #define RAW_BUF (128u << 10)
 /* Fast: the index is written at the end of a first pass the user waits
@@ -41,6 +42,7 @@ static void flush(struct index_out *o, bool end)
 	for (;;) {
 		ZSTD_outBuffer out = { o->zbuf, cap, 0 };
 		size_t r = ZSTD_compressStream2(o->z, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+		o->crc = crc32c(o->crc, o->zbuf, out.pos);
 		if (ZSTD_isError(r) || fwrite(o->zbuf, 1, out.pos, o->f) != out.pos) {
 			o->bad = true;
 			return;
@@ -104,9 +106,11 @@ void index_in_fail(struct index_in *in, const char *why)
 	in->bad = true;
 }
 
-int index_in_open(struct index_in *in, int fd, uint64_t compressed, uint64_t payload)
+int index_in_open(struct index_in *in, int fd, uint64_t compressed, uint64_t payload,
+		  uint32_t crc)
 {
 	memset(in, 0, sizeof(*in));
+	in->want_crc = crc;
 	in->fd = fd;
 	in->compressed_left = compressed;
 	in->left = payload;
@@ -147,6 +151,7 @@ static bool refill(struct index_in *in)
 				index_in_fail(in, "the file ends early");
 				return false;
 			}
+			in->crc = crc32c(in->crc, in->ibuf, (size_t)n);
 			in->ipos = 0;
 			in->ilen = (size_t)n;
 			in->compressed_left -= (uint64_t)n;
@@ -253,5 +258,7 @@ bool index_in_finish(struct index_in *in)
 	}
 	if (!in->bad && (in->ipos != in->ilen || in->compressed_left))
 		index_in_fail(in, "bytes follow the payload");
+	if (!in->bad && in->crc != in->want_crc)
+		index_in_fail(in, "the compressed bytes' checksum differs");
 	return !in->bad;
 }

@@ -23,6 +23,7 @@ struct index_out {
 	uint8_t *buf, *zbuf; /* the next raw bytes; the compressed ones */
 	size_t used;
 	uint64_t raw_bytes;   /* payload bytes so far */
+	uint32_t crc;         /* CRC-32C of the compressed bytes so far */
 	bool bad;
 };
 
@@ -42,13 +43,16 @@ struct index_in {
 	size_t opos, olen;      /* decompressed bytes not yet consumed */
 	uint64_t compressed_left; /* in the file */
 	uint64_t left;          /* payload bytes not yet consumed, as declared */
+	uint32_t crc, want_crc; /* of the compressed bytes read; declared */
 	bool frame_ended;
 	bool bad;
 	char why[128];
 };
 
-/* Reads a frame of `payload` bytes from fd's `compressed` next bytes. */
-int index_in_open(struct index_in *in, int fd, uint64_t compressed, uint64_t payload);
+/* Reads a frame of `payload` bytes from fd's `compressed` next bytes,
+ * whose CRC-32C must be crc. */
+int index_in_open(struct index_in *in, int fd, uint64_t compressed, uint64_t payload,
+		  uint32_t crc);
 void index_in_close(struct index_in *in);
 bool index_in_bytes(struct index_in *in, void *p, size_t n);
 uint64_t index_in_varint(struct index_in *in);
@@ -59,8 +63,10 @@ bool index_in_bool(struct index_in *in);
 uint64_t index_in_count(struct index_in *in, uint64_t min_bytes, uint64_t max);
 /* Marks the stream bad with a reason (the first one sticks). */
 void index_in_fail(struct index_in *in, const char *why);
-/* Whether the payload was read exactly to its end and the frame's
- * checksum holds. */
+/* Whether the payload was read exactly to its end and both checksums
+ * hold: zstd's of the payload, and the CRC of the compressed bytes (an
+ * edit that leaves the payload as it was, in an entropy table, say,
+ * changes the file all the same). */
 bool index_in_finish(struct index_in *in);
 
 #endif

@@ -268,7 +268,7 @@ static void store_le(uint8_t *p, uint64_t v, unsigned n)
 }
 
 static void encode_header(uint8_t *h, const struct replay_index_identity *id, uint64_t payload,
-			  uint64_t compressed)
+			  uint64_t compressed, uint32_t compressed_crc)
 {
 	memset(h, 0, REPLAY_INDEX_HEADER);
 	memcpy(h, REPLAY_INDEX_MAGIC, 8);
@@ -279,6 +279,7 @@ static void encode_header(uint8_t *h, const struct replay_index_identity *id, ui
 	store_le(h + 32, id->digest, 4);
 	store_le(h + 40, payload, 8);
 	store_le(h + 48, compressed, 8);
+	store_le(h + 56, compressed_crc, 4);
 	store_le(h + 60, crc32c(0, h, 60), 4);
 }
 
@@ -286,7 +287,7 @@ int replay_index_write(FILE *f, const struct replay_index_identity *id,
 		       const struct replay_index_contents *c)
 {
 	uint8_t h[REPLAY_INDEX_HEADER];
-	encode_header(h, id, 0, 0); /* rewritten once the sizes are known */
+	encode_header(h, id, 0, 0, 0); /* rewritten once the sizes are known */
 	if (fwrite(h, 1, sizeof(h), f) != sizeof(h))
 		return -1;
 	struct writer w = { .pages = { calloc(1024, sizeof(void *)), calloc(1024, sizeof(uint64_t)),
@@ -303,12 +304,13 @@ int replay_index_write(FILE *f, const struct replay_index_identity *id,
 		put_snapshot(&w, &c->snapshots[i]);
 	uint64_t payload = w.out.raw_bytes;
 	int rc = index_out_close(&w.out);
+	uint32_t crc = w.out.crc;
 	free(w.pages.keys);
 	free(w.pages.numbers);
 	long end = ftell(f);
 	if (rc != 0 || w.failed || end < REPLAY_INDEX_HEADER)
 		return -1;
-	encode_header(h, id, payload, (uint64_t)end - REPLAY_INDEX_HEADER);
+	encode_header(h, id, payload, (uint64_t)end - REPLAY_INDEX_HEADER, crc);
 	if (fseek(f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof(h), f) != sizeof(h) || fflush(f) != 0)
 		return -1;
 	return 0;

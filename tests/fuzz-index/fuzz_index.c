@@ -16,14 +16,8 @@
 #include <unistd.h>
 
 #include "replayer/replay_index.h"
-#include "tests/fuzz-index/fuzz_index.h"
+#include "tests/fuzz-index/sample_index.h"
 #include "trace-format/crc32c.h"
-
-const struct replay_index_expect fuzz_index_expect = {
-	.id = { .trace_size = 100000, .chunks = 8, .digest = 0x5eed1d },
-	.n_threads = 2,
-	.cache_bytes = 2 * SPARSE_BLOCK,
-};
 
 static char path[256];
 
@@ -41,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	if (size >= REPLAY_INDEX_HEADER) {
-		const struct replay_index_identity *id = &fuzz_index_expect.id;
+		const struct replay_index_identity *id = &sample_index_expect.id;
 		for (unsigned i = 0; i < 8; i++) {
 			copy[16 + i] = (uint8_t)(id->trace_size >> (8 * i));
 			copy[24 + i] = (uint8_t)(id->chunks >> (8 * i));
@@ -65,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	struct replay_index_contents c;
 	char why[160];
-	if (replay_index_read(fd, size, &fuzz_index_expect, &c, why, sizeof(why)) ==
+	if (replay_index_read(fd, size, &sample_index_expect, &c, why, sizeof(why)) ==
 	    REPLAY_INDEX_LOADED)
 		replay_index_contents_free(&c);
 	close(fd);
