@@ -5,9 +5,10 @@
 # --verify`) with block translation and without (--no-jit), beside the
 # recording's own time; then measures time travel on the compute trace
 # (first pass, backward steps, jumps: bench/replay_bench.c). The second
-# table is a second gdb session on each trace (open, continue to the end
-# of history) without the replay index and with it (ttreplay --index made
-# it; the time that took, and its size beside the trace's).
+# table is a second session on each trace without the replay index and
+# with it (ttreplay --index made it; the time that took, and its size
+# beside the trace's): ttreplay --info (open, the whole history) and a gdb
+# session (open, continue to the end of history).
 #   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
 #   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
 #   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
@@ -83,19 +84,25 @@ session() {
 		{ echo "replay_bench: session on $trace: $(tail -2 session.out)" >&2; exit 1; }
 	cat session.time
 }
-printf '%-8s %17s %15s %15s %13s %11s\n' program "no index: wall/cpu" "make index cpu" \
-	"index: wall/cpu" "cpu speed-up" "index/trace"
+printf '%-8s %9s %9s %9s %9s %9s %9s %9s\n' program make_idx info_no info_idx speed-up \
+	gdb_no gdb_idx idx/trace
+ratio() { echo "$1 / $2" | bc -l; }
 for name in compute sort python3; do
+	timed info.time "$build/ttreplay" --info --no-index "$name.idna" > /dev/null
+	info_none=$(cat info.time)
 	none=$(session "$name.idna" --no-index)
 	timed index.time "$build/ttreplay" --index "$name.idna" > /dev/null
 	made=$(cat index.time)
+	timed info.time "$build/ttreplay" --info "$name.idna" > /dev/null
+	info_with=$(cat info.time)
 	with=$(session "$name.idna")
-	printf '%-8s %8.2f/%-8.2f %15.2f %7.2f/%-7.2f %13.1f %11.1f\n' "$name" ${none% *} ${none#* } \
-		${made#* } ${with% *} ${with#* } "$(echo "${none#* } / ${with#* }" | bc -l)" \
-		"$(echo "$(stat -c %s "$name.idna.idx") / $(stat -c %s "$name.idna")" | bc -l)"
+	printf '%-8s %9.2f %9.2f %9.2f %9.1f %9.2f %9.2f %9.1f\n' "$name" ${made#* } ${info_none#* } \
+		${info_with#* } "$(ratio ${info_none#* } ${info_with#* })" ${none#* } ${with#* } \
+		"$(ratio "$(stat -c %s "$name.idna.idx")" "$(stat -c %s "$name.idna")")"
 done
-echo "(a second gdb session: open the trace, continue to the end of history; seconds; index/trace:"
-echo " the sizes of TRACE.idx and TRACE)"
+echo "(cpu seconds of a second session: make_idx: ttreplay --index (the first pass and writing"
+echo " the index); info: ttreplay --info without and with the index (open, the whole history);"
+echo " gdb: open, continue to the end of history under gdb; idx/trace: the sizes of TRACE.idx, TRACE)"
 echo
 
 t0=$(now)

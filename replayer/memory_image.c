@@ -451,6 +451,19 @@ void memory_image_for_each_page(const struct memory_image *m,
 		}
 }
 
+bool memory_image_page_at(const struct memory_image *m, uint64_t page_addr,
+			  struct memory_image_page_view *v)
+{
+	struct memory_image_page *p = find_page(m, page_addr);
+	if (!p)
+		return false;
+	*v = (struct memory_image_page_view){
+		.page_addr = page_addr, .identity = p, .known = p->known, .data = p->data,
+		.valid_from = m->timed ? p->valid_from : NULL,
+	};
+	return true;
+}
+
 struct memory_image_page *memory_image_page_make(const struct memory_image_page_view *v)
 {
 	struct memory_image_page *p = malloc(page_bytes(v->valid_from != NULL));

@@ -83,6 +83,10 @@ void memory_image_for_each_page(const struct memory_image *m,
 				void (*fn)(void *ctx, const struct memory_image_page_view *p),
 				void *ctx);
 
+/* The page at page_addr, if m has one. */
+bool memory_image_page_at(const struct memory_image *m, uint64_t page_addr,
+			  struct memory_image_page_view *v);
+
 /* A page made from its stored form (valid_from given for a timed one),
  * which images can then share: memory_image_add_page takes a reference
  * (false when memory is short, the image is not of the page's kind, or

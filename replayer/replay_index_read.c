@@ -68,12 +68,20 @@ static void get_words(struct index_in *in, uint64_t *w, size_t n)
 /* A page stored in full: known bits, bytes, and times if timed. */
 #define STORED_PAGE_MIN (MEMORY_IMAGE_PAGE / 8 + MEMORY_IMAGE_PAGE)
 
-static struct memory_image_page *get_page(struct loader *l, bool timed)
+/* A page stored in full at page_addr, as its XOR with base's page there
+ * (the previous snapshot's image; NULL: none). */
+static struct memory_image_page *get_page(struct loader *l, bool timed, uint64_t page_addr,
+					  const struct memory_image *base)
 {
 	static __thread uint64_t known[MEMORY_IMAGE_PAGE / 64], valid[MEMORY_IMAGE_PAGE / 8];
 	static __thread uint8_t data[MEMORY_IMAGE_PAGE];
 	get_words(&l->in, known, MEMORY_IMAGE_PAGE / 64);
 	index_in_bytes(&l->in, data, MEMORY_IMAGE_PAGE);
+	struct memory_image_page_view b;
+	if (base && memory_image_page_at(base, page_addr, &b)) {
+		index_xor(known, b.known, sizeof(known));
+		index_xor(data, b.data, sizeof(data));
+	}
 	if (timed)
 		get_words(&l->in, valid, MEMORY_IMAGE_PAGE / 8);
 	if (l->in.bad)
@@ -90,7 +98,8 @@ static struct memory_image_page *get_page(struct loader *l, bool timed)
 	return p;
 }
 
-static struct memory_image *get_image(struct loader *l, bool timed)
+static struct memory_image *get_image(struct loader *l, bool timed,
+				      const struct memory_image *base)
 {
 	struct memory_image *m = timed ? memory_image_new_timed() : memory_image_new();
 	if (!m) {
@@ -110,7 +119,7 @@ static struct memory_image *get_image(struct loader *l, bool timed)
 		uint64_t ref = index_in_varint(&l->in);
 		struct memory_image_page *p;
 		if (ref == 0)
-			p = get_page(l, timed);
+			p = get_page(l, timed, page << 12, base);
 		else if (ref - 1 < l->pages.count)
 			p = l->pages.pages[ref - 1];
 		else {
@@ -181,7 +190,8 @@ static void get_position(struct loader *l, struct cursor_position *p)
 	p->offset = (uint32_t)offset;
 }
 
-static void get_cache(struct loader *l, struct sparse_copy *c)
+/* base: the previous snapshot's copy of the same thread's cache. */
+static void get_cache(struct loader *l, struct sparse_copy *c, const struct sparse_copy *base)
 {
 	if (!index_in_bool(&l->in) || l->in.bad)
 		return;
@@ -207,7 +217,10 @@ static void get_cache(struct loader *l, struct sparse_copy *c)
 			break;
 		}
 		prev = i;
-		index_in_bytes(&l->in, block, sparse_copy_block_len(size, i));
+		size_t len = sparse_copy_block_len(size, i);
+		index_in_bytes(&l->in, block, len);
+		if (base && base->blocks && base->size == size && base->blocks[i])
+			index_xor(block, base->blocks[i], len);
 		if (!l->in.bad && sparse_copy_set_block(c, i, block) != 0)
 			index_in_fail(&l->in, "out of memory");
 	}
@@ -225,7 +238,8 @@ static void get_counts(struct index_in *in, struct resim_counts *c)
 	c->last_exec_time = index_in_varint(in);
 }
 
-static void get_thread_state(struct loader *l, struct resim_thread_state *t)
+static void get_thread_state(struct loader *l, struct resim_thread_state *t,
+			     const struct resim_thread_state *base)
 {
 	struct index_in *in = &l->in;
 	get_regs(in, &t->regs);
@@ -237,7 +251,7 @@ static void get_thread_state(struct loader *l, struct resim_thread_state *t)
 	t->cache_hits = index_in_varint(in);
 	t->cache_misses = index_in_varint(in);
 	t->cache_hits_since_miss = index_in_varint(in);
-	get_cache(l, &t->cache);
+	get_cache(l, &t->cache, base ? &base->cache : NULL);
 	get_position(l, &t->memory_pos);
 	get_position(l, &t->events_pos);
 	if (!in->bad && !t->cache.blocks && t->started && !t->finished)
@@ -258,7 +272,9 @@ static void free_snapshot(struct replay_snapshot *snap)
 	memset(snap, 0, sizeof(*snap));
 }
 
-static void get_snapshot(struct loader *l, struct replay_snapshot *snap)
+/* base: the snapshot before (NULL for the first). */
+static void get_snapshot(struct loader *l, struct replay_snapshot *snap,
+			 const struct replay_snapshot *base)
 {
 	struct index_in *in = &l->in;
 	struct resim_state *st = &snap->state;
@@ -279,13 +295,13 @@ static void get_snapshot(struct loader *l, struct replay_snapshot *snap)
 	}
 	st->n_threads = n_threads;
 	for (size_t i = 0; i < n_threads && !in->bad; i++)
-		get_thread_state(l, &st->threads[i]);
+		get_thread_state(l, &st->threads[i], base ? &base->state.threads[i] : NULL);
 	bool present;
 	st->code_pages = get_page_set(l, &present);
 	if (!in->bad && !present)
 		index_in_fail(in, "a snapshot without its logged code pages");
 	if (!in->bad)
-		st->image = get_image(l, false);
+		st->image = get_image(l, false, base ? base->state.image : NULL);
 	snap->written_pages = get_page_set(l, &present);
 	snap->code_pages = get_page_set(l, &present);
 }
@@ -345,7 +361,7 @@ static void get_snapshots(struct loader *l, struct replay_index_contents *c)
 	}
 	for (size_t i = 0; i < n && !in->bad; i++) {
 		c->n_snapshots = i + 1;
-		get_snapshot(l, &c->snapshots[i]);
+		get_snapshot(l, &c->snapshots[i], i ? &c->snapshots[i - 1] : NULL);
 		if (!in->bad && i && c->snapshots[i].icount <= c->snapshots[i - 1].icount)
 			index_in_fail(in, "snapshots out of order");
 	}
@@ -406,7 +422,7 @@ enum replay_index_verdict replay_index_read(int fd, uint64_t size,
 	}
 	get_summary(&l, out);
 	if (!l.in.bad)
-		out->future = get_image(&l, true);
+		out->future = get_image(&l, true, NULL);
 	if (!l.in.bad)
 		get_snapshots(&l, out);
 	bool ok = index_in_finish(&l.in);

@@ -69,4 +69,14 @@ void index_in_fail(struct index_in *in, const char *why);
  * changes the file all the same). */
 bool index_in_finish(struct index_in *in);
 
+/* a ^= b, n bytes: pages and cache blocks are stored as their difference
+ * from the previous snapshot's. */
+static inline void index_xor(void *a, const void *b, size_t n)
+{
+	uint8_t *x = a;
+	const uint8_t *y = b;
+	for (size_t i = 0; i < n; i++)
+		x[i] ^= y[i];
+}
+
 #endif

@@ -105,9 +105,32 @@ static void collect_view(void *ctx, const struct memory_image_page_view *p)
 	l->v[l->n++] = *p;
 }
 
+/* A page stored in full, as its difference (XOR) from the base page: the
+ * previous snapshot's page at the same address, which most often differs
+ * in a few words (zstd then sees mostly zeros). */
+static void put_page(struct writer *w, const struct memory_image_page_view *p,
+		     const struct memory_image *base)
+{
+	static __thread uint64_t known[MEMORY_IMAGE_PAGE / 64];
+	static __thread uint8_t data[MEMORY_IMAGE_PAGE];
+	memcpy(known, p->known, sizeof(known));
+	memcpy(data, p->data, sizeof(data));
+	struct memory_image_page_view b;
+	if (base && memory_image_page_at(base, p->page_addr, &b)) {
+		index_xor(known, b.known, sizeof(known));
+		index_xor(data, b.data, sizeof(data));
+	}
+	put_words(&w->out, known, MEMORY_IMAGE_PAGE / 64);
+	index_out_bytes(&w->out, data, MEMORY_IMAGE_PAGE);
+	if (p->valid_from)
+		put_words(&w->out, p->valid_from, MEMORY_IMAGE_PAGE / 8);
+}
+
 /* IMAGE: page count, then per page (by address) its page number's delta
- * and either 0 and the page, or 1 + the number of a page stored before. */
-static void put_image(struct writer *w, const struct memory_image *m)
+ * and either 0 and the page, or 1 + the number of a page stored before.
+ * base: the previous snapshot's image (NULL: none). */
+static void put_image(struct writer *w, const struct memory_image *m,
+		      const struct memory_image *base)
 {
 	struct view_list l = { calloc(memory_image_page_count(m) + 1, sizeof(*l.v)), 0 };
 	if (!l.v) {
@@ -128,10 +151,7 @@ static void put_image(struct writer *w, const struct memory_image *m)
 			continue;
 		}
 		index_out_varint(&w->out, 0);
-		put_words(&w->out, p->known, MEMORY_IMAGE_PAGE / 64);
-		index_out_bytes(&w->out, p->data, MEMORY_IMAGE_PAGE);
-		if (p->valid_from)
-			put_words(&w->out, p->valid_from, MEMORY_IMAGE_PAGE / 8);
+		put_page(w, p, base);
 	}
 	free(l.v);
 }
@@ -183,7 +203,10 @@ static void put_position(struct index_out *o, const struct cursor_position *p)
 	index_out_varint(o, p->offset);
 }
 
-static void put_cache(struct index_out *o, const struct sparse_copy *c)
+/* CACHE: each stored block as its XOR with the base's (the previous
+ * snapshot's copy of the same thread's cache), where that has one. */
+static void put_cache(struct index_out *o, const struct sparse_copy *c,
+		      const struct sparse_copy *base)
 {
 	index_out_varint(o, c->blocks != NULL);
 	if (!c->blocks)
@@ -193,10 +216,16 @@ static void put_cache(struct index_out *o, const struct sparse_copy *c)
 		stored += c->blocks[i] != NULL;
 	index_out_varint(o, c->size);
 	index_out_varint(o, stored);
+	bool based = base && base->blocks && base->size == c->size;
+	static __thread uint8_t block[SPARSE_BLOCK];
 	for (size_t i = 0; i < n; i++)
 		if (c->blocks[i]) {
+			size_t len = sparse_copy_block_len(c->size, i);
+			memcpy(block, c->blocks[i], len);
+			if (based && base->blocks[i])
+				index_xor(block, base->blocks[i], len);
 			index_out_varint(o, i);
-			index_out_bytes(o, c->blocks[i], sparse_copy_block_len(c->size, i));
+			index_out_bytes(o, block, len);
 		}
 }
 
@@ -209,19 +238,22 @@ static void put_counts(struct index_out *o, const struct resim_counts *c)
 		index_out_varint(o, v[i]);
 }
 
-static void put_thread_state(struct index_out *o, const struct resim_thread_state *t)
+static void put_thread_state(struct index_out *o, const struct resim_thread_state *t,
+			     const struct resim_thread_state *base)
 {
 	put_regs(o, &t->regs);
 	const uint64_t v[] = { t->icount, t->started, t->finished, t->slice_time, t->slice_icount,
 			       t->cache_hits, t->cache_misses, t->cache_hits_since_miss };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		index_out_varint(o, v[i]);
-	put_cache(o, &t->cache);
+	put_cache(o, &t->cache, base ? &base->cache : NULL);
 	put_position(o, &t->memory_pos);
 	put_position(o, &t->events_pos);
 }
 
-static void put_snapshot(struct writer *w, const struct replay_snapshot *snap)
+/* base: the snapshot before (NULL for the first). */
+static void put_snapshot(struct writer *w, const struct replay_snapshot *snap,
+			 const struct replay_snapshot *base)
 {
 	const struct resim_state *st = &snap->state;
 	struct index_out *o = &w->out;
@@ -232,9 +264,9 @@ static void put_snapshot(struct writer *w, const struct replay_snapshot *snap)
 	index_out_varint(o, st->transition_time);
 	put_counts(o, &st->counts);
 	for (size_t i = 0; i < st->n_threads; i++)
-		put_thread_state(o, &st->threads[i]);
+		put_thread_state(o, &st->threads[i], base ? &base->state.threads[i] : NULL);
 	put_page_set(w, st->code_pages);
-	put_image(w, st->image);
+	put_image(w, st->image, base ? base->state.image : NULL);
 	put_page_set(w, snap->written_pages);
 	put_page_set(w, snap->code_pages);
 }
@@ -298,10 +330,10 @@ int replay_index_write(FILE *f, const struct replay_index_identity *id,
 		return -1;
 	}
 	put_summary(&w, c);
-	put_image(&w, c->future);
+	put_image(&w, c->future, NULL);
 	index_out_varint(&w.out, c->n_snapshots);
 	for (size_t i = 0; i < c->n_snapshots && !w.failed; i++)
-		put_snapshot(&w, &c->snapshots[i]);
+		put_snapshot(&w, &c->snapshots[i], i ? &c->snapshots[i - 1] : NULL);
 	uint64_t payload = w.out.raw_bytes;
 	int rc = index_out_close(&w.out);
 	uint32_t crc = w.out.crc;
