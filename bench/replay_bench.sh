@@ -4,7 +4,11 @@
 # python3 loop), then times the first pass of each trace (`ttreplay
 # --verify`) with block translation and without (--no-jit), beside the
 # recording's own time; then measures time travel on the compute trace
-# (first pass, backward steps, jumps: bench/replay_bench.c).
+# (first pass, backward steps, jumps: bench/replay_bench.c). The second
+# table is a second session on each trace without the replay index and
+# with it (ttreplay --index made it; the time that took, and its size
+# beside the trace's): ttreplay --info (open, the whole history) and a gdb
+# session (open, continue to the end of history).
 #   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
 #   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
 #   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
@@ -38,7 +42,7 @@ timed() {
 first_pass() {
 	local trace=$1
 	shift
-	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify "$@" "$trace" > verify.out
+	timed pass.time "${TTREPLAY:-$build/ttreplay}" --verify --no-index "$@" "$trace" > verify.out
 	grep -q 'consistent with the recording' verify.out ||
 		{ echo "replay_bench: $trace: $(tail -1 verify.out)" >&2; exit 1; }
 	cat pass.time
@@ -67,6 +71,38 @@ compare sort sort -n numbers
 compare python3 "$PYTHON" loop.py
 echo "(seconds: wall and cpu; no-jit, baseline: cpu of ttreplay --verify --no-jit and of"
 echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's, by cpu)"
+echo
+
+# session TRACE [OPTIONS]: "wall cpu" of a gdb session that opens the
+# trace and continues to the end of history.
+session() {
+	local trace=$1
+	shift
+	timed session.time gdb -batch -nx -ex 'set remotetimeout 600' \
+		-ex "target remote | $build/ttreplay $* $trace" -ex continue > session.out 2>&1
+	grep -q 'No more reverse-execution history\|exited' session.out ||
+		{ echo "replay_bench: session on $trace: $(tail -2 session.out)" >&2; exit 1; }
+	cat session.time
+}
+printf '%-8s %9s %9s %9s %9s %9s %9s %9s\n' program make_idx info_no info_idx speed-up \
+	gdb_no gdb_idx idx/trace
+ratio() { echo "$1 / $2" | bc -l; }
+for name in compute sort python3; do
+	timed info.time "$build/ttreplay" --info --no-index "$name.idna" > /dev/null
+	info_none=$(cat info.time)
+	none=$(session "$name.idna" --no-index)
+	timed index.time "$build/ttreplay" --index "$name.idna" > /dev/null
+	made=$(cat index.time)
+	timed info.time "$build/ttreplay" --info "$name.idna" > /dev/null
+	info_with=$(cat info.time)
+	with=$(session "$name.idna")
+	printf '%-8s %9.2f %9.2f %9.2f %9.1f %9.2f %9.2f %9.1f\n' "$name" ${made#* } ${info_none#* } \
+		${info_with#* } "$(ratio ${info_none#* } ${info_with#* })" ${none#* } ${with#* } \
+		"$(ratio "$(stat -c %s "$name.idna.idx")" "$(stat -c %s "$name.idna")")"
+done
+echo "(cpu seconds of a second session: make_idx: ttreplay --index (the first pass and writing"
+echo " the index); info: ttreplay --info without and with the index (open, the whole history);"
+echo " gdb: open, continue to the end of history under gdb; idx/trace: the sizes of TRACE.idx, TRACE)"
 echo
 
 t0=$(now)

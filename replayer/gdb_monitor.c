@@ -189,6 +189,12 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 			 (unsigned long long)m->signals, t->s->n_snapshots,
 			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves);
 		print(print_ctx, line);
+		print(print_ctx, t->s->index_state == REPLAY_INDEX_READ ? "first pass: read from "
+									  : "first pass: made in this session\n");
+		if (t->s->index_state == REPLAY_INDEX_READ) {
+			print(print_ctx, t->s->index_path);
+			print(print_ctx, "\n");
+		}
 		return 0;
 	}
 	if (strcmp(command, "snapshots") == 0) {
@@ -206,7 +212,8 @@ const char *gdb_target_monitor_help(void *ctx)
 {
 	(void)ctx;
 	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
-	       "  backward moves that started from a state kept near recent positions\n"
+	       "  backward moves that started from a state kept near recent positions;\n"
+	       "  whether the first pass was read from the replay index\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
 	       "checkpoint -- remember the current time as a numbered checkpoint\n"
 	       "checkpoints -- list the checkpoints\n"

@@ -11,11 +11,12 @@
 
 #include "replayer/memory_image.h"
 
-#define PAGE_SIZE 4096u
+#define PAGE_SIZE MEMORY_IMAGE_PAGE
 #define BUCKETS 4096u
 
-struct image_page {
+struct memory_image_page {
 	unsigned refs;
+	bool timed;  /* has valid_from (set only by memory_image_page_make) */
 	uint64_t known[PAGE_SIZE / 64]; /* bit i: byte i is known */
 	uint8_t data[PAGE_SIZE];
 	/* Future images only (the pages of others end before it): the
@@ -26,12 +27,12 @@ struct image_page {
 /* The bytes of a page of an image with or without times. */
 static size_t page_bytes(bool timed)
 {
-	return timed ? sizeof(struct image_page) : offsetof(struct image_page, valid_from);
+	return timed ? sizeof(struct memory_image_page) : offsetof(struct memory_image_page, valid_from);
 }
 
 struct slot {
 	uint64_t addr;
-	struct image_page *page;
+	struct memory_image_page *page;
 	struct slot *next;
 };
 
@@ -42,7 +43,7 @@ struct slot {
 struct recent {
 	uint64_t addr;
 	struct slot *slot;
-	struct image_page *page;
+	struct memory_image_page *page;
 };
 
 struct memory_image {
@@ -73,7 +74,7 @@ struct memory_image *memory_image_new(void)
 	return calloc(1, sizeof(struct memory_image));
 }
 
-static void release(struct image_page *p)
+static void release(struct memory_image_page *p)
 {
 	if (p && --p->refs == 0)
 		free(p);
@@ -153,7 +154,7 @@ static inline struct slot *find(const struct memory_image *m, uint64_t page_addr
 }
 
 /* The page at page_addr, NULL if the image has none. */
-static inline struct image_page *find_page(const struct memory_image *m, uint64_t page_addr)
+static inline struct memory_image_page *find_page(const struct memory_image *m, uint64_t page_addr)
 {
 	struct recent *r = recent_of(m, page_addr);
 	if (r->slot && r->addr == page_addr)
@@ -164,12 +165,12 @@ static inline struct image_page *find_page(const struct memory_image *m, uint64_
 
 /* The page at page_addr, private to m (copied if shared), created if
  * absent. */
-static struct image_page *writable_page(struct memory_image *m, uint64_t page_addr)
+static struct memory_image_page *writable_page(struct memory_image *m, uint64_t page_addr)
 {
 	struct slot *s = find(m, page_addr);
 	if (!s) {
 		s = malloc(sizeof(*s));
-		struct image_page *p = calloc(1, page_bytes(m->timed));
+		struct memory_image_page *p = calloc(1, page_bytes(m->timed));
 		if (!s || !p) {
 			free(s);
 			free(p);
@@ -185,7 +186,7 @@ static struct image_page *writable_page(struct memory_image *m, uint64_t page_ad
 		return p;
 	}
 	if (s->page->refs > 1) {
-		struct image_page *copy = malloc(page_bytes(m->timed));
+		struct memory_image_page *copy = malloc(page_bytes(m->timed));
 		if (!copy)
 			return NULL;
 		memcpy(copy, s->page, page_bytes(m->timed));
@@ -207,7 +208,7 @@ static uint64_t known_mask(unsigned off, unsigned n, unsigned *taken)
 	return (take == 64 ? ~0ull : (1ull << take) - 1) << bit;
 }
 
-static void set_known(struct image_page *p, unsigned off, unsigned n, bool known)
+static void set_known(struct memory_image_page *p, unsigned off, unsigned n, bool known)
 {
 	while (n) {
 		unsigned take;
@@ -221,7 +222,7 @@ static void set_known(struct image_page *p, unsigned off, unsigned n, bool known
 	}
 }
 
-static bool all_known(const struct image_page *p, unsigned off, unsigned n)
+static bool all_known(const struct memory_image_page *p, unsigned off, unsigned n)
 {
 	while (n) {
 		unsigned take;
@@ -241,7 +242,7 @@ bool memory_image_store(struct memory_image *m, uint64_t addr, const void *bytes
 		uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
 		unsigned off = (unsigned)(addr - pa);
 		unsigned n = PAGE_SIZE - off < len ? PAGE_SIZE - off : (unsigned)len;
-		struct image_page *p = writable_page(m, pa);
+		struct memory_image_page *p = writable_page(m, pa);
 		if (!p)
 			return false;
 		memcpy(p->data + off, b, n);
@@ -261,7 +262,7 @@ static inline uint64_t word_known_bits(unsigned off, unsigned n)
 }
 
 /* The slot's page, private to m: the slot's own when nothing shares it. */
-static inline struct image_page *writable_slot_page(struct memory_image *m, struct slot *s,
+static inline struct memory_image_page *writable_slot_page(struct memory_image *m, struct slot *s,
 						    uint64_t page_addr)
 {
 	return s && s->page->refs == 1 ? s->page : writable_page(m, page_addr);
@@ -272,7 +273,7 @@ static inline bool store_word_in(struct memory_image *m, struct slot *s, uint64_
 {
 	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
 	unsigned off = (unsigned)(addr - pa);
-	struct image_page *p = writable_slot_page(m, s, pa);
+	struct memory_image_page *p = writable_slot_page(m, s, pa);
 	if (!p)
 		return false;
 	switch (n) {
@@ -296,7 +297,7 @@ void memory_image_read_word(struct memory_image *m, struct memory_image *future,
 {
 	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
 	unsigned off = (unsigned)(addr - pa);
-	const struct image_page *p = find_page(m, pa);
+	const struct memory_image_page *p = find_page(m, pa);
 	uint64_t bits = word_known_bits(off, n);
 	if (p && (p->known[off / 64] & bits) == bits) {
 		/* The common case: bytes the replay has seen already, with this
@@ -328,7 +329,7 @@ void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
 				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
 					uint64_t lo = s->addr > addr ? s->addr : addr;
 					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
-					struct image_page *p = writable_page(m, s->addr);
+					struct memory_image_page *p = writable_page(m, s->addr);
 					if (p)
 						set_known(p, (unsigned)(lo - s->addr), (unsigned)(hi - lo), false);
 				}
@@ -338,7 +339,7 @@ void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
 		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
 		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
 		if (find(m, pa)) {
-			struct image_page *p = writable_page(m, pa);
+			struct memory_image_page *p = writable_page(m, pa);
 			if (p)
 				set_known(p, (unsigned)(a - pa), (unsigned)(hi - a), false);
 		}
@@ -368,7 +369,7 @@ static bool store_first_reads_in_page(const struct memory_image *past, struct me
 		uint64_t a = pa + off + i;
 		if (byte_known(past, a) || byte_known(future, a))
 			continue;
-		struct image_page *p = writable_page(future, pa);
+		struct memory_image_page *p = writable_page(future, pa);
 		if (!p)
 			return false;
 		unsigned o = off + i;
@@ -418,4 +419,91 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
 		}
 	}
 	return done;
+}
+
+/* --- page by page, for the replay index ---------------------------------- */
+
+bool memory_image_is_timed(const struct memory_image *m)
+{
+	return m->timed;
+}
+
+size_t memory_image_page_count(const struct memory_image *m)
+{
+	size_t n = 0;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = m->buckets[b]; s; s = s->next)
+			n++;
+	return n;
+}
+
+void memory_image_for_each_page(const struct memory_image *m,
+				void (*fn)(void *ctx, const struct memory_image_page_view *p),
+				void *ctx)
+{
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = m->buckets[b]; s; s = s->next) {
+			struct memory_image_page_view v = {
+				.page_addr = s->addr, .identity = s->page, .known = s->page->known,
+				.data = s->page->data, .valid_from = m->timed ? s->page->valid_from : NULL,
+			};
+			fn(ctx, &v);
+		}
+}
+
+bool memory_image_page_at(const struct memory_image *m, uint64_t page_addr,
+			  struct memory_image_page_view *v)
+{
+	struct memory_image_page *p = find_page(m, page_addr);
+	if (!p)
+		return false;
+	*v = (struct memory_image_page_view){
+		.page_addr = page_addr, .identity = p, .known = p->known, .data = p->data,
+		.valid_from = m->timed ? p->valid_from : NULL,
+	};
+	return true;
+}
+
+struct memory_image_page *memory_image_page_make(const struct memory_image_page_view *v)
+{
+	struct memory_image_page *p = malloc(page_bytes(v->valid_from != NULL));
+	if (!p)
+		return NULL;
+	p->refs = 1;
+	p->timed = v->valid_from != NULL;
+	memcpy(p->known, v->known, sizeof(p->known));
+	memcpy(p->data, v->data, sizeof(p->data));
+	if (v->valid_from)
+		memcpy(p->valid_from, v->valid_from, sizeof(p->valid_from));
+	return p;
+}
+
+void memory_image_page_put(struct memory_image_page *p)
+{
+	release(p);
+}
+
+bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
+			   struct memory_image_page *p)
+{
+	if (page_addr % PAGE_SIZE || p->timed != m->timed || find(m, page_addr))
+		return false;
+	struct slot *s = malloc(sizeof(*s));
+	if (!s)
+		return false;
+	p->refs++;
+	s->addr = page_addr;
+	s->page = p;
+	unsigned b = bucket_of(page_addr);
+	s->next = m->buckets[b];
+	m->buckets[b] = s;
+	return true;
+}
+
+struct memory_image *memory_image_new_timed(void)
+{
+	struct memory_image *m = memory_image_new();
+	if (m)
+		m->timed = true;
+	return m;
 }

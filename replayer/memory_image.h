@@ -61,4 +61,41 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
  * does not describe byte by byte). */
 void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len);
 
+/* --- page by page, for the replay index ---------------------------------- */
+
+#define MEMORY_IMAGE_PAGE 4096u
+
+/* A page as stored: which bytes are known (bit i of known[i / 64]), the
+ * bytes, and for a timed (future) image the time from which each 8-byte
+ * word holds (NULL otherwise). */
+struct memory_image_page_view {
+	uint64_t page_addr;
+	const void *identity; /* equal for images that share the page (snapshots) */
+	const uint64_t *known; /* MEMORY_IMAGE_PAGE / 64 words */
+	const uint8_t *data;   /* MEMORY_IMAGE_PAGE bytes */
+	const uint64_t *valid_from; /* MEMORY_IMAGE_PAGE / 8 words, or NULL */
+};
+
+bool memory_image_is_timed(const struct memory_image *m);
+size_t memory_image_page_count(const struct memory_image *m);
+/* Calls fn for each page of m, in no particular order. */
+void memory_image_for_each_page(const struct memory_image *m,
+				void (*fn)(void *ctx, const struct memory_image_page_view *p),
+				void *ctx);
+
+/* The page at page_addr, if m has one. */
+bool memory_image_page_at(const struct memory_image *m, uint64_t page_addr,
+			  struct memory_image_page_view *v);
+
+/* A page made from its stored form (valid_from given for a timed one),
+ * which images can then share: memory_image_add_page takes a reference
+ * (false when memory is short, the image is not of the page's kind, or
+ * it has that page already); memory_image_page_put drops the maker's. */
+struct memory_image_page *memory_image_page_make(const struct memory_image_page_view *v);
+void memory_image_page_put(struct memory_image_page *p);
+bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
+			   struct memory_image_page *p);
+/* An empty image whose pages carry times (a future image). */
+struct memory_image *memory_image_new_timed(void);
+
 #endif

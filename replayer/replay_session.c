@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "trace-format/pack_store.h"
 
@@ -333,6 +334,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 		opt = &defaults;
 	memset(s, 0, sizeof(*s));
 	s->jit = !opt->no_jit;
+	s->use_index = opt->use_index;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
 	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->path = strdup(path);
@@ -392,6 +394,15 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	if (s->pass_done)
 		return s->pass_failed ? -1 : 0;
 	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
+	/* What a session on this trace learned before, if it is still
+	 * good: the rest of the pass is then done. */
+	if (s->use_index && !s->index_tried) {
+		s->index_tried = true;
+		if (replay_session_load_index(s)) {
+			s->pass_done = true;
+			return replay_session_goto(s, at);
+		}
+	}
 	/* The pass paused at its last snapshot: it goes on from there. */
 	if (s->sim_open)
 		resim_close(&s->sim);
@@ -423,6 +434,8 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 		memcpy(s->error, error, sizeof(error));
 		return -1;
 	}
+	if (s->use_index)
+		replay_session_save_index(s);
 	return replay_session_goto(s, at);
 }
 

@@ -72,6 +72,18 @@ struct replay_options {
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
 	bool no_jit;
+	/* Read the replay index instead of making the first pass when it
+	 * is good, and write it after a first pass (ttreplay does, unless
+	 * --no-index; off by default, so that tests and benchmarks replay). */
+	bool use_index;
+};
+
+/* What became of the replay index (replay_index.h). */
+enum replay_index_state {
+	REPLAY_INDEX_UNUSED,   /* not tried yet, or --no-index */
+	REPLAY_INDEX_READ,     /* the first pass was loaded from index_path */
+	REPLAY_INDEX_WRITTEN,  /* the first pass ran and was written to index_path */
+	REPLAY_INDEX_UNWRITTEN, /* ... and could not be written: index_error */
 };
 
 struct replay_session {
@@ -95,6 +107,11 @@ struct replay_session {
 	void *pass_interrupt_ctx;
 	bool pass_was_interrupted;
 	char *path;                   /* of the trace, for messages */
+	bool use_index;               /* replay_options.use_index */
+	bool index_tried;             /* looked for before the rest of the pass */
+	enum replay_index_state index_state;
+	char index_path[4200];
+	char index_error[4500];
 	struct resim sim;        /* the current position */
 	bool sim_open;
 	char error[384];

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPARSE_BLOCK 4096u
-
 static size_t block_count(size_t size)
 {
 	return (size + SPARSE_BLOCK - 1) / SPARSE_BLOCK;
@@ -33,11 +31,9 @@ static bool all_zero(const uint8_t *p, size_t len)
 
 int sparse_copy_take(struct sparse_copy *c, const uint8_t *src, size_t size)
 {
-	size_t n = block_count(size);
-	c->size = size;
-	c->blocks = calloc(n ? n : 1, sizeof(*c->blocks));
-	if (!c->blocks)
+	if (sparse_copy_init(c, size) != 0)
 		return -1;
+	size_t n = block_count(size);
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *from = src + i * SPARSE_BLOCK;
 		size_t len = block_len(size, i);
@@ -73,4 +69,27 @@ void sparse_copy_free(struct sparse_copy *c)
 	free(c->blocks);
 	c->blocks = NULL;
 	c->size = 0;
+}
+
+size_t sparse_copy_blocks(size_t size) { return block_count(size); }
+size_t sparse_copy_block_len(size_t size, size_t i) { return block_len(size, i); }
+
+int sparse_copy_init(struct sparse_copy *c, size_t size)
+{
+	size_t n = block_count(size);
+	c->size = size;
+	c->blocks = calloc(n ? n : 1, sizeof(*c->blocks));
+	return c->blocks ? 0 : -1;
+}
+
+int sparse_copy_set_block(struct sparse_copy *c, size_t i, const uint8_t *bytes)
+{
+	size_t len = block_len(c->size, i);
+	uint8_t *b = malloc(len);
+	if (!b)
+		return -1;
+	memcpy(b, bytes, len);
+	free(c->blocks[i]);
+	c->blocks[i] = b;
+	return 0;
 }

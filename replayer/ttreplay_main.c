@@ -45,6 +45,9 @@ static void usage(FILE *f)
 		"  --version        print the version\n"
 		"  --no-jit         interpret every instruction (no block translation): the\n"
 		"                   same replay, slower\n"
+		"  --index          make the replay index (TRACE.idx) now and exit: later\n"
+		"                   sessions on TRACE then skip the first pass\n"
+		"  --no-index       neither use nor write the replay index\n"
 		"  -h, --help       this text\n");
 }
 
@@ -101,7 +104,7 @@ static bool gdb_commands_file(char *path, size_t size)
  * stub (qXfer:exec-file, vFile), which serves the recorded file, the
  * packed copy when the program was rebuilt since. */
 static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_time,
-		    bool no_jit, char **gdb_args, int n_gdb_args)
+		    const struct replay_options *opt, char **gdb_args, int n_gdb_args)
 {
 	char program[4096], self[4096], target[8400];
 	if (!recorded_program(s, program, sizeof(program))) {
@@ -117,8 +120,8 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 	char start[48] = "";
 	if (start_time != UINT64_MAX)
 		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
-	snprintf(target, sizeof(target), "target remote | '%s'%s %s'%s'", self,
-		 no_jit ? " --no-jit" : "", start, trace);
+	snprintf(target, sizeof(target), "target remote | '%s'%s%s %s'%s'", self,
+		 opt->no_jit ? " --no-jit" : "", opt->use_index ? "" : " --no-index", start, trace);
 	char commands[64];
 	bool have_commands = gdb_commands_file(commands, sizeof(commands));
 	char **argv = calloc((size_t)n_gdb_args + 8, sizeof(char *));
@@ -273,6 +276,9 @@ static int verify(struct replay_session *s)
 	       m->instructions, m->seconds,
 	       m->seconds > 0 ? m->instructions / m->seconds / 1e6 : 0.0, m->syscalls, m->signals,
 	       exit_text);
+	if (s->index_state == REPLAY_INDEX_READ)
+		printf("ttreplay: (the first pass that made %s; --no-index replays again)\n",
+		       s->index_path);
 	if (!complete)
 		return report_truncated(s, intact);
 	if (!m->have_exit) {
@@ -287,10 +293,33 @@ static int verify(struct replay_session *s)
 	return 0;
 }
 
+/* --index: the first pass, unless a good index is there already, and
+ * what became of the index. */
+static int make_index(struct replay_session *s)
+{
+	int rc = replay_session_finish_pass(s);
+	if (rc != 0)
+		fprintf(stderr, "ttreplay: %s\n", s->error);
+	else if (s->index_state == REPLAY_INDEX_READ)
+		printf("ttreplay: %s is up to date\n", s->index_path);
+	else if (s->index_state == REPLAY_INDEX_WRITTEN)
+		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
+		       s->index_path, s->summary.instructions, s->n_snapshots);
+	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
+		fprintf(stderr, "ttreplay: %s\n", s->index_error);
+	else
+		printf("ttreplay: %s: the history is short (%" PRIu64
+		       " instructions): replayed at once, no index needed\n",
+		       s->path, s->summary.instructions);
+	int status = rc != 0 ? EXIT_BAD_TRACE : s->index_state == REPLAY_INDEX_UNWRITTEN ? 1 : 0;
+	replay_session_close(s);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
-	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT };
+	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX };
 	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -304,13 +333,15 @@ int main(int argc, char **argv)
 		{ "goto", required_argument, NULL, 'g' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
+		{ "index", no_argument, NULL, OPT_INDEX },
+		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool do_verify = false, do_info = false, json = false;
+	bool do_verify = false, do_info = false, json = false, do_index = false;
 	long port = -1;
 	const char *bind_addr = NULL;
-	struct replay_options options = { 0 };
+	struct replay_options options = { .use_index = true };
 	uint64_t start_time = UINT64_MAX; /* -g; none: the start of history */
 	long process = 0;                 /* -p; 0: the recording's own */
 	int c;
@@ -353,6 +384,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_NO_JIT: options.no_jit = true; break;
+		case OPT_INDEX: do_index = true; break;
+		case OPT_NO_INDEX: options.use_index = false; break;
 		case 'h': usage(stdout); return 0;
 		case OPT_GDB_COMMANDS: fputs(gdb_commands_script, stdout); return 0;
 		case OPT_VERSION: print_version("ttreplay"); return 0;
@@ -394,14 +427,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ttreplay: -g is for a gdb session, not --info or --verify\n");
 		return EXIT_USAGE;
 	}
+	if (do_index && (!options.use_index || do_info || do_verify || start_time != UINT64_MAX ||
+			 port >= 0 || gdb_args)) {
+		fprintf(stderr, "ttreplay: --index goes alone with a trace (and --no-jit, "
+			"--snapshot-memory, -p)\n");
+		return EXIT_USAGE;
+	}
 	struct replay_session s;
 	if (replay_session_open(&s, path, &options) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		return EXIT_BAD_TRACE;
 	}
 	int rc;
+	if (do_index)
+		return make_index(&s);
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
-		return exec_gdb(&s, path, start_time, options.no_jit, gdb_args, n_gdb_args);
+		return exec_gdb(&s, path, start_time, &options, gdb_args, n_gdb_args);
 	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);

@@ -149,3 +149,11 @@ bool code_page_set_add_all(struct code_page_set *dst, const struct code_page_set
 			return false;
 	return true;
 }
+
+void code_page_set_list(const struct code_page_set *s, uint64_t *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->capacity; i++)
+		if (s->slots[i] != EMPTY)
+			out[n++] = s->slots[i];
+}

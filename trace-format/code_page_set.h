@@ -44,6 +44,9 @@ void code_page_set_clear(struct code_page_set *s);
 size_t code_page_set_count(const struct code_page_set *s);
 /* Adds every page of src to dst. false when memory is short. */
 bool code_page_set_add_all(struct code_page_set *dst, const struct code_page_set *src);
+/* Writes the set's pages (code_page_set_count of them, in no particular
+ * order) to out. */
+void code_page_set_list(const struct code_page_set *s, uint64_t *out);
 /* A copy of s; NULL when memory is short. */
 struct code_page_set *code_page_set_clone(const struct code_page_set *s);
 

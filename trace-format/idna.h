@@ -357,6 +357,9 @@ const char *idna_reader_warning(const struct idna_reader *r);
 
 size_t idna_reader_chunk_count(const struct idna_reader *r);
 const struct idna_chunk_info *idna_reader_chunk(const struct idna_reader *r, size_t i);
+/* The CRC-32C its header declares for its payload: with the chunk table,
+ * a cheap fingerprint of the whole trace (ttreplay's replay index). */
+uint32_t idna_reader_chunk_crc(const struct idna_reader *r, size_t i);
 size_t idna_reader_stream_count(const struct idna_reader *r);
 uint32_t idna_reader_stream_id(const struct idna_reader *r, size_t i);
 size_t idna_reader_checkpoint_count(const struct idna_reader *r);

@@ -247,6 +247,7 @@ bool idna_reader_index_rebuilt(const struct idna_reader *r) { return r->index_re
 const char *idna_reader_warning(const struct idna_reader *r) { return r->warning[0] ? r->warning : NULL; }
 size_t idna_reader_chunk_count(const struct idna_reader *r) { return r->n_chunks; }
 size_t idna_reader_stream_count(const struct idna_reader *r) { return r->n_streams; }
+uint32_t idna_reader_chunk_crc(const struct idna_reader *r, size_t i) { return r->chunks[i].payload_crc; }
 uint32_t idna_reader_stream_id(const struct idna_reader *r, size_t i) { return r->streams[i].id; }
 size_t idna_reader_checkpoint_count(const struct idna_reader *r) { return r->n_checkpoints; }
 size_t idna_reader_thread_count(const struct idna_reader *r) { return r->n_threads; }
