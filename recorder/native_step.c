@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 
+#include "recorder/job_stop.h"
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
@@ -160,8 +161,17 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 			return NATIVE_INTERRUPTED;
 		}
 		break;
-	case TRACEE_STOP_GROUP:
-		break; /* resume: job control is not recorded yet */
+	case TRACEE_STOP_GROUP: {
+		/* Natively the process now waits for SIGCONT: so does the
+		 * recording. The resume below lets the kernel deliver it. */
+		struct tracee_stop next;
+		int held = job_stop_hold(&rec->cur->tracee, &next);
+		if (held < 0)
+			return failed(rec, "cannot wait for the stopped program");
+		if (held > 0)
+			return on_stop(rec, &next, resumed);
+		break;
+	}
 	}
 	if (tracee_resume_step(&rec->cur->tracee, p->deliver) != 0)
 		return failed(rec, "cannot step the program");
