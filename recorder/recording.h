@@ -84,6 +84,9 @@ struct record_result {
 	/* The program's ptrace calls ttrec answered itself: [0] TRACEME
 	 * (answered 0, without effect), [1] attaching to ttrec (refused). */
 	uint64_t ptrace_answered[2];
+	/* A set-user-ID or set-group-ID program the kernel ran without
+	 * those privileges, being traced (setid_check.h): the first one. */
+	char setid_dropped[256];
 	/* ttrec run: a user's signal to ttrec ended the recording, the
 	 * program was killed (supervisor_signals.h); 0 if not. */
 	int stop_signal;
