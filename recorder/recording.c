@@ -517,7 +517,7 @@ static int handle_syscall(struct recording *rec)
 	enum syscall_answer_kind kind = syscall_answer(p->nr, args, getpid(), &ours.result);
 	if (kind != ANSWER_NONE) {
 		if (syscall_answer_name(kind))
-			rec->res->ptrace_answered[kind == ANSWER_TRACEME ? 0 : 1]++;
+			rec->res->ptrace_answered[kind - ANSWER_TRACEME]++;
 		int answered = answer_syscall(rec, p->nr, &ours);
 		if (answered != 0)
 			return answered < 0 ? -1 : 0;
