@@ -6,11 +6,15 @@
  * run before the code after it: the handler prints the stage the program
  * had reached (a store after the call, before any other system call).
  *
+ * A last stop comes while a second thread waits in read(2): it must go on
+ * after the SIGCONT too (its stop is reported to the recorder apart).
+ *
  * The child sends SIGCONT once it sees the program stopped in the raising
  * system call (state T or t, /proc/PID/syscall's number, the stop signal
  * no longer pending), in the phase the program announced through shared
  * memory.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,11 +106,22 @@ static int stopped_in(pid_t pid, long nr)
 	return 1;
 }
 
+static int pipe_fds[2];
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	char c;
+	ssize_t n = read(pipe_fds[0], &c, 1);
+	say(n == 1 ? "reader: read its byte\n" : "reader: read failed\n");
+	return NULL;
+}
+
 /* The child: continues the program at each stop it announced. */
 static void continuer(pid_t parent)
 {
 	struct timespec ms = { 0, 1000000 };
-	for (int stops = 0; stops < 3;) {
+	for (int stops = 0; stops < 4;) {
 		int want = *phase;
 		for (long waited = 0; !(want && stopped_in(parent, want)); waited++) {
 			if (waited > 600000)
@@ -153,6 +168,18 @@ int main(void)
 	kill(getpid(), SIGTSTP);
 	stage = 7;
 	say("after SIGTSTP\n");
+	pthread_t thread;
+	if (pipe(pipe_fds) != 0 || pthread_create(&thread, NULL, reader, NULL) != 0)
+		return perror("pipe, pthread_create"), 1;
+	struct timespec settle = { 0, 50 * 1000 * 1000 }; /* the reader in read(2), likely */
+	nanosleep(&settle, NULL);
+	*phase = SYS_kill;
+	stage = 8;
+	kill(getpid(), SIGSTOP);
+	stage = 9;
+	say("after the stop with a reader\n");
+	if (write(pipe_fds[1], "x", 1) != 1 || pthread_join(thread, NULL) != 0)
+		return perror("write, pthread_join"), 1;
 	int status;
 	if (waitpid(child, &status, 0) != child)
 		return perror("waitpid"), 1;
