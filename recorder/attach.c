@@ -1,7 +1,7 @@
 /*
  * attach.c — recording a process that is already running (`ttrec attach
  * PID`): seizing it, starting the trace from where it stands, stopping on
- * request (SIGINT or SIGTERM to ttrec), and letting it go with the
+ * request (SIGINT, SIGTERM or SIGHUP to ttrec), and letting it go with the
  * emulator's state, running on unharmed.
  *
  * Where it stands may be inside a system call (a sleep, a read): the
@@ -136,7 +136,11 @@ static int catch_stop_signals(pid_t pid)
 	interrupt_pid = pid;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+	/* SIGHUP: the terminal went away (a dropped ssh session). Dying of
+	 * it would leave the process detached with the emulator's state
+	 * never put back: it would crash. */
+	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
+	    sigaction(SIGHUP, &sa, NULL) != 0)
 		return -1;
 	return 0;
 }
@@ -251,7 +255,7 @@ int attach_seize(struct recording *rec)
 				      (int)pid, strerror(errno));
 	}
 	if (catch_stop_signals(pid) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot catch SIGINT: %s", strerror(errno));
+		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot catch SIGINT, SIGTERM and SIGHUP: %s", strerror(errno));
 	if (rec->opt->resume_stopped && resume_stopped(rec) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot resume process %d: %s",
 				      (int)pid, strerror(errno));

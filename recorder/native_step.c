@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 
+#include "recorder/job_stop.h"
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
@@ -160,8 +161,24 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 			return NATIVE_INTERRUPTED;
 		}
 		break;
-	case TRACEE_STOP_GROUP:
-		break; /* resume: job control is not recorded yet */
+	case TRACEE_STOP_GROUP: {
+		/* Natively the process now waits for SIGCONT: so does the
+		 * recording. The resume below lets the kernel deliver it. A
+		 * thread whose step began before the last continue (one that
+		 * waited in a system call) may report a stop that is over. */
+		if (p->continues_seen != rec->job_continues) {
+			p->continues_seen = rec->job_continues;
+			break;
+		}
+		struct tracee_stop next;
+		int held = job_stop_hold(&rec->cur->tracee, &next);
+		if (held < 0)
+			return failed(rec, "cannot wait for the stopped program");
+		if (held > 0)
+			return on_stop(rec, &next, resumed);
+		p->continues_seen = ++rec->job_continues;
+		break;
+	}
 	}
 	if (tracee_resume_step(&rec->cur->tracee, p->deliver) != 0)
 		return failed(rec, "cannot step the program");
@@ -189,6 +206,7 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 	struct rec_thread *t = rec->cur;
 	t->native.deliver = 0;
 	t->native.handler_expected = false;
+	t->native.continues_seen = rec->job_continues;
 	int stored = recording_store_regs(rec);
 	if (stored == RECORDING_THREAD_VANISHED) {
 		/* Killed while stopped (another thread's exit_group or fatal

@@ -22,6 +22,7 @@
 #include "recorder/recording_internal.h"
 #include "recorder/syscall_answers.h"
 #include "recorder/regs_convert.h"
+#include "recorder/setid_check.h"
 #include "recorder/signal_state.h"
 #include "recorder/supervisor_signals.h"
 #include "recorder/syscall_blocking.h"
@@ -161,6 +162,12 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)rec->cur->tracee.pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
+	if (at_exec && !rec->res->setid_dropped[0] && setid_check_dropped(rec->tracee.pid, exe)) {
+		char *to = rec->res->setid_dropped;
+		size_t len = strnlen(exe, sizeof(rec->res->setid_dropped) - 1);
+		memcpy(to, exe, len);
+		to[len] = 0;
+	}
 	if (log_exec(rec, exe) != 0 || log_modules(rec, 0, UINT64_MAX) != 0 ||
 	    log_checkpoint(rec) != 0)
 		return -1;
@@ -510,7 +517,7 @@ static int handle_syscall(struct recording *rec)
 	enum syscall_answer_kind kind = syscall_answer(p->nr, args, getpid(), &ours.result);
 	if (kind != ANSWER_NONE) {
 		if (syscall_answer_name(kind))
-			rec->res->ptrace_answered[kind == ANSWER_TRACEME ? 0 : 1]++;
+			rec->res->ptrace_answered[kind - ANSWER_TRACEME]++;
 		int answered = answer_syscall(rec, p->nr, &ours);
 		if (answered != 0)
 			return answered < 0 ? -1 : 0;

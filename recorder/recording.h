@@ -82,8 +82,12 @@ struct record_result {
 	struct { long nr; uint64_t request; uint64_t count; } undescribed_kinds[8];
 	size_t n_undescribed_kinds;
 	/* The program's ptrace calls ttrec answered itself: [0] TRACEME
-	 * (answered 0, without effect), [1] attaching to ttrec (refused). */
-	uint64_t ptrace_answered[2];
+	 * (answered 0, without effect), [1] attaching to ttrec (refused);
+	 * and [2] its stop signals to ttrec (answered 0, without effect). */
+	uint64_t ptrace_answered[3];
+	/* A set-user-ID or set-group-ID program the kernel ran without
+	 * those privileges, being traced (setid_check.h): the first one. */
+	char setid_dropped[256];
 	/* ttrec run: a user's signal to ttrec ended the recording, the
 	 * program was killed (supervisor_signals.h); 0 if not. */
 	int stop_signal;

@@ -46,6 +46,7 @@ struct native_progress {
 	uint64_t args[6];
 	bool tf_before;        /* the program itself had TF set */
 	struct sigtrap_step trap; /* its SIGTRAP mask, put back after the step */
+	uint64_t continues_seen; /* rec->job_continues when the step began */
 };
 
 /* One thread of the recorded process. The emulator runs one at a time:
@@ -106,6 +107,9 @@ struct recording {
 	struct step_affinity home_cpu;
 	bool finished;
 	bool native_ran;       /* the real process ran since the last signal poll */
+	/* Group stops (job_stop.h) the recording held and saw continued:
+	 * another thread's report of a stop already continued is not held. */
+	uint64_t job_continues;
 	int last_logged_signo; /* the last SIGNAL record's (program_killed.c) */
 	bool yielded;          /* the current thread called sched_yield: its slice ends */
 	struct chaos chaos;    /* --chaos: random slices and order */

@@ -14,10 +14,10 @@
 
 #define BIT(sig) (1ull << ((sig) - 1))
 
-/* Default action "ignore" (SIGCHLD, SIGURG, SIGWINCH) or "continue"; and
- * the default stops, which a recording does not model yet. */
+/* Default action "ignore" (SIGCHLD, SIGURG, SIGWINCH) or "continue". The
+ * default stops are deliverable: the process stops there (or the kernel
+ * discards the signal, in an orphaned process group). */
 static const uint64_t default_ignored = BIT(SIGCHLD) | BIT(SIGURG) | BIT(SIGWINCH) | BIT(SIGCONT);
-static const uint64_t default_stop = BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU);
 
 static const char *field(const char *text, const char *name)
 {
@@ -72,7 +72,7 @@ int signal_state_read(pid_t pid, struct signal_state *out)
 uint64_t signal_state_deliverable(const struct signal_state *s)
 {
 	uint64_t live = (s->pending | s->shared_pending) & ~s->blocked;
-	uint64_t inert = s->ignored | ((default_ignored | default_stop) & ~s->caught);
+	uint64_t inert = s->ignored | (default_ignored & ~s->caught);
 	return live & ~inert;
 }
 

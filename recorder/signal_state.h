@@ -32,8 +32,10 @@ int signal_state_read(pid_t pid, struct signal_state *out);
 
 /* Pending, unblocked signals whose delivery does something the program
  * can see: a handler runs or the process dies. Signals whose action is to
- * be ignored (explicitly, or by default like SIGCHLD) and the stop signals
- * are left out: the kernel would discard or merely stop on them. */
+ * be ignored (explicitly, or by default like SIGCHLD) are left out: the
+ * kernel would discard them. A stop signal's default action counts: the
+ * process stops at that point, as a self-directed raise(SIGSTOP) does at
+ * the raising call's return. */
 uint64_t signal_state_deliverable(const struct signal_state *s);
 
 /* Whether the program has a handler for signo. */

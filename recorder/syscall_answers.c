@@ -3,11 +3,31 @@
  * header for why each).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include "recorder/syscall_answers.h"
+
+static bool is_stop_signal(uint64_t sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* kill, tkill or tgkill of a stop signal aimed at the recorder alone. */
+static bool stop_signal_to(long nr, const uint64_t args[6], pid_t recorder)
+{
+	switch (nr) {
+	case SYS_kill:
+	case SYS_tkill:
+		return (pid_t)args[0] == recorder && is_stop_signal(args[1]);
+	case SYS_tgkill:
+		return (pid_t)args[0] == recorder && is_stop_signal(args[2]);
+	default:
+		return false;
+	}
+}
 
 enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t recorder,
 					int64_t *result)
@@ -15,6 +35,10 @@ enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t r
 	if (nr == SYS_rseq) {
 		*result = -ENOSYS;
 		return ANSWER_RSEQ;
+	}
+	if (stop_signal_to(nr, args, recorder)) {
+		*result = 0;
+		return ANSWER_STOP_TTREC;
 	}
 	if (nr != SYS_ptrace)
 		return ANSWER_NONE;
@@ -38,6 +62,7 @@ const char *syscall_answer_name(enum syscall_answer_kind kind)
 	switch (kind) {
 	case ANSWER_TRACEME: return "ptrace(PTRACE_TRACEME) answered 0 without effect";
 	case ANSWER_ATTACH_TTREC: return "ptrace attaching to ttrec refused (EPERM)";
+	case ANSWER_STOP_TTREC: return "a stop signal sent to ttrec (its parent) answered 0 without effect";
 	default: return NULL;
 	}
 }

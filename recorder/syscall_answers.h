@@ -5,7 +5,11 @@
  * behind the emulated program: fails with ENOSYS, as under rr),
  * ptrace(PTRACE_TRACEME) (the process is ttrec's to trace: answered 0, as
  * natively, without effect) and ptrace attaching to ttrec itself (it
- * would stop the recorder the program waits for: EPERM). The clock reads
+ * would stop the recorder the program waits for: EPERM), and a stop
+ * signal (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) sent to ttrec alone: it
+ * would have stopped the program's parent natively, which ttrec stands in
+ * for, but stopped, ttrec would freeze the program with it (answered 0,
+ * without effect). The clock reads
  * ttrec answers are clock_syscalls.h's.
  */
 #ifndef TTREC_SYSCALL_ANSWERS_H
@@ -20,7 +24,10 @@ enum syscall_answer_kind {
 	ANSWER_RSEQ,          /* -ENOSYS */
 	ANSWER_TRACEME,       /* 0, nothing done: the program cannot be traced */
 	ANSWER_ATTACH_TTREC,  /* -EPERM: the program tried to trace ttrec */
+	ANSWER_STOP_TTREC,    /* 0, nothing done: a stop signal to ttrec */
 };
+/* The answers the summary reports, ANSWER_TRACEME on: how many. */
+#define ANSWER_REPORTED (ANSWER_STOP_TTREC - ANSWER_TRACEME + 1)
 
 /* Whether ttrec answers syscall nr with args itself (recorder is ttrec's
  * own pid), and with what result. */

@@ -110,11 +110,17 @@ static void print_summary(const char *trace, const struct record_result *r)
 		}
 		fprintf(stderr, "\n");
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < ANSWER_REPORTED; i++)
 		if (r->ptrace_answered[i])
-			fprintf(stderr, "ttrec: the program's ptrace could not be recorded: %s (%" PRIu64
-				" time%s)\n", syscall_answer_name(i ? ANSWER_ATTACH_TTREC : ANSWER_TRACEME),
+			fprintf(stderr, "ttrec: %s: %s (%" PRIu64 " time%s)\n",
+				i + ANSWER_TRACEME == ANSWER_STOP_TTREC ? "the program's signal could not be delivered"
+				: "the program's ptrace could not be recorded",
+				syscall_answer_name(i + ANSWER_TRACEME),
 				r->ptrace_answered[i], r->ptrace_answered[i] == 1 ? "" : "s");
+	if (r->setid_dropped[0])
+		fprintf(stderr, "ttrec: warning: %s is set-user-ID or set-group-ID, but ran with "
+			"your ids: the kernel grants no privileges to a traced program (record "
+			"as root, or as its owner)\n", r->setid_dropped);
 	if (r->n_fallbacks) {
 		fprintf(stderr, "ttrec: native fallbacks:");
 		for (size_t i = 0; i < r->n_fallbacks; i++)

@@ -32,10 +32,27 @@ void process_memory_fini(struct process_memory *p)
 int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc)
 {
 	memset(m, 0, sizeof(*m));
-	if (!predict_cache_init(&m->cache, cache_log2))
+	if (cache_log2 < PREDICT_CACHE_MIN_LOG2 || cache_log2 > PREDICT_CACHE_MAX_LOG2)
 		return -1;
+	m->cache.log2_entries = cache_log2;
 	m->proc = proc;
 	return 0;
+}
+
+int replay_memory_cache_acquire(struct replay_memory *m)
+{
+	if (m->cache.bytes)
+		return 0;
+	struct predict_cache fresh;
+	if (!predict_cache_init(&fresh, m->cache.log2_entries))
+		return -1;
+	m->cache.bytes = fresh.bytes; /* its counts stay */
+	return 0;
+}
+
+void replay_memory_cache_release(struct replay_memory *m)
+{
+	predict_cache_fini(&m->cache);
 }
 
 void replay_memory_fini(struct replay_memory *m)

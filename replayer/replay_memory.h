@@ -68,8 +68,21 @@ struct replay_memory {
 	char why[256];
 };
 
+/* The prediction cache is not allocated yet: a thread's cache exists from
+ * its first slice to the end of its stream (replay_memory_cache_acquire,
+ * _release), so that memory follows the threads alive at the replayed
+ * time, not every thread the trace holds. */
 int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc);
 void replay_memory_fini(struct replay_memory *m);
+/* 0, or -1 when memory is short. A cache made again after a release
+ * starts empty; its counts carry on. */
+int replay_memory_cache_acquire(struct replay_memory *m);
+void replay_memory_cache_release(struct replay_memory *m);
+/* Whether the thread's cache exists (acquired, not released). */
+static inline bool replay_memory_cache_held(const struct replay_memory *m)
+{
+	return m->cache.bytes != NULL;
+}
 
 /* At a checkpoint: the thread's cache and the process's logged code pages
  * start empty, and the thread's memory records up to the checkpoint are

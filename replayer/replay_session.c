@@ -139,10 +139,9 @@ bool replay_session_segment_may_write(const struct replay_session *s, size_t k, 
 	if (s->summary_incomplete || k >= s->n_snapshots || !s->snapshots[k].written_pages ||
 	    len == 0)
 		return true;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
-		if (code_page_set_contains(s->snapshots[k].written_pages, pg))
-			return true;
-	return false;
+	/* A range that runs past the top of the address space ends there. */
+	uint64_t last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
+	return code_page_set_any_in(s->snapshots[k].written_pages, addr >> 12, last >> 12);
 }
 
 /* On a terminal, a progress line for long first passes: the share of the

@@ -28,8 +28,10 @@ static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out
 	out->slice_icount = t->slice_icount;
 	out->declared_end = t->declared_end;
 	out->declared_end_known = t->declared_end_known;
-	if (cursor_tell(&t->mem.cursor, &out->memory_pos) != 0 ||
-	    cursor_tell(&t->events, &out->events_pos) != 0)
+	/* A thread not started yet is at its stream's beginning: telling
+	 * would read its first chunk into memory for nothing. */
+	if (t->started && (cursor_tell(&t->mem.cursor, &out->memory_pos) != 0 ||
+			   cursor_tell(&t->events, &out->events_pos) != 0))
 		return -1;
 	if (!thread_is_live(t))
 		return 0;
@@ -81,8 +83,12 @@ void resim_state_free(struct resim_state *st)
 static int restore_thread(struct resim *s, size_t i, const struct resim_thread_state *st)
 {
 	struct resim_thread *t = &s->threads[i];
-	if (cursor_open_at(&t->mem.cursor, s->reader, t->stream, &st->memory_pos, CURSOR_MEMORY) != 0 ||
-	    cursor_open_at(&t->events, s->reader, t->stream, &st->events_pos, CURSOR_EVENTS) != 0) {
+	int opened = st->started
+		? (cursor_open_at(&t->mem.cursor, s->reader, t->stream, &st->memory_pos, CURSOR_MEMORY) |
+		   cursor_open_at(&t->events, s->reader, t->stream, &st->events_pos, CURSOR_EVENTS))
+		: (cursor_open(&t->mem.cursor, s->reader, t->stream, t->first, CURSOR_MEMORY) |
+		   cursor_open(&t->events, s->reader, t->stream, t->first, CURSOR_EVENTS));
+	if (opened != 0) {
 		snprintf(s->error, sizeof(s->error), "cannot resume the replay: %s",
 			 t->events.failed ? t->events.error : t->mem.cursor.error);
 		return -1;
@@ -96,6 +102,12 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->slice_icount = st->slice_icount;
 	t->declared_end = st->declared_end;
 	t->declared_end_known = st->declared_end_known;
+	if (!st->started || st->finished)
+		return 0;
+	if (replay_memory_cache_acquire(&t->mem) != 0) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
 	if (st->cache.blocks) {
 		sparse_copy_restore(&st->cache, t->mem.cache.bytes);
 		t->mem.cache.hits = st->cache_hits;

@@ -132,8 +132,13 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 	/* The initial thread's first slice needs no SWITCH frame. Where the
 	 * ring cut the history, resim_open lets the scheduler pick the
 	 * thread whose first checkpoint comes first. */
-	if (!s->ring_start)
+	if (!s->ring_start) {
 		s->threads[0].started = true;
+		if (replay_memory_cache_acquire(&s->threads[0].mem) != 0) {
+			snprintf(s->error, sizeof(s->error), "out of memory");
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -264,7 +269,11 @@ int resim_schedule(struct resim *s, bool *switched)
 		uint64_t seq, icount;
 		int r = pending_switch(t, &seq, &icount);
 		if (r == 0) {
+			/* Its stream has ended: its cache goes (it was the
+			 * last thing a finished thread held in proportion
+			 * to the threads ever made). */
 			t->finished = true;
+			replay_memory_cache_release(&t->mem);
 			continue;
 		}
 		if (r < 0) {
@@ -301,6 +310,10 @@ int resim_schedule(struct resim *s, bool *switched)
 	 * event loop, as the thread's first event. */
 	if (best_kind == 1)
 		cursor_next(&t->events);
+	if (replay_memory_cache_acquire(&t->mem) != 0) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
 	if (best != s->current) {
 		switch_to(s, best);
 		*switched = true;

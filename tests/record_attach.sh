@@ -52,14 +52,16 @@ verify_trace() {
 }
 
 # 1. Attach, SIGINT after about a second: the program goes on unharmed.
+# SIGHUP too (the terminal of an ssh session that dropped).
+for sig in INT HUP; do
 count=60
-"$COUNTER" $count >"$tmp/int.out" &
+"$COUNTER" $count >"$tmp/$sig.out" &
 prog=$!
 sleep 0.3
-timeout "$LIMIT" "$TTREC" attach -o "$tmp/int.idna" $prog 2>"$tmp/int.err" &
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/$sig.idna" $prog 2>"$tmp/$sig.err" &
 rec=$!
 sleep 1
-kill -INT $rec
+kill -$sig $rec
 wait $rec
 rec_rc=$?
 sleep 0.2
@@ -68,15 +70,16 @@ vdso_fresh=$(vdso_bytes $$)
 wait $prog
 prog_rc=$?
 why=""
-[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/int.err")"
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/$sig.err")"
 [ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
-out_why=$(check_counter_output "$tmp/int.out" $count) || why="$why${why:+; }$out_why"
-grep -q "detached from process $prog, which runs on" "$tmp/int.err" || why="$why${why:+; }no 'detached' line"
+out_why=$(check_counter_output "$tmp/$sig.out" $count) || why="$why${why:+; }$out_why"
+grep -q "detached from process $prog, which runs on" "$tmp/$sig.err" || why="$why${why:+; }no 'detached' line"
 [ -n "$vdso_after" ] && [ "$vdso_after" = "$vdso_fresh" ] || why="$why${why:+; }vDSO not restored"
-[ -z "$why" ] || fail "attach-sigint: $why"
-if [ -z "$why" ] && verify_trace attach-sigint "$tmp/int.idna"; then
-	echo "ok: attach-sigint ($(head -1 "$tmp/int.err" | sed 's/^ttrec: trace [^:]*: //'))"
+[ -z "$why" ] || fail "attach-sig$sig: $why"
+if [ -z "$why" ] && verify_trace attach-sig$sig "$tmp/$sig.idna"; then
+	echo "ok: attach-sig$sig ($(head -1 "$tmp/$sig.err" | sed 's/^ttrec: trace [^:]*: //'))"
 fi
+done
 
 # 2. Attach until the program exits by itself. It runs in a directory of
 # its own: the trace header has that one, not ttrec's.

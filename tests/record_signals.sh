@@ -51,6 +51,20 @@ for mode in parent-int group-abrt group-usr1; do
 	verify "$mode" "$tmp/$mode.idna" && echo "ok: $mode (exit $rec_rc)"
 done
 
+# The program stops ttrec (its parent): ttrec answers for it instead of
+# stopping, and says so; the program goes on (natively its parent stops,
+# so there is no native run to compare with).
+(cd "$tmp" && timeout "$LIMIT" setsid -w "$TTREC" run -o "$tmp/parent-stop.idna" -- "$PROG" parent-stop) \
+	>"$tmp/parent-stop.out" 2>"$tmp/parent-stop.err"
+rc=$?
+if [ $rc -ne 0 ] || [ "$(cat "$tmp/parent-stop.out")" != "$(printf 'stop parent: 0, 0\nstill here')" ] ||
+   ! grep -q "^ttrec: the program's signal could not be delivered: a stop signal sent to ttrec (its parent) answered 0 without effect (2 times)" "$tmp/parent-stop.err"; then
+	fail "parent-stop: exit $rc, output and stderr:"
+	cat "$tmp/parent-stop.out" "$tmp/parent-stop.err"
+else
+	verify parent-stop "$tmp/parent-stop.idna" && echo "ok: parent-stop (ttrec not stopped)"
+fi
+
 # A user's signal to ttrec alone: this script is the sender, from outside
 # the job's process group.
 set -m

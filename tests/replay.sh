@@ -307,6 +307,13 @@ expect exit_blocked.out '^\* 1 +Thread [0-9.]+ +.* in _*[A-Za-z_]*exit \(status=
 # included, is replayed from a checkpoint the ring kept, to the exit.
 cc -D_GNU_SOURCE -g -O0 -pthread -o threads_ring "$programs/threads_ring.c" || exit 1
 verify_program threads_ring --ring 1M --checkpoint-interval 1M ./threads_ring
+# Many threads that end early, in a ring: their last records replay (a
+# ring whose wrap dropped the process's end replays up to its end).
+cc -D_GNU_SOURCE -g -O1 -pthread -o threads_many "$programs/threads_many.c" || exit 1
+"$build/ttrec" run -q -o threads_many.idna --ring 1M ./threads_many > threads_many.out 2>&1
+if "$build/ttreplay" --verify threads_many.idna > threads_many.verify 2>&1 &&
+   ! grep -q diverged threads_many.verify; then ok
+else bad "ttreplay --verify threads_many (ring): $(tail -1 threads_many.verify)"; fi
 "$build/ttdump" threads_ring.idna > ring.dump 2>&1
 if grep -q 'ring mode' ring.dump && ! awk '$2 == 1 && $3 == 0 { found = 1 } END { exit !found }' ring.dump
 then ok; else bad "the ring did not wrap: $(grep -A3 '^chunks' ring.dump | tr '\n' ' ')"; fi

@@ -55,6 +55,24 @@ bool code_page_set_contains(const struct code_page_set *s, uint64_t page)
 	}
 }
 
+bool code_page_set_any_in(const struct code_page_set *s, uint64_t first, uint64_t last)
+{
+	if (last < first)
+		return false;
+	if (last - first < s->capacity) {
+		for (uint64_t pg = first;; pg++) {
+			if (code_page_set_contains(s, pg))
+				return true;
+			if (pg == last)
+				return false;
+		}
+	}
+	for (size_t i = 0; i < s->capacity; i++)
+		if (s->slots[i] != EMPTY && s->slots[i] >= first && s->slots[i] <= last)
+			return true;
+	return false;
+}
+
 static void insert(struct code_page_set *s, uint64_t page)
 {
 	size_t i = slot_of(s, page);

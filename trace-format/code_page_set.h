@@ -37,6 +37,10 @@ static inline bool code_page_set_may_contain(const struct code_page_set *s, uint
 struct code_page_set *code_page_set_new(void);
 void code_page_set_free(struct code_page_set *s);
 bool code_page_set_contains(const struct code_page_set *s, uint64_t page);
+/* Whether any page of [first, last] is in s: in time bounded by the
+ * smaller of the range and the set (a range of the whole address space
+ * costs a pass over the set, not one look per page). */
+bool code_page_set_any_in(const struct code_page_set *s, uint64_t first, uint64_t last);
 /* false when memory is short. */
 bool code_page_set_add(struct code_page_set *s, uint64_t page);
 void code_page_set_remove(struct code_page_set *s, uint64_t page);

@@ -259,6 +259,12 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 			    const uint8_t *value, uint32_t len);
 
+/* The stream will have no records for a while, or ever (its thread
+ * ended): its open chunk is ended now instead of at close, so that the
+ * writer's memory follows the streams still written, not every stream
+ * ever opened. A later record opens a new chunk. 0, or -1. */
+int idna_writer_end_stream(struct idna_writer *w, uint32_t stream);
+
 /* Ends every open chunk and waits until all are written to the file. */
 int idna_writer_flush(struct idna_writer *w);
 

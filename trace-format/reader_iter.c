@@ -3,6 +3,7 @@
  * a time (memory bounded by the largest chunk), follows the stream's
  * chunks in order and refuses to step over a missing or damaged one.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,13 @@ struct idna_iter {
 	struct idna_reader *r;
 	const struct reader_stream *stream;
 	size_t next; /* position in stream->chunks of the chunk to load next */
+	/* Made on the first chunk, grown to the chunks the stream has (most
+	 * streams' are far smaller than the trace's largest), and released
+	 * once the last chunk is in (dctx, cbuf) and read (ubuf): memory
+	 * follows the streams being read, not every stream ever opened. */
 	ZSTD_DCtx *dctx;
 	uint8_t *cbuf, *ubuf;
+	uint32_t cbuf_cap, ubuf_cap;
 	struct byte_reader cur;
 	bool loaded;
 	bool started_mid_stream; /* from a checkpoint: no gap check before it */
@@ -28,8 +34,11 @@ struct idna_iter {
 	 * skip_before come without registers. */
 	bool skipping;
 	uint32_t skip_chunk, skip_before;
-	struct record_decoder dec;
 	char error[256];
+	/* Last: its text buffer (64 KiB, for the strings of a record) is
+	 * written before it is read, so it is left unzeroed and stays
+	 * uncommitted memory until a record needs it. */
+	struct record_decoder dec;
 };
 
 static const struct reader_stream *find_stream(const struct idna_reader *r, uint32_t id)
@@ -71,6 +80,28 @@ static void keep_chunk(struct idna_reader *r, uint32_t idx, const uint8_t *bytes
 	pthread_mutex_unlock(&r->last_chunk_lock);
 }
 
+/* Makes *buf hold need bytes. */
+static bool fit(uint8_t **buf, uint32_t *cap, uint32_t need)
+{
+	if (*buf && *cap >= need)
+		return true;
+	uint8_t *b = realloc(*buf, need ? need : 1);
+	if (!b)
+		return false;
+	*buf = b;
+	*cap = need;
+	return true;
+}
+
+static void release_decompression(struct idna_iter *it)
+{
+	ZSTD_freeDCtx(it->dctx);
+	free(it->cbuf);
+	it->dctx = NULL;
+	it->cbuf = NULL;
+	it->cbuf_cap = 0;
+}
+
 static int load_chunk(struct idna_iter *it, size_t k)
 {
 	uint32_t idx = it->stream->chunks[k];
@@ -86,8 +117,14 @@ static int load_chunk(struct idna_iter *it, size_t k)
 	if (!ring_start && !(c->info.flags & IDNA_CHUNK_BASELINE) && c->info.stream_chunk_no != expect)
 		return fail(it, "records missing before chunk %llu (stream chunk %llu)", idx, c->info.stream_chunk_no);
 	uint32_t usize = c->info.uncompressed_size;
+	if (usize > it->r->header.max_chunk_bytes)
+		return fail(it, "chunk %llu at offset %llu is larger than the trace's largest", idx, c->info.file_offset);
+	if (!fit(&it->ubuf, &it->ubuf_cap, usize))
+		return fail(it, "out of memory for chunk %llu at offset %llu", idx, c->info.file_offset);
 	if (!cached_chunk(it->r, idx, it->ubuf, usize)) {
 		uint32_t csize = c->info.compressed_size;
+		if ((!it->dctx && !(it->dctx = ZSTD_createDCtx())) || !fit(&it->cbuf, &it->cbuf_cap, csize))
+			return fail(it, "out of memory for chunk %llu at offset %llu", idx, c->info.file_offset);
 		if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
 		    crc32c(0, it->cbuf, csize) != c->payload_crc)
 			return fail(it, "chunk %llu at offset %llu cannot be read or changed on disk", idx, c->info.file_offset);
@@ -101,6 +138,8 @@ static int load_chunk(struct idna_iter *it, size_t k)
 	it->loaded = true;
 	it->prev = c;
 	it->next = k + 1;
+	if (it->next >= it->stream->n_chunks)
+		release_decompression(it);
 	record_codec_reset(&it->dec.state);
 	return 0;
 }
@@ -113,13 +152,14 @@ struct idna_iter *idna_iter_open(struct idna_reader *r, uint32_t stream, const s
 		snprintf(err, errlen, "no stream %u in the trace", stream);
 		return NULL;
 	}
-	struct idna_iter *it = calloc(1, sizeof(*it));
-	if (!it || !(it->dctx = ZSTD_createDCtx()) || !(it->cbuf = malloc(ZSTD_compressBound(r->header.max_chunk_bytes))) ||
-	    !(it->ubuf = malloc(r->header.max_chunk_bytes))) {
-		idna_iter_close(it);
+	struct idna_iter *it = malloc(sizeof(*it));
+	if (!it) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	memset(it, 0, offsetof(struct idna_iter, dec));
+	memset(&it->dec, 0, offsetof(struct record_decoder, text));
+	it->dec.skip_regs = false;
 	it->r = r;
 	it->stream = s;
 	if (from) {
@@ -147,8 +187,15 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 	if (it->error[0])
 		return -1;
 	while (!it->loaded || br_left(&it->cur) == 0) {
-		if (it->next >= it->stream->n_chunks)
+		if (it->next >= it->stream->n_chunks) {
+			/* The end: the last chunk's bytes are not needed any more. */
+			free(it->ubuf);
+			it->ubuf = NULL;
+			it->ubuf_cap = 0;
+			it->loaded = false;
+			it->cur = (struct byte_reader){ NULL, NULL, false };
 			return 0;
+		}
 		if (load_chunk(it, it->next) < 0)
 			return -1;
 	}
@@ -189,8 +236,7 @@ void idna_iter_close(struct idna_iter *it)
 {
 	if (!it)
 		return;
-	ZSTD_freeDCtx(it->dctx);
-	free(it->cbuf);
+	release_decompression(it);
 	free(it->ubuf);
 	free(it);
 }

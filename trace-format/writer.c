@@ -284,6 +284,14 @@ int idna_writer_flush(struct idna_writer *w)
 	return wait_idle(w);
 }
 
+int idna_writer_end_stream(struct idna_writer *w, uint32_t stream)
+{
+	struct stream_state *s = stream < w->n_streams ? w->streams[stream] : NULL;
+	if (w->error[0])
+		return -1;
+	return s && s->open ? end_chunk(w, s) : 0;
+}
+
 const char *idna_writer_error(const struct idna_writer *w)
 {
 	return w->error[0] ? w->error : NULL;

@@ -7,6 +7,9 @@
  *                ttrec reports that and survives its copy.
  *   group-usr1   kill(0, SIGUSR1) with a handler: it runs once, the
  *                program goes on.
+ *   parent-stop  kill(getppid(), SIGSTOP) and SIGTSTP, then goes on: a
+ *                stopped ttrec would freeze the program (natively it is
+ *                the parent that stops: run it recorded only).
  *   wait         prints "ready" and waits in pause(): for a user's signal
  *                to ttrec (tests/record_signals.sh).
  * Run natively in a process group of its own (setsid): the group is then
@@ -34,6 +37,12 @@ int main(int argc, char **argv)
 		printf("still here\n");
 		return 3;
 	}
+	if (strcmp(mode, "parent-stop") == 0) {
+		printf("stop parent: %d", kill(getppid(), SIGSTOP));
+		printf(", %d\n", kill(getppid(), SIGTSTP));
+		printf("still here\n");
+		return 0;
+	}
 	if (strcmp(mode, "group-abrt") == 0) {
 		printf("abort the group\n");
 		kill(0, SIGABRT);
@@ -51,6 +60,6 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	fprintf(stderr, "usage: signal_ttrec parent-int|group-abrt|group-usr1|wait\n");
+	fprintf(stderr, "usage: signal_ttrec parent-int|parent-stop|group-abrt|group-usr1|wait\n");
 	return 2;
 }

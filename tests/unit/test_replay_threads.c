@@ -3,7 +3,8 @@
  * mini_recorder.h, which follows man/idna.5's thread contract. The replay
  * must reach every recorded time with the same thread running, the same
  * rip and the same shared memory, going forward and back; threads live
- * from their first slice to their recorded exit.
+ * from their first slice to their recorded exit, and hold a prediction
+ * cache only meanwhile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,8 +104,13 @@ START_TEST(threads_live_between_create_and_exit)
 			first_b = t;
 		ck_assert_msg(replay_session_goto(&s, t) == 0, "%s", s.error);
 		size_t alive = resim_thread_alive(&s.sim, 0) + resim_thread_alive(&s.sim, 1);
-		if (t < first_b)
+		if (t < first_b) {
 			ck_assert_uint_eq(alive, 1);
+			/* A thread holds a prediction cache from its first
+			 * slice to the end of its stream, no longer. */
+			ck_assert(!replay_memory_cache_held(&s.sim.threads[1].mem));
+		}
+		ck_assert(replay_memory_cache_held(&s.sim.threads[s.sim.current].mem));
 		if (alive > alive_max)
 			alive_max = alive;
 	}
@@ -112,6 +118,7 @@ START_TEST(threads_live_between_create_and_exit)
 	ck_assert_msg(replay_session_goto(&s, r->time) == 0, "%s", s.error);
 	alive_end = resim_thread_alive(&s.sim, 0) + resim_thread_alive(&s.sim, 1);
 	ck_assert_uint_eq(alive_end, 1); /* B's exit was recorded */
+	ck_assert(!replay_memory_cache_held(&s.sim.threads[1].mem));
 	replay_session_close(&s);
 	free(r);
 }

@@ -82,12 +82,34 @@ START_TEST(filter_rejects_pages_never_added)
 }
 END_TEST
 
+/* Ranges of any size, the whole address space included (a watchpoint
+ * over all memory): answered from the set, not by looking at each page
+ * (2^52 of them would never end). */
+START_TEST(any_in_ranges_of_every_size)
+{
+	struct code_page_set *s = code_page_set_new();
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!code_page_set_any_in(s, 0, UINT64_MAX));
+	ck_assert(code_page_set_add(s, 0x7ffff000));
+	ck_assert(code_page_set_any_in(s, 0, UINT64_MAX));
+	ck_assert(code_page_set_any_in(s, 0x7ffff000, 0x7ffff000));
+	ck_assert(code_page_set_any_in(s, 0x7fff0000, 0x7ffff010));
+	ck_assert(!code_page_set_any_in(s, 0x7ffff001, UINT64_MAX));
+	ck_assert(!code_page_set_any_in(s, 0, 0x7fffefff));
+	ck_assert(!code_page_set_any_in(s, 0x7ffff001, 0x7ffff000)); /* empty */
+	ck_assert(code_page_set_add(s, UINT64_MAX >> 12)); /* the top page */
+	ck_assert(code_page_set_any_in(s, (UINT64_MAX >> 12) - 3, UINT64_MAX >> 12));
+	code_page_set_free(s);
+}
+END_TEST
+
 static Suite *trace_code_pages_suite(void)
 {
 	Suite *s = suite_create("trace_code_pages");
 	TCase *tc = tcase_create("set");
 	tcase_add_test(tc, agrees_with_a_reference);
 	tcase_add_test(tc, filter_rejects_pages_never_added);
+	tcase_add_test(tc, any_in_ranges_of_every_size);
 	suite_add_tcase(s, tc);
 	return s;
 }
