@@ -18,7 +18,8 @@
  *                       single-stepping the live process sees it);
  *   KERNEL CODE_CHANGED forget code pages in a range;
  *   KERNEL_WRITE        (before the KERNEL record of its transition) bytes
- *                       the kernel wrote, into the memory image only;
+ *                       the kernel wrote, into the memory image only; a
+ *                       syscall's retire with it;
  *   NONDET              the results of the special instruction the emulator
  *                       stopped at (cpuid, rdtsc, rdtscp, rdrand, rdseed);
  *   SIGNAL              noted for the debugger;
@@ -261,13 +262,18 @@ static bool next_slice(struct resim *s, enum resim_status *status)
 	return true;
 }
 
-/* A record that retires the instruction at rip (a syscall's return, a
- * natively executed instruction): the time it applies at shows that
- * instruction not yet executed. */
+/* A record that retires the instruction at rip (a syscall's return and
+ * the outputs it wrote, a natively executed instruction): the time it
+ * applies at shows that instruction not yet executed, so a syscall's
+ * buffers still hold what they held before it, as on a live process
+ * stopped at the syscall instruction. Signal frames and a new image's
+ * bytes are part of the state at their time. */
 static bool retires_instruction(const struct idna_record *ev)
 {
 	return ev->type == IDNA_REC_NATIVE ||
-	       (ev->type == IDNA_REC_KERNEL && ev->u.kernel.kind == IDNA_KERNEL_SYSCALL);
+	       (ev->type == IDNA_REC_KERNEL && ev->u.kernel.kind == IDNA_KERNEL_SYSCALL) ||
+	       (ev->type == IDNA_REC_KERNEL_WRITE &&
+		!(ev->u.kernel_write.flags & (IDNA_KWRITE_SIGNAL_FRAME | IDNA_KWRITE_IMAGE)));
 }
 
 /*
