@@ -178,6 +178,10 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	emu_set_observer(s->sim.cpu, &obs);
 	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;
 	s->sim.proc.access_ctx = t;
+	/* Syscalls and natively run instructions are retired by the trace,
+	 * not started by the emulator: breakpoints on them count too. */
+	s->sim.at_retired_insn = on_insn_start;
+	s->sim.retired_insn_ctx = t;
 	enum resim_status st;
 	for (;;) {
 		st = replay_session_run(s, target);
@@ -196,6 +200,7 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	}
 	emu_set_observer(s->sim.cpu, NULL);
 	s->sim.proc.on_access = NULL;
+	s->sim.at_retired_insn = NULL;
 	t->watch = NULL;
 	return st;
 }

@@ -309,6 +309,12 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 			*status = RESIM_AT_TARGET;
 			return now;
 		}
+		if (retires_instruction(ev) && !s->transition_begun && s->at_retired_insn &&
+		    s->at_retired_insn(s->retired_insn_ctx, emu_regs(s->cpu)->rip)) {
+			*done = true;
+			*status = RESIM_STOPPED;
+			return now;
+		}
 		switch (ev->type) {
 		case IDNA_REC_KEY_FRAME:
 			if (ev->u.key.icount > now)
@@ -354,16 +360,19 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 					return now;
 				}
 				s->syscall_entry_reported = false;
+				s->transition_begun = false;
 				apply_transition(s, ev);
 				cursor_next(events);
 				*status = RESIM_SYSCALL_RETURN;
 				return emu_icount(s->cpu);
 			} else {
 				s->syscall_entry_reported = false;
+				s->transition_begun = false;
 				apply_transition(s, ev);
 			}
 			break;
 		case IDNA_REC_NATIVE:
+			s->transition_begun = false;
 			apply_transition(s, ev);
 			break;
 		case IDNA_REC_KERNEL_WRITE:
@@ -377,6 +386,8 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 				*status = RESIM_SYSCALL_ENTRY;
 				return now;
 			}
+			if (retires_instruction(ev))
+				s->transition_begun = true;
 			apply_kernel_write(s, ev);
 			break;
 		case IDNA_REC_SIGNAL:

@@ -44,6 +44,10 @@ NORMALIZE = [
     # from a remote target and kills a native process, silently.
     (re.compile(r'^\[Inferior 1 \(Remote target\) detached\]$'), None,
      'end of the session'),
+    # The numbers of gdb's value history follow from every earlier print:
+    # a difference there is reported where it happened, not on every
+    # print after it.
+    (re.compile(r'^\$\d+ = '), '$N = ', 'value-history numbers'),
     # Process ids and thread names differ between two runs, and the
     # replay shows one fixed pid.
     (re.compile(r'process \d+'), 'process PID', 'pids differ between runs'),

@@ -1,6 +1,6 @@
 # What the kernel wrote, forwards then backwards, one system call a line
-# (the program's lines 57-77). History starts at main (line 57) on the
-# record-full side: the script never goes back past line 58.
+# (the program's lines 69-89). History starts at main (line 69) on the
+# record-full side: the script never goes back past line 70.
 next
 print pipe_fds
 next
@@ -39,8 +39,8 @@ next
 next
 next
 print child_status
-# Line 76: keep what differs between runs in convenience variables.
-advance 76
+# Line 88: keep what differs between runs in convenience variables.
+advance 88
 set $rnd = random_seen
 set $now = now_seen
 set $sec = tv_sec_seen
@@ -92,7 +92,7 @@ reverse-next
 print pipe_fds
 # The replayed log, forwards and backwards again, a software watchpoint
 # on what fstatat wrote.
-advance 63
+advance 75
 print root_stat.st_ino
 set can-use-hw-watchpoints 0
 watch root_stat.st_ino
@@ -102,8 +102,24 @@ next
 reverse-continue
 print root_stat.st_ino
 delete
+# A breakpoint on the syscall instruction itself (getrandom's), both
+# ways: there the kernel has not written yet.
+break *getrandom_insn
+continue
+print *(unsigned long *)random_bytes
+stepi
+print *(unsigned long *)random_bytes == $rnd
+reverse-stepi
+print *(unsigned long *)random_bytes
+finish
+next
+reverse-continue
+print *(unsigned long *)random_bytes
+delete
+break 74
+reverse-continue
+delete
 set can-use-hw-watchpoints 1
-advance 62
 watch root_stat.st_ino
 [untrusted: record full misses hardware watchpoints while replaying its log] continue
 delete

@@ -52,6 +52,18 @@ static void send_and_receive(void)
 	recv_count = recvmsg(sock_fds[1], &msg, 0);
 }
 
+/* getrandom as a bare syscall instruction a script can break on. */
+static void fill_random(void)
+{
+	long ret;
+	__asm__ volatile(".globl getrandom_insn\ngetrandom_insn: syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_getrandom), "D"(random_bytes), "S"(sizeof(random_bytes)),
+			   "d"(0)
+			 : "rcx", "r11", "memory");
+	(void)ret;
+}
+
 int main(void)
 {
 	struct iovec parts[2] = { { part1, 5 }, { part2, 7 } };
@@ -61,7 +73,7 @@ int main(void)
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sock_fds);
 	send_and_receive();
 	fstatat(AT_FDCWD, "/", &root_stat, 0);
-	getrandom(random_bytes, sizeof(random_bytes), 0);
+	fill_random();
 	syscall(SYS_time, &now);
 	syscall(SYS_gettimeofday, &tv, NULL);
 	getresuid(&ruid, &euid, &suid);
