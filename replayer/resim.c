@@ -49,6 +49,7 @@ static int open_process(struct resim *s, struct idna_reader *reader, unsigned ca
 			bool jit, struct memory_image *image)
 {
 	memset(s, 0, sizeof(*s));
+	s->last_delivery_at = UINT64_MAX;
 	s->reader = reader;
 	if (process_memory_init(&s->proc, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
@@ -150,6 +151,10 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 		return;
 	}
 	take_regs(s, ev->u.kernel.regs);
+	if (ev->u.kernel.kind == IDNA_KERNEL_SIGNAL_DELIVERY) {
+		s->delivery_pending = false;
+		s->last_delivery_at = resim_now(s);
+	}
 	if (ev->u.kernel.kind == IDNA_KERNEL_SYSCALL) {
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
 		s->counts.syscalls++;
@@ -397,6 +402,7 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 			if (s->stop_at_signals) {
 				/* The delivery (a KERNEL record) comes next. */
 				cursor_next(events);
+				s->delivery_pending = true;
 				*done = true;
 				*status = RESIM_SIGNAL;
 				return now;
@@ -469,6 +475,7 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 			if (end - own < budget)
 				budget = end - own;
 		}
+		s->delivery_pending = false; /* (a signal the program ignored) */
 		enum emu_exit e = emu_run(s->cpu, budget);
 		struct replay_memory *mem = &resim_current(s)->mem;
 		if (mem->diverged)

@@ -108,6 +108,13 @@ struct resim {
 	/* A syscall's KERNEL_WRITE records have begun to apply: the rest of
 	 * its transition follows without another look at the instruction. */
 	bool transition_begun;
+	/* A signal stop (RESIM_SIGNAL) was returned and its delivery has not
+	 * applied yet: the program stands where the signal arrived. */
+	bool delivery_pending;
+	/* The time of the last signal delivery applied (UINT64_MAX: none
+	 * seen by this resim): the state at that time is the handler's
+	 * first instruction, and the signal's arrival is just before it. */
+	uint64_t last_delivery_at;
 };
 
 /*

@@ -18,7 +18,7 @@ scripts="$src/reverse_oracle"
 # instructions, so glibc is told not to pick its AVX string functions, and
 # the environment is the same small one (so the stack is laid out the
 # same); gdb turns address-space randomization off, setarch -R does for ttrec.
-tunables=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX_Usable,-AVX2_Usable,-AVX512F_Usable,-AVX512VL_Usable,-ERMS,-FSRM,-BMI1,-BMI2
+tunables=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX_Fast_Unaligned_Load,-ERMS,-FSRM,-BMI1,-BMI2
 clean_env=(env -i HOME=/nonexistent PATH=/usr/bin:/bin "GLIBC_TUNABLES=$tunables")
 # gdb adds LINES and COLUMNS to the inferior's environment; ttrec does not.
 native_setup=(-ex 'set startup-with-shell off' -ex 'unset environment LINES'
