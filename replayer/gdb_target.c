@@ -599,11 +599,12 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			uint64_t now = replay_session_now(s);
 			if (step_history_goto(&t->near, s, at) != 0)
 				return -1;
-			int arrived = after_delivery ? arrival_before(t, now) : 0;
-			if (arrived < 0)
+			if (after_delivery && arrival_before(t, now) < 0)
 				return -1;
-			target_edge_stop(t, stop, arrived ? GDBSTUB_STOP_SIGNAL : GDBSTUB_STOP_STEPPED);
-			stop->signo = arrived ? s->sim.counts.last_signal : 0;
+			/* (The arrival shows as a step's stop: gdb would step
+			 * on past a signal it does not stop for, out of
+			 * reach of reverse-finish.) */
+			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 			stop->tid = tid;
 			return 0;
 		}
