@@ -15,10 +15,13 @@ programs="$build/tests/reverse_programs"
 scripts="$src/reverse_oracle"
 
 # Both sides run the same code: `record full` cannot record AVX
-# instructions, so glibc is told not to pick its AVX string functions, and
+# instructions, so glibc is told not to pick its AVX string functions;
+# ttrec hides XSAVE from the program (recorder/cpuid_policy.c), so the
+# lazy-binding resolver saves registers with fxsave on both sides (what it
+# leaves on the stack shows in uninitialized locals); and
 # the environment is the same small one (so the stack is laid out the
 # same); gdb turns address-space randomization off, setarch -R does for ttrec.
-tunables=glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX_Fast_Unaligned_Load,-ERMS,-FSRM,-BMI1,-BMI2
+tunables=glibc.cpu.hwcaps=-XSAVEC,-XSAVE,-AVX,-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX_Fast_Unaligned_Load,-ERMS,-FSRM,-BMI1,-BMI2
 clean_env=(env -i HOME=/nonexistent PATH=/usr/bin:/bin "GLIBC_TUNABLES=$tunables")
 # gdb adds LINES and COLUMNS to the inferior's environment; ttrec does not.
 native_setup=(-ex 'set startup-with-shell off' -ex 'unset environment LINES'
