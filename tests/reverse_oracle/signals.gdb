@@ -7,13 +7,9 @@ continue
 bt
 print signo
 print last_signal
-# The step into the handler. Its frame's arguments are not printed: at
-# the handler's first instruction gdb reads signo below the stack pointer
-# (the prologue has not run), where record full shows 0 and ttreplay an
-# older value; an open difference (BENCHMARKS.md, the oracle suite).
-set print frame-arguments none
+# The step into the handler (at its first instruction gdb reads signo
+# below the stack pointer, what the lazy-binding resolver left there).
 stepi
-set print frame-arguments scalars
 x/i $pc
 continue
 bt 1

@@ -1,51 +1,50 @@
-# Watchpoints forwards and backwards: a global written in a loop, a local
-# written through a pointer in a callee, a struct field, a global long.
-# Hardware ones while record full records; software ones while it replays
-# its log (it misses hardware watchpoints there, both ways). Software
-# watchpoints go back one instruction at a time: they only go back over
-# a few lines here.
+# Watchpoints forwards and backwards: a global written in a loop and by a
+# callee, a local written through a pointer, a struct field, a static.
+# Hardware ones while record full records (to line 32); then software
+# ones within what it recorded (it misses hardware watchpoints while it
+# replays its log, and a forward run stops at the end of that log).
+# Software watchpoints go back one instruction at a time: they only go
+# back over a few lines here.
 watch counter
 continue
 continue
 continue
 print total
 delete
-set can-use-hw-watchpoints 0
-watch counter
-reverse-continue
-reverse-continue
-print counter
-continue
-delete
-set can-use-hw-watchpoints 1
 tbreak 27
 continue
 watch local
 continue
 bt 1
 delete
+tbreak 32
+continue
 set can-use-hw-watchpoints 0
+watch where.x
+reverse-continue
+reverse-continue
+print where
+continue
+[untrusted: the write is the last instruction record full recorded: it reports the end of its log instead] continue
+print where
+delete
 watch local
 reverse-continue
 print local
-continue
+bt 1
 delete
-tbreak 31
-continue
-watch where.x
+watch counter
 reverse-continue
-print where
-continue
-continue
-print where
 reverse-continue
+print counter
+continue
+continue
+print counter
 delete
-next
 watch total
 reverse-continue
 print total
-continue
-print total
+print counter
 delete
 set can-use-hw-watchpoints 1
 rwatch where.y
