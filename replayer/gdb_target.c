@@ -409,7 +409,8 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 /* Goes to a backward search's hit. One by the kernel's writes at time T
  * is shown before them, as a live target would show the syscall that
  * wrote: from the state before T, run up to the transition's first
- * KERNEL_WRITE record (the state at T itself is after the transition). */
+ * KERNEL_WRITE record (a syscall's writes retire with it, so that is the
+ * state at T; a signal frame's are part of the state at T). */
 static int goto_hit(struct gdb_target *t, const struct run_watch *w)
 {
 	struct replay_session *s = t->s;
