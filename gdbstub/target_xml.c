@@ -94,14 +94,16 @@ static const struct flag_bit mxcsr_bits[] = {
 	{ "OM", 10 }, { "UM", 11 }, { "PM", 12 }, { "FZ", 15 },
 };
 
-/* The views GDB offers of an xmm register. */
+/* The views GDB offers of an xmm register, with the field names of its
+ * own (so `print $xmm0.v4_float` means the same as on a live process). */
 static const struct {
-	const char *id, *element;
+	const char *id, *field, *element;
 	unsigned count;
 } vector_views[] = {
-	{ "v8bf16", "bfloat16", 8 }, { "v4f", "ieee_single", 4 },
-	{ "v2d", "ieee_double", 2 }, { "v16i8", "int8", 16 },
-	{ "v8i16", "int16", 8 }, { "v4i32", "int32", 4 }, { "v2i64", "int64", 2 },
+	{ "v8bf16", "v8_bfloat16", "bfloat16", 8 }, { "v8h", "v8_half", "ieee_half", 8 },
+	{ "v4f", "v4_float", "ieee_single", 4 }, { "v2d", "v2_double", "ieee_double", 2 },
+	{ "v16i8", "v16_int8", "int8", 16 }, { "v8i16", "v8_int16", "int16", 8 },
+	{ "v4i32", "v4_int32", "int32", 4 }, { "v2i64", "v2_int64", "int64", 2 },
 };
 
 struct xml_writer {
@@ -148,7 +150,7 @@ static void emit_feature_types(struct xml_writer *w, enum feature f)
 		emit(w, "<union id=\"vec128\">\n");
 		for (size_t i = 0; i < nviews; i++)
 			emit(w, "<field name=\"%s\" type=\"%s\"/>\n",
-			     vector_views[i].id, vector_views[i].id);
+			     vector_views[i].field, vector_views[i].id);
 		emit(w, "<field name=\"uint128\" type=\"uint128\"/>\n</union>\n");
 		emit_flags(w, "i386_mxcsr", mxcsr_bits,
 			   sizeof(mxcsr_bits) / sizeof(mxcsr_bits[0]));

@@ -195,6 +195,10 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	emu_set_observer(s->sim.cpu, &obs);
 	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;
 	s->sim.proc.access_ctx = t;
+	/* Syscalls and natively run instructions are retired by the trace,
+	 * not started by the emulator: breakpoints on them count too. */
+	s->sim.at_retired_insn = on_insn_start;
+	s->sim.retired_insn_ctx = t;
 	enum resim_status st;
 	for (;;) {
 		st = replay_session_run(s, target);
@@ -213,6 +217,7 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	}
 	emu_set_observer(s->sim.cpu, NULL);
 	s->sim.proc.on_access = NULL;
+	s->sim.at_retired_insn = NULL;
 	t->watch = NULL;
 	return st;
 }
@@ -342,11 +347,13 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		return 0;
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
-	/* Signals the program received stop a continue (not a step), as
-	 * they stop a live process under gdb; so do caught syscalls. */
+	/* Signals the program received stop a continue or a step, as they
+	 * stop a live process under gdb; caught syscalls stop a continue. */
 	enum resim_status st;
 	for (;;) {
-		s->sim.stop_at_signals = target == UINT64_MAX;
+		/* (A step stops at a signal too: it arrives between the
+		 * instruction and the handler's first, as for a live process.) */
+		s->sim.stop_at_signals = true;
 		s->sim.stop_at_syscalls = target == UINT64_MAX && t->catching;
 		st = observed_run(t, &w, target);
 		s->sim.stop_at_signals = s->sim.stop_at_syscalls = false;
@@ -419,7 +426,8 @@ static bool segment_may_hit(const struct gdb_target *t, size_t k)
 /* Goes to a backward search's hit. One by the kernel's writes at time T
  * is shown before them, as a live target would show the syscall that
  * wrote: from the state before T, run up to the transition's first
- * KERNEL_WRITE record (the state at T itself is after the transition). */
+ * KERNEL_WRITE record (a syscall's writes retire with it, so that is the
+ * state at T; a signal frame's are part of the state at T). */
 static int goto_hit(struct gdb_target *t, const struct run_watch *w)
 {
 	struct replay_session *s = t->s;
@@ -531,6 +539,20 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 {
 	struct replay_session *s = t->s;
 	uint64_t before = resim_thread_icount(&s->sim, k);
+	if (s->sim.delivery_pending && s->sim.current == k) {
+		/* Stopped where a signal arrived: the step delivers it and
+		 * ends at the handler's first instruction, as a live
+		 * process's does. */
+		if (replay_session_run(s, replay_session_now(s)) == RESIM_ERROR) {
+			fprintf(stderr, "ttreplay: %s\n", s->error);
+			return -1;
+		}
+		if (s->sim.last_delivery_at == replay_session_now(s)) {
+			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+			stop->tid = s->sim.threads[k].tid;
+			return 0;
+		}
+	}
 	for (;;) {
 		bool running = s->sim.current == k;
 		/* Another thread's slice runs whole (to the next switch). */
@@ -549,6 +571,26 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 	}
 	stop->tid = s->sim.threads[k].tid;
 	return 0;
+}
+
+/* From the state before a signal's delivery at `at_delivery`, goes on to
+ * where the signal arrived (the handler not entered yet), the stop a live
+ * process shows between the two; where the run finds no such stop, back
+ * to where it started. 1 when there, 0 when back, -1. */
+static int arrival_before(struct gdb_target *t, uint64_t at_delivery)
+{
+	struct replay_session *s = t->s;
+	uint64_t from = replay_session_now(s);
+	s->sim.stop_at_signals = true;
+	enum resim_status st = replay_session_run(s, at_delivery);
+	s->sim.stop_at_signals = false;
+	if (st == RESIM_ERROR)
+		return -1;
+	if (st == RESIM_SIGNAL && replay_session_now(s) == at_delivery) {
+		t->signal_reported_at = at_delivery;
+		return 1;
+	}
+	return step_history_goto(&t->near, s, from);
 }
 
 /*
@@ -570,8 +612,16 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			uint64_t at = th->slice_time + (own - 1 - th->slice_icount);
 			/* (A syscall or a natively run instruction shows at
 			 * its own time, not yet executed: resim.c.) */
+			bool after_delivery = !s->sim.delivery_pending &&
+					      s->sim.last_delivery_at == replay_session_now(s);
+			uint64_t now = replay_session_now(s);
 			if (step_history_goto(&t->near, s, at) != 0)
 				return -1;
+			if (after_delivery && arrival_before(t, now) < 0)
+				return -1;
+			/* (The arrival shows as a step's stop: gdb would step
+			 * on past a signal it does not stop for, out of
+			 * reach of reverse-finish.) */
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
 			stop->tid = tid;
 			return 0;

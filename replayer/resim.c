@@ -18,7 +18,8 @@
  *                       single-stepping the live process sees it);
  *   KERNEL CODE_CHANGED forget code pages in a range;
  *   KERNEL_WRITE        (before the KERNEL record of its transition) bytes
- *                       the kernel wrote, into the memory image only;
+ *                       the kernel wrote, into the memory image only; a
+ *                       syscall's retire with it;
  *   NONDET              the results of the special instruction the emulator
  *                       stopped at (cpuid, rdtsc, rdtscp, rdrand, rdseed);
  *   SIGNAL              noted for the debugger;
@@ -48,6 +49,7 @@ static int open_process(struct resim *s, struct idna_reader *reader, unsigned ca
 			bool jit, struct memory_image *image)
 {
 	memset(s, 0, sizeof(*s));
+	s->last_delivery_at = UINT64_MAX;
 	s->reader = reader;
 	if (process_memory_init(&s->proc, image) != 0) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
@@ -149,6 +151,10 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
 		return;
 	}
 	take_regs(s, ev->u.kernel.regs);
+	if (ev->u.kernel.kind == IDNA_KERNEL_SIGNAL_DELIVERY) {
+		s->delivery_pending = false;
+		s->last_delivery_at = resim_now(s);
+	}
 	if (ev->u.kernel.kind == IDNA_KERNEL_SYSCALL) {
 		emu_set_icount(s->cpu, emu_icount(s->cpu) + 1);
 		s->counts.syscalls++;
@@ -263,13 +269,18 @@ static bool next_slice(struct resim *s, enum resim_status *status)
 	return true;
 }
 
-/* A record that retires the instruction at rip (a syscall's return, a
- * natively executed instruction): the time it applies at shows that
- * instruction not yet executed. */
+/* A record that retires the instruction at rip (a syscall's return and
+ * the outputs it wrote, a natively executed instruction): the time it
+ * applies at shows that instruction not yet executed, so a syscall's
+ * buffers still hold what they held before it, as on a live process
+ * stopped at the syscall instruction. Signal frames and a new image's
+ * bytes are part of the state at their time. */
 static bool retires_instruction(const struct idna_record *ev)
 {
 	return ev->type == IDNA_REC_NATIVE ||
-	       (ev->type == IDNA_REC_KERNEL && ev->u.kernel.kind == IDNA_KERNEL_SYSCALL);
+	       (ev->type == IDNA_REC_KERNEL && ev->u.kernel.kind == IDNA_KERNEL_SYSCALL) ||
+	       (ev->type == IDNA_REC_KERNEL_WRITE &&
+		!(ev->u.kernel_write.flags & (IDNA_KWRITE_SIGNAL_FRAME | IDNA_KWRITE_IMAGE)));
 }
 
 /*
@@ -303,6 +314,12 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 		if (retires_instruction(ev) && resim_now(s) >= target) {
 			*done = true;
 			*status = RESIM_AT_TARGET;
+			return now;
+		}
+		if (retires_instruction(ev) && !s->transition_begun && s->at_retired_insn &&
+		    s->at_retired_insn(s->retired_insn_ctx, emu_regs(s->cpu)->rip)) {
+			*done = true;
+			*status = RESIM_STOPPED;
 			return now;
 		}
 		switch (ev->type) {
@@ -350,16 +367,19 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 					return now;
 				}
 				s->syscall_entry_reported = false;
+				s->transition_begun = false;
 				apply_transition(s, ev);
 				cursor_next(events);
 				*status = RESIM_SYSCALL_RETURN;
 				return emu_icount(s->cpu);
 			} else {
 				s->syscall_entry_reported = false;
+				s->transition_begun = false;
 				apply_transition(s, ev);
 			}
 			break;
 		case IDNA_REC_NATIVE:
+			s->transition_begun = false;
 			apply_transition(s, ev);
 			break;
 		case IDNA_REC_KERNEL_WRITE:
@@ -373,6 +393,8 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 				*status = RESIM_SYSCALL_ENTRY;
 				return now;
 			}
+			if (retires_instruction(ev))
+				s->transition_begun = true;
 			apply_kernel_write(s, ev);
 			break;
 		case IDNA_REC_SIGNAL:
@@ -382,6 +404,7 @@ static uint64_t settle_events(struct resim *s, uint64_t target, bool *done,
 			if (s->stop_at_signals) {
 				/* The delivery (a KERNEL record) comes next. */
 				cursor_next(events);
+				s->delivery_pending = true;
 				*done = true;
 				*status = RESIM_SIGNAL;
 				return now;
@@ -454,6 +477,7 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 			if (end - own < budget)
 				budget = end - own;
 		}
+		s->delivery_pending = false; /* (a signal the program ignored) */
 		enum emu_exit e = emu_run(s->cpu, budget);
 		struct replay_memory *mem = &resim_current(s)->mem;
 		if (mem->diverged)

@@ -103,6 +103,22 @@ struct resim {
 	 * applies: the only state before a transition's writes at its time
 	 * (the state at a time is taken after its events). */
 	bool stop_before_kernel_write;
+	/* Called when the run reaches an instruction the trace retires (a
+	 * syscall, a natively run instruction), before it does: the emulator
+	 * never starts those, so its observer's insn_start does not see them.
+	 * Returning true stops the run there (RESIM_STOPPED). */
+	bool (*at_retired_insn)(void *ctx, uint64_t rip);
+	void *retired_insn_ctx;
+	/* A syscall's KERNEL_WRITE records have begun to apply: the rest of
+	 * its transition follows without another look at the instruction. */
+	bool transition_begun;
+	/* A signal stop (RESIM_SIGNAL) was returned and its delivery has not
+	 * applied yet: the program stands where the signal arrived. */
+	bool delivery_pending;
+	/* The time of the last signal delivery applied (UINT64_MAX: none
+	 * seen by this resim): the state at that time is the handler's
+	 * first instruction, and the signal's arrival is just before it. */
+	uint64_t last_delivery_at;
 };
 
 /*
