@@ -468,9 +468,12 @@ else ok; fi
 # A monitor command that needs the whole history first: the pass prints
 # progress every second, so gdb's 2 s waits for a packet never run out
 # (without it gdb complains after three, when the pass is that slow, as
-# under the sanitizers).
-gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' > lazy-monitor.out 2>&1
-expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info as the first command"
+# under the sanitizers). (monitor info alone does not run the pass.)
+gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' \
+	-ex 'monitor snapshots' -ex 'monitor info' > lazy-monitor.out 2>&1
+expect lazy-monitor.out '^first pass: read to time [0-9]+ of the history, not finished' \
+	"monitor info as the first command"
+expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info after a monitor command that ran the pass"
 if grep -q 'Ignoring packet error\|Remote connection closed' lazy-monitor.out; then
 	bad "gdb timed out on monitor info: $(grep -m1 'packet error\|Remote' lazy-monitor.out)"
 else ok; fi
