@@ -178,10 +178,22 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 	const struct replay_summary *m = &t->s->summary;
 	char line[256];
 	target_end_diversion(t, "a monitor command");
+	if (strcmp(command, "info") == 0 && !t->s->pass_done) {
+		/* Forward moves have run the first pass only as far as they
+		 * went: the figures wait for the rest (which any backward move
+		 * or the end of history runs). */
+		snprintf(line, sizeof(line),
+			 "first pass: read to time %llu of the history, not finished (the figures"
+			 " come when it is)\n",
+			 (unsigned long long)t->s->pass_reach);
+		print(print_ctx, line);
+		return 0;
+	}
 	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0) &&
 	    target_whole_history(t) != 0)
 		return -1;
 	if (strcmp(command, "info") == 0) {
+		print(print_ctx, "first pass: finished\n");
 		snprintf(line, sizeof(line),
 			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n"
 			 "moves started from a kept nearby state: %llu of %llu\n",
@@ -213,7 +225,8 @@ const char *gdb_target_monitor_help(void *ctx)
 	(void)ctx;
 	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
 	       "  backward moves that started from a state kept near recent positions;\n"
-	       "  whether the first pass was read from the replay index\n"
+	       "  whether the first pass was read from the replay index (until the\n"
+	       "  first pass is finished: how far it has read)\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
 	       "checkpoint -- remember the current time as a numbered checkpoint\n"
 	       "checkpoints -- list the checkpoints\n"

@@ -7,9 +7,10 @@
  * breakpoint or watched access before the starting time; go there.
  *
  * Time is the process's global clock; every stop names the thread running
- * then. Until gdb first moves in time (or asks for the end of history)
- * the replay stays at the start and the first pass waits
- * (target_whole_history). A step moves time until the thread stepped has retired one
+ * then. The first pass waits until something needs the whole history
+ * (target_whole_history): a backward move, the end of history, most
+ * monitor commands; forward moves run it on only as far as they go
+ * (pass_ahead.h). A step moves time until the thread stepped has retired one
  * instruction, whatever the others did in between (as they did when
  * recording).
  */
@@ -25,6 +26,7 @@
 #include "replayer/diversion.h"
 #include "replayer/gdb_events_back.h"
 #include "replayer/gdb_target_internal.h"
+#include "replayer/pass_ahead.h"
 
 /* --- what the debugger reads ------------------------------------------ */
 
@@ -342,11 +344,17 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 {
 	struct replay_session *s = t->s;
 	uint64_t now = replay_session_now(s);
-	if (now >= s->summary.instructions) {
+	if (s->pass_done && now >= s->summary.instructions) {
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
 	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
+	/* The run may be the first pass going on: its progress on gdb's
+	 * console, as while the pass runs alone. */
+	struct pass_watch progress = { t, NULL, NULL, { 0, 0 } };
+	clock_gettime(CLOCK_MONOTONIC, &progress.last);
+	s->pass_interrupted = pass_tick;
+	s->pass_interrupt_ctx = &progress;
 	/* Signals the program received stop a continue or a step, as they
 	 * stop a live process under gdb; caught syscalls stop a continue. */
 	enum resim_status st;
@@ -361,6 +369,7 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		    target_syscall_caught(t, s->sim.syscall_nr))
 			break;
 	}
+	s->pass_interrupted = NULL;
 	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
 		target_edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
 							  : GDBSTUB_STOP_SYSCALL_RETURN);
@@ -382,10 +391,14 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		return 0;
 	}
 	if (w.was_interrupted) {
+		if (!s->pass_done)
+			fprintf(stderr, "ttreplay: interrupted while reading the trace ahead (%llu"
+					" instructions so far); the next resume goes on with it\n",
+				(unsigned long long)s->pass_reach);
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
-	if (replay_session_now(s) >= s->summary.instructions || st == RESIM_END) {
+	if ((s->pass_done && replay_session_now(s) >= s->summary.instructions) || st == RESIM_END) {
 		int signo;
 		if (ended_by_signal(t, &signo) && t->signal_reported_at != replay_session_now(s)) {
 			target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
@@ -557,8 +570,10 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 		bool running = s->sim.current == k;
 		/* Another thread's slice runs whole (to the next switch). */
 		s->sim.stop_at_switch = !running;
-		int r = target_forward(t, running ? replay_session_now(s) + 1 : s->summary.instructions,
-				NULL, NULL, stop);
+		/* (Not UINT64_MAX, which is a continue's: a step does not
+		 * stop at signals.) */
+		uint64_t end = s->pass_done ? s->summary.instructions : UINT64_MAX - 1;
+		int r = target_forward(t, running ? replay_session_now(s) + 1 : end, NULL, NULL, stop);
 		s->sim.stop_at_switch = false;
 		if (r != 0)
 			return r;
@@ -643,7 +658,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
-	if (k < 0 || target_whole_history(t) != 0)
+	if (k < 0 || (dir != GDBSTUB_FORWARD && target_whole_history(t) != 0))
 		return -1;
 	if (dir == GDBSTUB_FORWARD)
 		return step_forward(t, (size_t)k, stop);
@@ -658,6 +673,10 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	struct gdb_target *t = ctx;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
+	/* Forward, the run is the first pass as far as it goes (its
+	 * observer sees Ctrl-C). */
+	if (dir == GDBSTUB_FORWARD)
+		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);
@@ -670,8 +689,6 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
-	if (dir == GDBSTUB_FORWARD)
-		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
 	return target_backward(t, replay_session_now(t->s), true, true, stop);
 }
 

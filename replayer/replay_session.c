@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replayer/pass_ahead.h"
 #include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "trace-format/pack_store.h"
@@ -170,27 +171,40 @@ static void show_progress(struct replay_session *s, bool done)
  * Runs the first pass on from where it stands until history ends, or only
  * until `max_snapshots` are taken (RESIM_AT_TARGET then: paused there).
  */
+int replay_session_pass_boundary(struct replay_session *s)
+{
+	show_progress(s, false);
+	if (s->n_snapshots)
+		s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
+	if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
+	    replay_memory_in_use(s) > s->snapshot_budget)
+		thin_snapshots(s);
+	if (take_snapshot(s) != 0) {
+		snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t replay_session_next_snapshot_time(const struct replay_session *s)
+{
+	return s->n_snapshots ? s->snapshots[s->n_snapshots - 1].icount + s->snapshot_interval : 0;
+}
+
+/*
+ * Runs the first pass on from where it stands until history ends, or only
+ * until `max_snapshots` are taken (RESIM_AT_TARGET then: paused there).
+ */
 static enum resim_status first_pass(struct replay_session *s, size_t max_snapshots)
 {
 	for (;;) {
-		uint64_t next = s->n_snapshots
-					? s->snapshots[s->n_snapshots - 1].icount + s->snapshot_interval
-					: 0;
-		enum resim_status st = resim_run(&s->sim, next);
+		enum resim_status st = resim_run(&s->sim, replay_session_next_snapshot_time(s));
 		if (st != RESIM_AT_TARGET) {
 			show_progress(s, true);
 			return st;
 		}
-		show_progress(s, false);
-		if (s->n_snapshots)
-			s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
-		if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
-		    replay_memory_in_use(s) > s->snapshot_budget)
-			thin_snapshots(s);
-		if (take_snapshot(s) != 0) {
-			snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
+		if (replay_session_pass_boundary(s) != 0)
 			return RESIM_ERROR;
-		}
 		if (s->n_snapshots >= max_snapshots)
 			return RESIM_AT_TARGET;
 		if (s->pass_interrupted && s->pass_interrupted(s->pass_interrupt_ctx)) {
@@ -271,25 +285,38 @@ static uint64_t default_snapshot_budget(void)
 	return quarter && quarter < cap ? quarter : cap;
 }
 
-/* Runs the first pass on (see first_pass), the hooks that note each
- * segment's pages in place; its time adds to the summary's. */
-static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots)
+void replay_session_pass_hooks(struct replay_session *s, bool on)
 {
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	s->sim.proc.future = s->future;
-	process_memory_note_writes(&s->sim.proc,
-				   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
-						  : NULL);
-	s->sim.proc.on_fetch = note_fetch;
-	s->sim.proc.fetch_ctx = s;
-	enum resim_status st = first_pass(s, max_snapshots);
+	if (on) {
+		s->sim.proc.future = s->future;
+		process_memory_note_writes(&s->sim.proc,
+					   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
+							  : NULL);
+		s->sim.proc.on_fetch = note_fetch;
+		s->sim.proc.fetch_ctx = s;
+		/* Blocks decoded before now, run from now on in the segment. */
+		emu_report_code(s->sim.cpu, note_code, s);
+		return;
+	}
 	if (s->sim.proc.written_incomplete)
 		s->summary_incomplete = true;
 	process_memory_note_writes(&s->sim.proc, NULL);
 	emu_report_code(s->sim.cpu, NULL, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
+}
+
+/* Runs the first pass on (see first_pass), the hooks that note each
+ * segment's pages in place; its time adds to the summary's. */
+static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	replay_session_pass_hooks(s, true);
+	enum resim_status st = first_pass(s, max_snapshots);
+	replay_session_pass_hooks(s, false);
+	if (resim_now(&s->sim) > s->pass_reach)
+		s->pass_reach = resim_now(&s->sim);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->summary.seconds += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	return st;
@@ -297,7 +324,7 @@ static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots
 
 /* The first pass has ended with st, the replay at the end of history:
  * what it found. 0, or -1 with s->error. */
-static int summarise_history(struct replay_session *s, enum resim_status st)
+int replay_session_summarise_history(struct replay_session *s, enum resim_status st)
 {
 	struct replay_summary *m = &s->summary;
 	m->instructions = resim_now(&s->sim);
@@ -375,7 +402,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 	if (st != RESIM_AT_TARGET) {
 		/* The history was shorter than the opening part. */
 		s->pass_done = true;
-		if (summarise_history(s, st) != 0) {
+		if (replay_session_summarise_history(s, st) != 0) {
 			replay_session_close(s);
 			return -1;
 		}
@@ -387,21 +414,30 @@ int replay_session_open(struct replay_session *s, const char *path,
 	return 0;
 }
 
+/* What a session on this trace learned before, if it is still good: the
+ * rest of the pass is then done. Looked for once, before the pass would
+ * run on; the replay's current state stays valid (it is the same history). */
+static bool pass_from_index(struct replay_session *s)
+{
+	if (!s->use_index || s->index_tried)
+		return false;
+	s->index_tried = true;
+	pass_ahead_park(s);
+	if (!replay_session_load_index(s))
+		return false;
+	s->pass_done = true;
+	return true;
+}
+
 int replay_session_finish_pass_interruptible(struct replay_session *s,
 					     bool (*interrupted)(void *ctx), void *ctx)
 {
 	if (s->pass_done)
 		return s->pass_failed ? -1 : 0;
+	pass_ahead_park(s);
 	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
-	/* What a session on this trace learned before, if it is still
-	 * good: the rest of the pass is then done. */
-	if (s->use_index && !s->index_tried) {
-		s->index_tried = true;
-		if (replay_session_load_index(s)) {
-			s->pass_done = true;
-			return replay_session_goto(s, at);
-		}
-	}
+	if (pass_from_index(s))
+		return replay_session_goto(s, at);
 	/* The pass paused at its last snapshot: it goes on from there. */
 	if (s->sim_open)
 		resim_close(&s->sim);
@@ -424,7 +460,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 		 * pass is done). */
 		return replay_session_goto(s, at) == 0 ? 1 : -1;
 	s->pass_done = true;
-	if (summarise_history(s, st) != 0) {
+	if (replay_session_summarise_history(s, st) != 0) {
 		s->pass_failed = true;
 		/* Keep showing the start, which stays valid. */
 		char error[sizeof(s->error)];
@@ -504,10 +540,16 @@ size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t)
 
 int replay_session_goto(struct replay_session *s, uint64_t t)
 {
-	/* The start of history is known from the opening part of the pass;
-	 * any other time needs the whole pass (the end, the snapshots). */
+	if (s->pass_live && s->sim_open && t == resim_now(&s->sim))
+		return 0; /* the pass runs on from here (pass_ahead.c) */
+	pass_ahead_park(s);
+	/* The start of history, and any time up to where the pass has read,
+	 * are known without the rest of the pass; any other time needs the
+	 * whole pass (the end, the snapshots). */
 	if (t <= s->snapshots[0].icount)
 		t = s->snapshots[0].icount;
+	else if (!s->pass_done && t <= s->pass_reach)
+		;
 	else if (replay_session_finish_pass(s) != 0)
 		return -1;
 	else if (t > s->summary.instructions)
@@ -537,7 +579,9 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 
 enum resim_status replay_session_run(struct replay_session *s, uint64_t t)
 {
-	enum resim_status st = resim_run(&s->sim, t);
+	if (!s->pass_done)
+		pass_from_index(s);
+	enum resim_status st = s->pass_done ? resim_run(&s->sim, t) : pass_ahead_run(s, t);
 	if (st == RESIM_ERROR)
 		snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 	return st;

@@ -106,6 +106,11 @@ struct replay_session {
 	bool (*pass_interrupted)(void *ctx);
 	void *pass_interrupt_ctx;
 	bool pass_was_interrupted;
+	/* Forward motions run the pass on while it is not done
+	 * (pass_ahead.h): s->sim is then the pass itself (pass_live), and
+	 * the pass has read the history up to pass_reach. */
+	bool pass_live;
+	uint64_t pass_reach;
 	char *path;                   /* of the trace, for messages */
 	bool use_index;               /* replay_options.use_index */
 	bool index_tried;             /* looked for before the rest of the pass */
@@ -139,11 +144,14 @@ int replay_session_finish_pass(struct replay_session *s);
 int replay_session_finish_pass_interruptible(struct replay_session *s,
 					     bool (*interrupted)(void *ctx), void *ctx);
 
-/* Moves to time t (clamped to the history; any t but its start finishes
- * the first pass). 0, or -1. */
+/* Moves to time t (clamped to the history; any t beyond where the first
+ * pass has read finishes it). 0, or -1. */
 int replay_session_goto(struct replay_session *s, uint64_t t);
 
-/* Runs forward to t or until the observer stops it; the resim status. */
+/* Runs forward to t or until the observer stops it; the resim status.
+ * While the first pass is not done, the run beyond where it has read is
+ * the pass itself (pass_ahead.h): it stops where the run stops, and the
+ * history ending there finishes it. */
 enum resim_status replay_session_run(struct replay_session *s, uint64_t t);
 
 static inline uint64_t replay_session_now(const struct replay_session *s)
@@ -152,7 +160,9 @@ static inline uint64_t replay_session_now(const struct replay_session *s)
 }
 
 /* Reads memory at the current time: what the replay knows up to now, then
- * what later first reads tell, then the mapped files. Returns how many leading bytes are known. */
+ * what later first reads tell, then the mapped files. Returns how many
+ * leading bytes are known. While the first pass is not done, later first
+ * reads are known only up to where it has read (pass_ahead.h). */
 size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void *buf,
 				  size_t len);
 

@@ -106,6 +106,33 @@ else bad "last-write far back: $(grep -m1 'last-write\|no write' late.out)"; fi
 gdb -batch -nx -ex "$slow_link" ./late -ex "target remote | $build/ttreplay late.idna" -ex continue \
 	-ex 'break late.c:9' -ex reverse-continue > late-break.out 2>&1
 expect late-break.out 'Breakpoint 1, main \(\) at .*late.c:9' "reverse-continue to a breakpoint far back"
+# A continue replays only what it needs: at a breakpoint some millions of
+# instructions in, with a long loop after it, the first pass has read up to
+# there and no further; what gdb is shown there, at the end and back at the
+# breakpoint is what a session that ran the whole pass first shows (the
+# same snapshots included).
+cc -g -O0 -o early "$here/programs/early.c" || exit 1
+"$build/ttrec" run -q -o early.idna ./early > /dev/null
+early_session() { # out first-command
+	gdb -batch -nx -ex "$slow_link" ./early -ex "target remote | $build/ttreplay early.idna" \
+		-ex "$2" -ex 'break early_function' -ex continue -ex bt -ex 'info registers rip' \
+		-ex 'x/4gx $sp' -ex 'monitor info' -ex 'print marker' -ex continue -ex 'print $pc' \
+		-ex 'monitor snapshots' -ex reverse-continue -ex bt -ex 'info registers rip' \
+		-ex 'print marker' -ex 'x/4gx $sp' > "$1" 2>&1
+}
+early_session early-lazy.out 'echo'
+early_session early-whole.out 'monitor snapshots'
+expect early-lazy.out '^first pass: read to time [0-9]+ of the history, not finished' \
+	"a continue to an early breakpoint leaves the rest of the first pass"
+expect early-whole.out '^first pass: finished' "monitor info once the pass is done"
+stops() { # what gdb showed from the first stop on, monitor info left out
+	sed -n '/^Breakpoint 1, /,$p' "$1" |
+		grep -vE '^(ttreplay: reading|first pass:|instructions:|syscalls:|signals:|snapshots:|moves )'
+}
+if [ "$(grep -c '^Breakpoint 1, early_function' early-lazy.out)" = 2 ] &&
+   stops early-lazy.out > early-lazy.stops && stops early-whole.out > early-whole.stops &&
+   cmp -s early-lazy.stops early-whole.stops; then ok
+else bad "continuing with the pass unfinished shows other states: $(diff early-lazy.stops early-whole.stops | head -5 | tr '\n' ' ')"; fi
 # Snapshots within a small memory budget: thinned (every other one goes,
 # the spacing doubles), and going back still finds the same answers.
 # (--no-index: the index an earlier session wrote keeps the default's.)
@@ -450,9 +477,12 @@ else ok; fi
 # A monitor command that needs the whole history first: the pass prints
 # progress every second, so gdb's 2 s waits for a packet never run out
 # (without it gdb complains after three, when the pass is that slow, as
-# under the sanitizers).
-gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' > lazy-monitor.out 2>&1
-expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info as the first command"
+# under the sanitizers). (monitor info alone does not run the pass.)
+gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex 'monitor info' \
+	-ex 'monitor snapshots' -ex 'monitor info' > lazy-monitor.out 2>&1
+expect lazy-monitor.out '^first pass: read to time [0-9]+ of the history, not finished' \
+	"monitor info as the first command"
+expect lazy-monitor.out '^instructions: [0-9]+$' "monitor info after a monitor command that ran the pass"
 if grep -q 'Ignoring packet error\|Remote connection closed' lazy-monitor.out; then
 	bad "gdb timed out on monitor info: $(grep -m1 'packet error\|Remote' lazy-monitor.out)"
 else ok; fi

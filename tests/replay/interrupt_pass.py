@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """interrupt_pass.py TTREPLAY TRACE: Ctrl-C while ttreplay reads the trace
-ahead (its first pass, which the first resume starts) stops the resume
+ahead (its first pass, which the first continue runs on) stops the resume
 with SIGINT at once, where the program was, and the next resume goes on
 with the pass to the end of history.
 
