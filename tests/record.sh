@@ -177,6 +177,7 @@ record threads_exit-blocked-workers "$n" -- "$PROGRAMS/threads_exit" blocked-wor
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
 record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
+record mmap_alias "$n" -- "$PROGRAMS/mmap_alias" alias.tmp
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
 	if cc -std=gnu11 -D_GNU_SOURCE -O1 -static -no-pie -o "$tmp/$p-static" \
