@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -116,6 +117,14 @@ int recording_store_regs(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
 				      strerror(errno));
 	return 0;
+}
+
+/* prctl(PR_SET_TSC) sets whether the thread's rdtsc faults: the emulator
+ * then lets the CPU run it, which raises the SIGSEGV the program expects. */
+static void note_tsc_mode(struct rec_thread *t, long nr, const uint64_t args[6], int64_t result)
+{
+	if (nr == SYS_prctl && result == 0 && args[0] == PR_SET_TSC)
+		t->tsc_faults = args[1] == PR_TSC_SIGSEGV;
 }
 
 /* Whether the kernel may change the calling thread's x87/SSE/AVX state in
@@ -434,6 +443,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 				r->gpr[EMU_R11] &= ~(uint64_t)EMU_TF;
 			int64_t result = (int64_t)r->gpr[EMU_RAX];
 			rec->res->syscalls++;
+			note_tsc_mode(rec->cur, nr, args, result);
 			recording_apply_syscall_effects(rec, nr, args, result);
 			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
 		}
@@ -687,6 +697,8 @@ static int handle_special(struct recording *rec)
 		return log_nondet(rec, IDNA_NONDET_CPUID, 2, in, 4, out);
 	}
 	case EMU_SPECIAL_RDTSC: {
+		if (rec->cur->tsc_faults)
+			return handle_native_instruction(rec, NULL);
 		uint64_t tsc = __rdtsc();
 		r->gpr[EMU_RAX] = (uint32_t)tsc;
 		r->gpr[EMU_RDX] = tsc >> 32;
@@ -694,6 +706,8 @@ static int handle_special(struct recording *rec)
 		return log_nondet(rec, IDNA_NONDET_RDTSC, 0, NULL, 1, &tsc);
 	}
 	case EMU_SPECIAL_RDTSCP: {
+		if (rec->cur->tsc_faults)
+			return handle_native_instruction(rec, NULL);
 		unsigned aux;
 		uint64_t out[2] = { __rdtscp(&aux), 0 };
 		out[1] = aux;

@@ -73,6 +73,9 @@ struct rec_thread {
 	/* Its binding to the recorder's CPU (step_affinity.h), kept from one
 	 * step to the next: it runs only in steps. */
 	struct step_affinity affinity;
+	/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV): its rdtsc faults (inherited by
+	 * the threads it makes). */
+	bool tsc_faults;
 };
 
 struct recording {
