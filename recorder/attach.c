@@ -358,8 +358,10 @@ int attach_begin(struct recording *rec)
 static void detach_all(struct recording *rec)
 {
 	for (size_t i = 0; i < rec->n_threads; i++)
-		if (rec->threads[i]->state != THREAD_GONE)
+		if (rec->threads[i]->state != THREAD_GONE) {
+			native_step_unbind(rec->threads[i]);
 			tracee_detach(&rec->threads[i]->tracee);
+		}
 	rec->tracee.alive = false;
 }
 
@@ -455,6 +457,7 @@ void attach_release(struct recording *rec)
 		if (t->state == THREAD_GONE || !t->tracee.alive)
 			continue;
 		t->tracee.alive = false;
+		native_step_unbind(t);
 		if (ptrace(PTRACE_DETACH, t->tracee.pid, NULL, (void *)(long)t->native.deliver) != 0)
 			return cannot_release(rec, "cannot detach from the process");
 	}

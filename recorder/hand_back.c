@@ -86,6 +86,7 @@ void recording_hand_back(struct recording *rec)
 		} else {
 			deliver = stop_in_kernel(rec, t);
 		}
+		native_step_unbind(t);
 		/* recording_store_regs would replace the first error's message. */
 		if (deliver < 0 || ptrace(PTRACE_DETACH, t->tracee.pid, NULL, (void *)(long)deliver) != 0) {
 			cannot_hand_back(rec, "cannot let the program run on");

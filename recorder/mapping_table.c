@@ -70,6 +70,14 @@ static bool remote_unreadable(const char *path)
 			strcmp(path, "[vsyscall]") == 0);
 }
 
+/* The flags a mapping's name implies. */
+static unsigned path_flags(const char *path)
+{
+	if (remote_unreadable(path))
+		return MAPPING_UNREADABLE_REMOTE;
+	return path && path[0] == '/' ? MAPPING_FILE : 0;
+}
+
 /* Parses one line "start-end perms offset dev inode [path]". */
 static int parse_line(const char *line, struct mapping *m)
 {
@@ -96,8 +104,7 @@ static int parse_line(const char *line, struct mapping *m)
 		if (!m->path)
 			return -1;
 	}
-	if (remote_unreadable(m->path))
-		m->flags |= MAPPING_UNREADABLE_REMOTE;
+	m->flags |= path_flags(m->path);
 	return 0;
 }
 
@@ -212,8 +219,7 @@ static int query_mapping(int fd, uint64_t addr, struct mapping *m)
 		if (!(m->path = strdup(name)))
 			return -1;
 	}
-	if (remote_unreadable(m->path))
-		m->flags |= MAPPING_UNREADABLE_REMOTE;
+	m->flags |= path_flags(m->path);
 	return 1;
 }
 

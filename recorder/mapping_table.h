@@ -16,6 +16,8 @@ enum {
 	MAPPING_EXEC = 4,
 	MAPPING_SHARED = 8,   /* MAP_SHARED: never cached, others may write it */
 	MAPPING_UNREADABLE_REMOTE = 16, /* [vvar] and friends: no process_vm_readv */
+	MAPPING_FILE = 32,    /* a file's pages: a MAP_PRIVATE page shows the file
+			       * (the page cache) until the program writes it */
 };
 
 struct mapping {

@@ -23,6 +23,9 @@ struct mirror_page {
 	struct mirror_page *dirty_next;  /* list of pages with dirty bytes */
 	unsigned prot;            /* MAPPING_* of the mapping holding it */
 	bool dirty;
+	/* A MAP_PRIVATE page of a file: the process's page is its own copy,
+	 * no longer the file's (written through once since loaded). */
+	bool own_copy;
 	/* The inline write path finds dirty_bits right after data. */
 	_Alignas(8) uint8_t data[PAGE_SIZE];
 	uint64_t dirty_bits[PAGE_SIZE / 64];
@@ -192,6 +195,7 @@ static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	p->addr = page_addr;
 	p->prot = map->flags;
 	p->dirty = false;
+	p->own_copy = false;
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->next = m->buckets[b];
 	m->buckets[b] = p;
@@ -258,6 +262,61 @@ static bool range_allowed(struct memory_mirror *m, uint64_t addr, size_t len,
 	return true;
 }
 
+/* True for a cached page still showing its file's bytes: a MAP_PRIVATE page
+ * of a file the program has not written since it was loaded. */
+static bool shows_file(const struct mirror_page *p)
+{
+	return (p->prot & MAPPING_FILE) && !p->own_copy;
+}
+
+/*
+ * The first write to a page that shows its file goes to the process at
+ * once, as the program's store would: the kernel gives the process its own
+ * copy of the page then, holding the file's bytes of that moment. Were the
+ * write held back to the next flush, the copy would be made later, with
+ * whatever the file (another mapping, another process) had written
+ * meanwhile. The bytes stay clean: the process has them.
+ */
+static int write_through_once(struct memory_mirror *m, struct mirror_page *p, uint64_t addr,
+			      const uint8_t *b, unsigned n)
+{
+	if (m->backend.write(m->backend.ctx, addr, b, n) != 0)
+		return -1;
+	p->own_copy = true;
+	m->stats.direct_accesses++;
+	return 0;
+}
+
+/*
+ * A write through a MAP_SHARED mapping of a file reaches the page cache,
+ * and so every MAP_PRIVATE page of that file at the same offsets that the
+ * program has not written: the cached copies of those are forgotten.
+ */
+static void forget_private_aliases(struct memory_mirror *m, uint64_t addr, size_t len)
+{
+	const struct mapping *s = mapping_table_find(m->maps, addr);
+	if (!s || !(s->flags & MAPPING_FILE))
+		return;
+	uint64_t lo = s->offset + (addr - s->start), hi = lo + len;
+	size_t count = mapping_table_count(m->maps);
+	for (size_t i = 0; i < count; i++) {
+		const struct mapping *a = mapping_table_at(m->maps, i);
+		uint64_t a_hi = a->offset + (a->end - a->start);
+		if ((a->flags & (MAPPING_FILE | MAPPING_SHARED)) != MAPPING_FILE ||
+		    hi <= a->offset || lo >= a_hi || strcmp(a->path, s->path) != 0)
+			continue;
+		uint64_t from = a->start + ((lo > a->offset ? lo : a->offset) - a->offset);
+		uint64_t to = a->start + ((hi < a_hi ? hi : a_hi) - a->offset);
+		for (uint64_t pa = from & PAGE_MASK; pa < to; pa += PAGE_SIZE) {
+			struct mirror_page **slot = &m->buckets[bucket_of(pa)];
+			while (*slot && (*slot)->addr != pa)
+				slot = &(*slot)->next;
+			if (*slot && shows_file(*slot) && !(*slot)->dirty)
+				drop_page(m, slot);
+		}
+	}
+}
+
 /* Copies between buf and the mirror (or the process, for uncached pages). */
 static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 		    size_t len, enum access a)
@@ -270,7 +329,11 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 		unsigned prot;
 		struct mirror_page *p = get_page(m, pa, &prot);
 		if (p) {
-			if (a == ACCESS_WRITE) {
+			if (a == ACCESS_WRITE && shows_file(p)) {
+				if (write_through_once(m, p, addr, b, n) != 0)
+					return EMU_MEM_FAULT;
+				memcpy(p->data + off, b, n);
+			} else if (a == ACCESS_WRITE) {
 				memcpy(p->data + off, b, n);
 				mark_dirty(m, p, off, n);
 			} else {
@@ -283,6 +346,8 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 			m->stats.direct_accesses++;
 			if (r != 0)
 				return EMU_MEM_FAULT;
+			if (a == ACCESS_WRITE)
+				forget_private_aliases(m, addr, n);
 		}
 		addr += n;
 		b += n;

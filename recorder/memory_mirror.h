@@ -7,7 +7,10 @@
  * another thread's syscall may be writing the rest of a page). Before
  * anything runs in the real process the caller flushes the dirty bytes back;
  * after something ran there it invalidates what may have changed. Shared
- * mappings are never cached: every access goes to the process.
+ * mappings are never cached: every access goes to the process. A
+ * MAP_PRIVATE page of a file is written through once (memory_mirror.c says
+ * why), and a write to a shared mapping of a file forgets the private
+ * pages of that file it shows through.
  *
  * The mirror implements the emulator's memory interface, with the
  * protections of the mapping table: an access the CPU would fault on gets

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -66,32 +67,73 @@ void recording_regs_from_kernel(struct recording *rec, const struct user_regs_st
 	out->rflags &= ~RFLAGS_RF;
 }
 
-int recording_load_regs(struct recording *rec)
+/* The registers after a step: those its last stop read, if any. With
+ * keep_xstate, the extended state is the one the step started with
+ * (rec->xstate): see finish_native. */
+static int load_regs(struct recording *rec, bool keep_xstate)
 {
+	struct native_progress *p = &rec->cur->native;
 	struct user_regs_struct k;
-	if (tracee_get_regs(&rec->cur->tracee, &k) != 0 ||
-	    tracee_get_xstate(&rec->cur->tracee, rec->xstate) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-				      strerror(errno));
+	if (p->stop_regs_valid)
+		k = p->stop_regs;
+	else if (tracee_get_regs(&rec->cur->tracee, &k) != 0)
+		goto fail;
+	p->stop_regs_valid = false;
+	if (!keep_xstate && tracee_get_xstate(&rec->cur->tracee, rec->xstate) != 0)
+		goto fail;
 	recording_regs_from_kernel(rec, &k, rec->xstate, emu_regs(rec->cpu));
 	return 0;
+fail:
+	return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
+			      strerror(errno));
 }
 
+int recording_load_regs(struct recording *rec)
+{
+	return load_regs(rec, false);
+}
+
+/* The extended state is written only when the emulator changed it:
+ * rec->xstate is the image the kernel holds (from the last load or
+ * store), and most steps are system calls between which the program
+ * touched no vector or x87 register. */
 int recording_store_regs(struct recording *rec)
 {
 	struct user_regs_struct k;
+	rec->cur->native.stop_regs_valid = false;
 	if (tracee_get_regs(&rec->cur->tracee, &k) != 0) {
 		if (errno == ESRCH && rec->n_threads > 1)
 			return RECORDING_THREAD_VANISHED;
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
 				      strerror(errno));
 	}
-	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate, rec->tracee.xstate_size);
+	size_t n = rec->tracee.xstate_size;
+	memcpy(rec->xstate_next, rec->xstate, n);
+	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate_next, n);
+	bool xstate_changed = memcmp(rec->xstate_next, rec->xstate, n) != 0;
+	if (xstate_changed)
+		memcpy(rec->xstate, rec->xstate_next, n);
 	if (tracee_set_regs(&rec->cur->tracee, &k) != 0 ||
-	    tracee_set_xstate(&rec->cur->tracee, rec->xstate) != 0)
+	    (xstate_changed && tracee_set_xstate(&rec->cur->tracee, rec->xstate) != 0))
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
 				      strerror(errno));
 	return 0;
+}
+
+/* prctl(PR_SET_TSC) sets whether the thread's rdtsc faults: the emulator
+ * then lets the CPU run it, which raises the SIGSEGV the program expects. */
+static void note_tsc_mode(struct rec_thread *t, long nr, const uint64_t args[6], int64_t result)
+{
+	if (nr == SYS_prctl && result == 0 && args[0] == PR_SET_TSC)
+		t->tsc_faults = args[1] == PR_TSC_SIGSEGV;
+}
+
+/* Whether the kernel may change the calling thread's x87/SSE/AVX state in
+ * system call nr: rt_sigreturn restores it from the frame, an exec starts
+ * afresh. No other system call touches it. */
+static bool syscall_changes_xstate(long nr)
+{
+	return nr == SYS_rt_sigreturn || nr == SYS_execve || nr == SYS_execveat;
 }
 
 int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len)
@@ -392,7 +434,10 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	switch (out) {
 	case NATIVE_EXECUTED:
 		emu_skip_insn(rec->cpu);
-		if (recording_load_regs(rec) != 0)
+		/* A system call leaves the extended state as it was: the
+		 * image stored before the step is the kernel's (one ptrace
+		 * call less in each). */
+		if (load_regs(rec, retired_is_syscall && !syscall_changes_xstate(nr)) != 0)
 			return -1;
 		/* The step ended at its forced trap. */
 		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
@@ -405,6 +450,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 				r->gpr[EMU_R11] &= ~(uint64_t)EMU_TF;
 			int64_t result = (int64_t)r->gpr[EMU_RAX];
 			rec->res->syscalls++;
+			note_tsc_mode(rec->cur, nr, args, result);
 			recording_apply_syscall_effects(rec, nr, args, result);
 			return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)result);
 		}
@@ -514,7 +560,7 @@ static int handle_syscall(struct recording *rec)
 			return answered < 0 ? -1 : 0;
 	}
 	struct clock_answer ours = { 0 };
-	enum syscall_answer_kind kind = syscall_answer(p->nr, args, getpid(), &ours.result);
+	enum syscall_answer_kind kind = syscall_answer(p->nr, args, rec->own_pid, &ours.result);
 	if (kind != ANSWER_NONE) {
 		if (syscall_answer_name(kind))
 			rec->res->ptrace_answered[kind - ANSWER_TRACEME]++;
@@ -658,6 +704,8 @@ static int handle_special(struct recording *rec)
 		return log_nondet(rec, IDNA_NONDET_CPUID, 2, in, 4, out);
 	}
 	case EMU_SPECIAL_RDTSC: {
+		if (rec->cur->tsc_faults)
+			return handle_native_instruction(rec, NULL);
 		uint64_t tsc = __rdtsc();
 		r->gpr[EMU_RAX] = (uint32_t)tsc;
 		r->gpr[EMU_RDX] = tsc >> 32;
@@ -665,6 +713,8 @@ static int handle_special(struct recording *rec)
 		return log_nondet(rec, IDNA_NONDET_RDTSC, 0, NULL, 1, &tsc);
 	}
 	case EMU_SPECIAL_RDTSCP: {
+		if (rec->cur->tsc_faults)
+			return handle_native_instruction(rec, NULL);
 		unsigned aux;
 		uint64_t out[2] = { __rdtscp(&aux), 0 };
 		out[1] = aux;
@@ -971,6 +1021,7 @@ enum record_error record_program(const struct record_options *opt,
 	memset(res, 0, sizeof(*res));
 	rec.opt = opt;
 	rec.res = res;
+	rec.own_pid = getpid();
 	rec.err = err;
 	rec.errlen = errlen;
 	if (opt->chaos)

@@ -47,6 +47,10 @@ struct native_progress {
 	bool tf_before;        /* the program itself had TF set */
 	struct sigtrap_step trap; /* its SIGTRAP mask, put back after the step */
 	uint64_t continues_seen; /* rec->job_continues when the step began */
+	/* The registers read at the step's last stop, while the thread has
+	 * not run since: the load after the step takes them. */
+	bool stop_regs_valid;
+	struct user_regs_struct stop_regs;
 };
 
 /* One thread of the recorded process. The emulator runs one at a time:
@@ -67,6 +71,12 @@ struct rec_thread {
 	bool child_process;    /* a forked child, let go untraced: not a thread */
 	struct tracee_stop stop; /* THREAD_EVENT */
 	uint8_t xstate[TRACEE_XSTATE_MAX]; /* the kernel's last XSAVE image */
+	/* Its binding to the recorder's CPU (step_affinity.h), kept from one
+	 * step to the next: it runs only in steps. */
+	struct step_affinity affinity;
+	/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV): its rdtsc faults (inherited by
+	 * the threads it makes). */
+	bool tsc_faults;
 };
 
 struct recording {
@@ -85,6 +95,8 @@ struct recording {
 	struct rec_thread *last_run; /* the last thread whose slice was logged */
 	struct traced_memory *tm;    /* cur->tm */
 	uint8_t *xstate;             /* cur->xstate */
+	uint8_t xstate_next[TRACEE_XSTATE_MAX]; /* recording_store_regs' new image */
+	pid_t own_pid;               /* ttrec's */
 	uint32_t next_stream;
 	uint64_t program_break;      /* brk's last answer; 0: not asked yet */
 	struct sigtrap_guard sigtrap; /* the program's SIGTRAP action (sigtrap_guard.h) */
@@ -242,6 +254,10 @@ enum native_outcome {
  * thread; if other threads live and it does not end at once, the step
  * goes on in the background and NATIVE_PENDING comes back. */
 enum native_outcome native_step(struct recording *rec, bool may_block);
+/* Gives thread t its own CPU affinity back: a thread stays bound to the
+ * recorder's CPU between its steps, so every path that lets it run
+ * otherwise (a detach) calls this first. */
+void native_step_unbind(struct rec_thread *t);
 /* Goes on with the current thread's step from the stop it reported
  * (THREAD_EVENT): the same outcomes. */
 enum native_outcome native_step_resume(struct recording *rec, const struct tracee_stop *stop);

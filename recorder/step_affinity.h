@@ -7,9 +7,10 @@
  * ours at its stop, is our best explanation); on one CPU it costs about
  * 14 µs. So the recorder's thread binds itself to the CPU it runs on at
  * the first step (its "home"), and a step it waits for (not one left to go
- * on in the background) runs bound there too: the thread gets its own
- * affinity back as soon as the step stops, so the program can see the
- * binding only while the step runs (in /proc/PID/status). Not for
+ * on in the background) runs bound there too. The thread stays bound
+ * from one step to the next (it runs only in steps: native_step.c) and
+ * gets its own affinity back before a step that is not bound and before a
+ * detach, so the program can see the binding only in /proc/PID/status. Not for
  * syscalls that read or set affinities, or that make a process or a
  * thread (which would inherit it) or exec. The trace writer's thread,
  * started before the first step, is not bound; child recorders unbind

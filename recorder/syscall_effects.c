@@ -185,9 +185,17 @@ static void describe_futex(const uint64_t a[6], int64_t result,
 			   syscall_memory_reader *read, void *ctx,
 			   struct syscall_effect *out)
 {
-	(void)result; (void)read; (void)ctx;
+	(void)read; (void)ctx;
 	unsigned op = a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
-	if (op == 5) /* FUTEX_WAKE_OP modifies *uaddr2 */
+	/* A wait refused with EAGAIN found another value than the program
+	 * read: the word changed behind the recorder's copy (a thread-group
+	 * leader's tid word, cleared at its pthread_exit, whose end ptrace
+	 * reports only with the process's). */
+	if ((op == 0 || op == 9) && result == -11) /* FUTEX_WAIT(_BITSET), EAGAIN */
+		add_range(out, a[0], 4);
+	else if (result < 0 && result >= -4095)
+		return; /* nothing else written on an error */
+	else if (op == 5) /* FUTEX_WAKE_OP modifies *uaddr2 */
 		add_range(out, a[4], 4);
 	else if (op == 6 || op == 7 || op == 8 || op == 13) /* PI ops write the owner */
 		add_range(out, a[0], 4);
@@ -414,7 +422,8 @@ static const struct syscall_info table[] = {
 	WRITES(mincore, OUT_FIXED(2, 1)), /* refined below: one byte per page */
 	SPECIAL(ioctl, describe_ioctl),
 	SPECIAL(fcntl, describe_fcntl),
-	SPECIAL(futex, describe_futex),
+	/* Described on error too: a wait's EAGAIN (describe_futex). */
+	[SYS_futex] = { "futex", SYSCALL_KIND_PLAIN, true, { { 0, 0, 0 } }, describe_futex },
 	SPECIAL(clone, describe_clone),
 	SPECIAL(clone3, describe_clone3),
 	SPECIAL(arch_prctl, describe_arch_prctl),

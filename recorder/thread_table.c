@@ -310,6 +310,7 @@ int threads_on_clone(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the new thread's registers: %s",
 				      strerror(errno));
 	recording_regs_from_kernel(rec, &k, t->xstate, &t->regs);
+	t->tsc_faults = rec->cur->tsc_faults; /* the kernel's flag is copied too */
 	t->icount = 0;
 	t->next_checkpoint = 0;
 	t->state = THREAD_RUNNABLE;

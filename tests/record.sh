@@ -177,6 +177,10 @@ record threads_exit-blocked-workers "$n" -- "$PROGRAMS/threads_exit" blocked-wor
 record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
 record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
+record mmap_alias "$n" -- "$PROGRAMS/mmap_alias" alias.tmp
+record fp_state_signals "$n" -- "$PROGRAMS/fp_state_signals"
+record leader_exit_join "$n" -- "$PROGRAMS/leader_exit_join"
+record tsc_sigsegv "$n" -- "$PROGRAMS/tsc_sigsegv"
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
 	if cc -std=gnu11 -D_GNU_SOURCE -O1 -static -no-pie -o "$tmp/$p-static" \

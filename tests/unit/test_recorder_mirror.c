@@ -304,6 +304,42 @@ START_TEST(test_access_below_stack_grows_it)
 }
 END_TEST
 
+/* One file mapped MAP_PRIVATE (two pages, from offset 0x1000) and
+ * MAP_SHARED (from offset 0): the private page's first write goes to the
+ * process at once, later ones are held back; a shared write forgets the
+ * private page at its file offset unless the program wrote that page. */
+START_TEST(test_private_file_page_aliases)
+{
+	ck_assert_int_eq(mapping_table_parse(maps, "12000-14000 rw-p 00001000 08:01 9 /data/f\n"
+					     "14000-15000 rw-s 00000000 08:01 9 /data/f\n"), 0);
+	ck_assert_uint_eq(mapping_table_find(maps, 0x12000)->flags,
+			  MAPPING_READ | MAPPING_WRITE | MAPPING_FILE);
+	uint8_t v = 0x5a, b = 0;
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x12010, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(proc.writes, 1);
+	ck_assert_int_eq(proc.mem[0x2010], 0x5a);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x12011, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(proc.writes, 1);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x13020, &b, 1), EMU_MEM_OK);
+	/* Now the shared page is the file's offset 0x1000: the private page
+	 * at 0x13000 (read, not written) shows it. */
+	ck_assert_int_eq(mapping_table_parse(maps, "12000-14000 rw-p 00000000 08:01 9 /data/f\n"
+					     "14000-15000 rw-s 00001000 08:01 9 /data/f\n"), 0);
+	proc.mem[0x3020] = 0x66; /* what the shared write makes the file show */
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x14020, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x13020, &b, 1), EMU_MEM_OK);
+	ck_assert_int_eq(b, 0x66);
+	/* Once written, the private page keeps the program's bytes. */
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13040, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13041, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x14041, &v, 1), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x13041, &b, 1), EMU_MEM_OK);
+	ck_assert_int_eq(b, 0x5a);
+	ck_assert_int_ne(proc.mem[0x3041], 0x5a);
+	ck_assert(memory_mirror_has_dirty(mirror));
+}
+END_TEST
+
 /* The mappings of [lo, hi) in t, from the first one. */
 static size_t window(const struct mapping_table *t, uint64_t lo, uint64_t hi, size_t *first)
 {
@@ -392,6 +428,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	tcase_add_test(tc, test_access_below_stack_grows_it);
 	tcase_add_test(tc, test_refresh_matches_reload);
+	tcase_add_test(tc, test_private_file_page_aliases);
 	suite_add_tcase(s, tc);
 	return s;
 }

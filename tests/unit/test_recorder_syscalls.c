@@ -241,6 +241,24 @@ START_TEST(test_clone_pidfd_and_failed_madvise)
 }
 END_TEST
 
+/* A futex wait refused with EAGAIN saw another value than the program:
+ * its word is forgotten. Other failures write nothing. */
+START_TEST(test_futex_wait_eagain_forgets_word)
+{
+	struct syscall_effect e = describe(SYS_futex, 0x5000, 0x109 /* WAIT_BITSET|REALTIME */,
+					   7, 0, -11);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_uint_eq(e.ranges[0].addr, 0x5000);
+	ck_assert_uint_eq(e.ranges[0].len, 4);
+	e = describe(SYS_futex, 0x5000, 0x80 /* WAIT_PRIVATE */, 7, 0, -110); /* ETIMEDOUT */
+	ck_assert_uint_eq(e.count, 0);
+	e = describe(SYS_futex, 0x5000, 0x86 /* LOCK_PI_PRIVATE */, 0, 0, -11);
+	ck_assert_uint_eq(e.count, 0);
+	e = describe(SYS_futex, 0x5000, 0x81 /* WAKE_PRIVATE */, 1, 0, 1);
+	ck_assert_uint_eq(e.count, 0);
+}
+END_TEST
+
 /* process_vm_readv fills its local iovecs (a[1], a[2]); process_vm_writev
  * its remote ones (a[3], a[4]), which may be the caller's own memory. */
 START_TEST(test_process_vm_iovecs)
@@ -274,6 +292,7 @@ static Suite *syscalls_suite(void)
 	tcase_add_test(tc, test_offsets_hints_and_options);
 	tcase_add_test(tc, test_clone_pidfd_and_failed_madvise);
 	tcase_add_test(tc, test_process_vm_iovecs);
+	tcase_add_test(tc, test_futex_wait_eagain_forgets_word);
 	suite_add_tcase(s, tc);
 	return s;
 }
