@@ -164,6 +164,34 @@ bool jit_lowerable(const struct emu_insn *insn)
 	return lowering_of(insn) != LOWER_NONE;
 }
 
+static bool touches_memory(const struct emu_insn *insn)
+{
+	for (unsigned i = 0; i < insn->nopnd && i < 4; i++)
+		if (insn->opnd[i].kind == EMU_OPND_MEM)
+			return true;
+	return false;
+}
+
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	for (unsigned j = i + 1; j < b->count; j++) {
+		const struct emu_insn *insn = &b->insns[j];
+		/* An access may fault or miss and leave the block: the
+		 * flags must be in cpu->lazy by then. */
+		if (!lowered[j] || touches_memory(insn))
+			return false;
+		switch (lowering_of(insn)) {
+		case LOWER_ALU: /* writes all six, reads none */
+			return true;
+		case LOWER_MOVE: /* leaves them */
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 {
 	for (unsigned i = 0; i < insn->nopnd && i < 4; i++) {
@@ -471,13 +499,20 @@ static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, stru
 {
 	if (a != JR_RDX)
 		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
-	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
-	if (b.kind == JIT_REG) {
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+	if (b.kind == JIT_REG)
 		b.size = (uint8_t)size;
-	} else {
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	if (x->flags_dead) {
+		/* No store: nothing reads them before the next ALU
+		 * instruction replaces them (jit_flags_overwritten). */
+		emit(x, op.host, jit_r(JR_RDX, size), b);
+		x->lazy_kind = EMU_LAZY_NONE;
+		return;
 	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+	if (b.kind == JIT_REG)
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+	else
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
 	emit(x, op.host, jit_r(JR_RDX, size), b);
 	set_lazy_result(x, op.lazy, size, JR_RDX);
 }

@@ -340,6 +340,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 			continue;
 		}
 		x->wrote = false;
+		x->flags_dead = jit_flags_overwritten(b, lowered, i);
 		jit_lower(x, &b->insns[i]);
 		if (x->wrote && i + 1 < b->count) {
 			/* The write's status waits in its slot until the

@@ -67,6 +67,9 @@ struct jit_xlate {
 				     * translated flag-setting instruction,
 				     * nothing since has changed them) */
 	bool wrote;                 /* the current instruction wrote memory */
+	bool flags_dead;            /* the current instruction's flags are
+				     * overwritten before anything can see
+				     * them (jit_flags_overwritten) */
 	/* What cpu->lazy holds, when a lowered instruction of this block
 	 * set it (EMU_LAZY_NONE when unknown here): a conditional jump can
 	 * then remake the host flags from it. */
@@ -116,6 +119,10 @@ size_t jit_inline_write(struct jit_xlate *x, unsigned size);
 /* Whether `insn` has a host-code form (else the translation calls its
  * handler); jit_lower emits it. */
 bool jit_lowerable(const struct emu_insn *insn);
+/* Whether instruction i's status flags are dead: a later lowered
+ * add/sub/cmp/and/or/xor/test of registers overwrites them with only
+ * register moves between, so no read, handler or exit can see them. */
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i);
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);
