@@ -414,15 +414,6 @@ static void set_rip_from(struct jit_xlate *x, int reg)
 	emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_r(reg, 8));
 }
 
-static void set_rip_to(struct jit_xlate *x, uint64_t target)
-{
-	if ((int64_t)target == (int32_t)target) {
-		emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_i((int64_t)target));
-	} else {
-		jit_mov_imm(&x->a, JR_RAX, target);
-		set_rip_from(x, JR_RAX);
-	}
-}
 
 /* --- data movement ------------------------------------------------------ */
 
@@ -792,7 +783,7 @@ static void lower_jmp(struct jit_xlate *x, const struct emu_insn *insn)
 	if (target_to_rax(x, insn))
 		set_rip_from(x, JR_RAX);
 	else
-		set_rip_to(x, insn->imm);
+		jit_set_rip(x, insn->imm);
 }
 
 /* call: the target is read first, then the return address pushed. */
@@ -807,7 +798,7 @@ static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
 		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 		set_rip_from(x, JR_RAX);
 	} else {
-		set_rip_to(x, insn->imm);
+		jit_set_rip(x, insn->imm);
 	}
 }
 
@@ -892,14 +883,12 @@ static void lower_setcc(struct jit_xlate *x, const struct emu_insn *insn)
 	jit_guest_out(x, gpr_of(&insn->opnd[0]), 1, JR_RDX);
 }
 
-/* rip is already the fall-through address (emu_run sets it): a taken
- * branch overwrites it. */
+/* The condition only: the block's end (jit_translate.c) branches on it,
+ * each way storing its own rip and going on to its own successor. */
 static void lower_jcc(struct jit_xlate *x, const struct emu_insn *insn)
 {
-	unsigned cc = host_condition(x, (unsigned)emu_jcc_condition(insn));
-	size_t not_taken = jit_jcc_forward(&x->a, cc ^ 1);
-	set_rip_to(x, insn->imm);
-	jit_bind(&x->a, not_taken);
+	x->end_cc = (uint8_t)host_condition(x, (unsigned)emu_jcc_condition(insn));
+	x->end_jcc = true;
 }
 
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
