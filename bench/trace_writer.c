@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("simulated instructions      %llu (%llu reads, hit rate %.2f%%)\n", (unsigned long long)insns,
-	       (unsigned long long)reads, 100.0 * pc.hits / reads);
+	       (unsigned long long)reads, 100.0 * predict_cache_hits(&pc) / reads);
 	printf("records                     %llu, %.1f MB uncompressed, file %.2f MB\n",
 	       (unsigned long long)ws.records, ws.record_bytes / 1e6, st.st_size / 1e6);
 	printf("writer: record + cache      %.0f M instructions/s (%.2f s, queue waits %llu)\n",

@@ -107,8 +107,8 @@ struct emu_mem_uint {
  * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
  *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
  *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
- *     of e. The read returns them; *hits and *hits_since_miss each grow
- *     by one.
+ *     of e. The read returns them; *hits_since_miss grows by
+ *     one (the memory's only count of hits: one increment per hit).
  *   - a write, when `watched` is not NULL: p->tag == ((addr & ~4095) |
  *     EMU_INLINE_PAGE_WRITABLE), and bit ((addr >> 12) & watched_mask) of
  *     the bitmap `watched` is clear. The bytes go to p->data + (addr &
@@ -128,7 +128,7 @@ struct emu_inline_memory {
 	uint8_t *cache;
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
-	uint64_t *hits, *hits_since_miss;
+	uint64_t *hits_since_miss;
 	const uint64_t *watched; /* NULL: writes always call */
 	uint64_t watched_mask;
 	uint64_t dirty_offset;

@@ -27,15 +27,6 @@ static struct jit_opnd contract(int64_t off)
 	return jit_m(JR_RDI, JR_NONE, 0, off, 8);
 }
 
-/* The low `size` bytes of reg, zero-extended into reg. */
-static void zero_extend(struct jit_asm *a, int reg, unsigned size)
-{
-	if (size < 4)
-		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(reg, 4), jit_r(reg, size));
-	else if (size == 4)
-		emit(a, MOV, jit_r(reg, 4), jit_r(reg, 4));
-}
-
 /* The misses: where they jump to, bound together at the end. */
 struct misses {
 	size_t site[4];
@@ -87,12 +78,15 @@ static void cache_entry_to_r8(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
 }
 
-/* cl = the bit offset of rsi's lane in its entry: 8 * (rsi & 7). */
-static void lane_shift_to_cl(struct jit_asm *a)
+/* rsi's bytes in the entry at r8, `size` of them from byte rsi & 7: the
+ * host is little-endian like the cache's lanes, and within_entry keeps
+ * them inside the entry, so they are one plain load or store away with no
+ * shifting or masking. Clobbers rcx. */
+static struct jit_opnd lanes_at_r8(struct jit_asm *a, unsigned size)
 {
 	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
-	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RCX, 4), jit_i(3));
+	return jit_m(JR_R8, JR_RCX, 1, 0, size);
 }
 
 /* Binds the misses here and returns the hit's jump to be bound. */
@@ -127,17 +121,18 @@ static size_t build_read(struct jit_asm *a, unsigned size)
 		emit(a, MOV, jit_r(JR_RAX, size), at);
 	/* The prediction: rdx = the entry's lanes from addr & 7. */
 	cache_entry_to_r8(a);
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_NONE, 0, 0, 8));
-	if (size < 8) { /* an 8-byte read is a whole entry */
-		lane_shift_to_cl(a);
-		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
-		zero_extend(a, JR_RDX, size);
+	if (size == 8) { /* a whole entry */
+		emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_NONE, 0, 0, 8));
+	} else {
+		struct jit_opnd lanes = lanes_at_r8(a, size);
+		if (size < 4)
+			emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), lanes);
+		else
+			emit(a, MOV, jit_r(JR_RDX, 4), lanes);
 	}
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
 	miss_if(a, &m, JIT_CC_NZ);
 	/* A hit: counted. */
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
 	return end_hit(a, &m);
@@ -190,20 +185,10 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 	}
 	/* The cache's entry takes them in their lanes. */
 	cache_entry_to_r8(a);
-	struct jit_opnd entry = jit_m(JR_R8, JR_NONE, 0, 0, 8);
-	if (size == 8) {
-		emit(a, MOV, entry, jit_r(JR_R11, 8));
-	} else {
-		zero_extend(a, JR_R11, size);
-		lane_shift_to_cl(a);
-		jit_mov_imm(a, JR_RAX, ~0ull >> (64 - 8 * size));
-		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
-		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_R11, 8), jit_r(JR_RCX, 1));
-		emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_RAX, 8), jit_none());
-		emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), entry);
-		emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_R11, 8));
-		emit(a, MOV, entry, jit_r(JR_RAX, 8));
-	}
+	if (size == 8)
+		emit(a, MOV, jit_m(JR_R8, JR_NONE, 0, 0, 8), jit_r(JR_R11, 8));
+	else
+		emit(a, MOV, lanes_at_r8(a, size), jit_r(JR_R11, size));
 	return end_hit(a, &m);
 }
 

@@ -164,6 +164,34 @@ bool jit_lowerable(const struct emu_insn *insn)
 	return lowering_of(insn) != LOWER_NONE;
 }
 
+static bool touches_memory(const struct emu_insn *insn)
+{
+	for (unsigned i = 0; i < insn->nopnd && i < 4; i++)
+		if (insn->opnd[i].kind == EMU_OPND_MEM)
+			return true;
+	return false;
+}
+
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	for (unsigned j = i + 1; j < b->count; j++) {
+		const struct emu_insn *insn = &b->insns[j];
+		/* An access may fault or miss and leave the block: the
+		 * flags must be in cpu->lazy by then. */
+		if (!lowered[j] || touches_memory(insn))
+			return false;
+		switch (lowering_of(insn)) {
+		case LOWER_ALU: /* writes all six, reads none */
+			return true;
+		case LOWER_MOVE: /* leaves them */
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 {
 	for (unsigned i = 0; i < insn->nopnd && i < 4; i++) {
@@ -386,15 +414,6 @@ static void set_rip_from(struct jit_xlate *x, int reg)
 	emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_r(reg, 8));
 }
 
-static void set_rip_to(struct jit_xlate *x, uint64_t target)
-{
-	if ((int64_t)target == (int32_t)target) {
-		emit(x, MOV, jit_cpu_field(JIT_RIP, 8), jit_i((int64_t)target));
-	} else {
-		jit_mov_imm(&x->a, JR_RAX, target);
-		set_rip_from(x, JR_RAX);
-	}
-}
 
 /* --- data movement ------------------------------------------------------ */
 
@@ -471,13 +490,20 @@ static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, stru
 {
 	if (a != JR_RDX)
 		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
-	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
-	if (b.kind == JIT_REG) {
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+	if (b.kind == JIT_REG)
 		b.size = (uint8_t)size;
-	} else {
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	if (x->flags_dead) {
+		/* No store: nothing reads them before the next ALU
+		 * instruction replaces them (jit_flags_overwritten). */
+		emit(x, op.host, jit_r(JR_RDX, size), b);
+		x->lazy_kind = EMU_LAZY_NONE;
+		return;
 	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+	if (b.kind == JIT_REG)
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+	else
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
 	emit(x, op.host, jit_r(JR_RDX, size), b);
 	set_lazy_result(x, op.lazy, size, JR_RDX);
 }
@@ -757,7 +783,7 @@ static void lower_jmp(struct jit_xlate *x, const struct emu_insn *insn)
 	if (target_to_rax(x, insn))
 		set_rip_from(x, JR_RAX);
 	else
-		set_rip_to(x, insn->imm);
+		jit_set_rip(x, insn->imm);
 }
 
 /* call: the target is read first, then the return address pushed. */
@@ -772,7 +798,7 @@ static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
 		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 		set_rip_from(x, JR_RAX);
 	} else {
-		set_rip_to(x, insn->imm);
+		jit_set_rip(x, insn->imm);
 	}
 }
 
@@ -857,14 +883,12 @@ static void lower_setcc(struct jit_xlate *x, const struct emu_insn *insn)
 	jit_guest_out(x, gpr_of(&insn->opnd[0]), 1, JR_RDX);
 }
 
-/* rip is already the fall-through address (emu_run sets it): a taken
- * branch overwrites it. */
+/* The condition only: the block's end (jit_translate.c) branches on it,
+ * each way storing its own rip and going on to its own successor. */
 static void lower_jcc(struct jit_xlate *x, const struct emu_insn *insn)
 {
-	unsigned cc = host_condition(x, (unsigned)emu_jcc_condition(insn));
-	size_t not_taken = jit_jcc_forward(&x->a, cc ^ 1);
-	set_rip_to(x, insn->imm);
-	jit_bind(&x->a, not_taken);
+	x->end_cc = (uint8_t)host_condition(x, (unsigned)emu_jcc_condition(insn));
+	x->end_jcc = true;
 }
 
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)

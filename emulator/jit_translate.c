@@ -76,6 +76,16 @@ static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struc
 	jit_op(&x->a, mn, a, b);
 }
 
+void jit_set_rip(struct jit_xlate *x, uint64_t target)
+{
+	if ((int64_t)target == (int32_t)target) {
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RIP, 8), jit_i((int64_t)target));
+	} else {
+		jit_mov_imm(&x->a, JR_RAX, target);
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RAX, 8));
+	}
+}
+
 void jit_exit_if(struct jit_xlate *x, unsigned cc, unsigned index, unsigned status)
 {
 	if (x->n_exits == JIT_MAX_EXITS) {
@@ -163,6 +173,10 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i)
 	const struct emu_block *b = x->b;
 	const struct emu_insn *insn = &b->insns[i];
 	unsigned ran = (i + 1 == b->fused_count && b->fused_count < b->count) ? 2 : 1;
+	if (!x->rip_stored) {
+		jit_set_rip(x, b->next_rip);
+		x->rip_stored = true;
+	}
 	store_guests(x, x->dirty);
 	x->dirty = 0;
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
@@ -258,41 +272,76 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targe
 	jit_bind(&x->a, miss);
 }
 
-/* The end of a block run whole: its count added, then (while a whole
- * block still fits under cpu->run_end) a jump per direct successor, each
- * chainable, or a look-up of an indirect one, else home to the run loop. */
+/* One way out of a block run whole: its count added, then, while a whole
+ * block still fits under cpu->run_end, on toward a successor (the caller
+ * emits that); the budget's jump home is added to `home_jumps`. */
+static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
+				   unsigned *n_home)
+{
+	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(x->b->count));
+	if (!on)
+		return;
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
+	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), jit_i(EMU_MAX_BLOCK_INSNS));
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RUN_END, 8));
+	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 7); /* ja */
+}
+
+/* The end of a block run whole: rip set to the successor (a lowered
+ * control transfer set it already, a handler-run one too), the count
+ * added, then (while a whole block still fits under cpu->run_end) a jump
+ * per direct successor, each chainable, or a look-up of an indirect one,
+ * else home to the run loop. A conditional jump at the end branches here:
+ * each way stores its rip and jumps to its successor, with no test of
+ * rip afterwards. */
 static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_layout *layout,
 			 struct jit_target *targets)
 {
 	const struct emu_block *b = x->b;
+	const struct emu_insn *last = &b->insns[b->count - 1];
 	size_t *site = layout->site, *home = &layout->home;
+	size_t home_jumps[2];
+	unsigned n_home = 0;
 	bool has[2];
 	uint64_t target;
-	store_guests(x, x->dirty);
-	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(b->count));
+	store_guests(x, x->dirty); /* moves: the host flags stay for a jcc */
 	direct_successors(b, lowered, has, &target, &layout->indirect_exit);
 	site[0] = site[1] = 0;
-	size_t over_budget = 0;
-	if (has[0] || has[1] || layout->indirect_exit) {
-		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-		emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), jit_i(EMU_MAX_BLOCK_INSNS));
-		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RUN_END, 8));
-		over_budget = jit_jcc_forward(&x->a, 7); /* ja */
-	}
-	if (has[0] && has[1]) {
-		/* Which way the conditional jump went: rip says. */
-		jit_mov_imm(&x->a, JR_RDX, target);
-		emit(x, ZYDIS_MNEMONIC_CMP, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RDX, 8));
-		site[1] = jit_jcc_forward(&x->a, JIT_CC_Z);
+	bool on = has[0] || has[1] || layout->indirect_exit;
+	/* A lowered jmp, call or ret set rip itself. */
+	bool sets_rip = lowered[b->count - 1] && (last->mnemonic == ZYDIS_MNEMONIC_JMP ||
+						  last->mnemonic == ZYDIS_MNEMONIC_CALL ||
+						  last->mnemonic == ZYDIS_MNEMONIC_RET);
+	if (x->end_jcc && has[1]) {
+		size_t taken = jit_jcc_forward(&x->a, x->end_cc);
+		jit_set_rip(x, b->next_rip);
+		count_and_check_budget(x, true, home_jumps, &n_home);
 		site[0] = jit_jmp_forward(&x->a);
-	} else if (has[0] || has[1]) {
-		site[has[1]] = jit_jmp_forward(&x->a);
-	} else if (layout->indirect_exit) {
-		assemble_indirect_exit(x, targets);
+		jit_bind(&x->a, taken);
+		jit_set_rip(x, target);
+		count_and_check_budget(x, true, home_jumps, &n_home);
+		site[1] = jit_jmp_forward(&x->a);
+	} else {
+		/* A jcc to the next instruction goes there either way. */
+		if (!sets_rip && !x->rip_stored)
+			jit_set_rip(x, b->next_rip);
+		count_and_check_budget(x, on, home_jumps, &n_home);
+		if (has[0] && has[1]) {
+			/* A jcc its fused compare's handler ran: rip says
+			 * which way it went. */
+			jit_mov_imm(&x->a, JR_RDX, target);
+			emit(x, ZYDIS_MNEMONIC_CMP, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RDX, 8));
+			site[1] = jit_jcc_forward(&x->a, JIT_CC_Z);
+			site[0] = jit_jmp_forward(&x->a);
+		} else if (has[0] || has[1]) {
+			site[has[1]] = jit_jmp_forward(&x->a);
+		} else if (layout->indirect_exit) {
+			assemble_indirect_exit(x, targets);
+		}
 	}
 	*home = x->a.pos;
-	if (over_budget)
-		jit_bind(&x->a, over_budget);
+	for (unsigned i = 0; i < n_home; i++)
+		jit_bind(&x->a, home_jumps[i]);
 	for (unsigned i = 0; i < 2; i++)
 		if (site[i])
 			jit_point(&x->a, site[i], *home);
@@ -328,9 +377,6 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	layout->chain_entry = x->a.pos;
-	/* The last instruction sees rip at the block's end (emu_run's rule). */
-	jit_mov_imm(&x->a, JR_RAX, b->next_rip);
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RAX, 8));
 	load_guests(x);
 
 	for (unsigned i = 0; i < b->count;) {
@@ -340,6 +386,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 			continue;
 		}
 		x->wrote = false;
+		x->flags_dead = jit_flags_overwritten(b, lowered, i);
 		jit_lower(x, &b->insns[i]);
 		if (x->wrote && i + 1 < b->count) {
 			/* The write's status waits in its slot until the

@@ -67,10 +67,22 @@ struct jit_xlate {
 				     * translated flag-setting instruction,
 				     * nothing since has changed them) */
 	bool wrote;                 /* the current instruction wrote memory */
+	bool flags_dead;            /* the current instruction's flags are
+				     * overwritten before anything can see
+				     * them (jit_flags_overwritten) */
 	/* What cpu->lazy holds, when a lowered instruction of this block
 	 * set it (EMU_LAZY_NONE when unknown here): a conditional jump can
 	 * then remake the host flags from it. */
 	uint8_t lazy_kind, lazy_size;
+	/* regs.rip is the block's end (emu_run's rule for what handlers
+	 * see): stored before the first handler call, not on entry, since
+	 * exits leave it to the run loop and a whole run's end stores the
+	 * successor. */
+	bool rip_stored;
+	/* The block ends in a lowered jcc: the host condition (cc) that
+	 * takes it, tested by the block's end (jit_translate.c). */
+	bool end_jcc;
+	uint8_t end_cc;
 	unsigned cur;               /* index of the instruction translated */
 	struct jit_exit exits[JIT_MAX_EXITS];
 	unsigned n_exits;
@@ -87,6 +99,8 @@ enum jit_slot { JIT_SLOT_A, JIT_SLOT_B, JIT_SLOT_RES, JIT_SLOT_WRITE_STATUS, JIT
 struct jit_opnd jit_slot(enum jit_slot n, unsigned size);
 
 struct jit_opnd jit_cpu_field(int64_t off, unsigned size);
+/* regs.rip = target (clobbers rax). */
+void jit_set_rip(struct jit_xlate *x, uint64_t target);
 /* A jump taken on host condition cc to an exit with `status` at
  * instruction `index` (the dirty registers as they are now). */
 void jit_exit_if(struct jit_xlate *x, unsigned cc, unsigned index, unsigned status);
@@ -116,6 +130,10 @@ size_t jit_inline_write(struct jit_xlate *x, unsigned size);
 /* Whether `insn` has a host-code form (else the translation calls its
  * handler); jit_lower emits it. */
 bool jit_lowerable(const struct emu_insn *insn);
+/* Whether instruction i's status flags are dead: a later lowered
+ * add/sub/cmp/and/or/xor/test of registers overwrites them with only
+ * register moves between, so no read, handler or exit can see them. */
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i);
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);

@@ -267,7 +267,6 @@ static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 		.cache = tm->cache.bytes,
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
 		.cache_shift = 64 - tm->cache.log2_entries,
-		.hits = &tm->cache.hits,
 		.hits_since_miss = &tm->cache.hits_since_miss,
 		.watched = tm->code_pages->filter,
 		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,

@@ -41,7 +41,7 @@ struct traced_memory {
  * path keeps no count of its own). */
 static inline uint64_t traced_memory_reads(const struct traced_memory *tm)
 {
-	return tm->cache.hits + tm->cache.misses;
+	return predict_cache_hits(&tm->cache) + tm->cache.misses;
 }
 
 static inline uint64_t traced_memory_misses(const struct traced_memory *tm)

@@ -261,7 +261,6 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
 	if (m->next.valid)
 		m->next.hits_before--;
-	m->cache.hits++;
 	m->cache.hits_since_miss++;
 	struct process_memory *p = m->proc;
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);

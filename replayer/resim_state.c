@@ -38,7 +38,7 @@ static int save_thread(struct resim *s, size_t i, struct resim_thread_state *out
 	size_t cache_size = (size_t)PREDICT_CACHE_LINE << t->mem.cache.log2_entries;
 	if (sparse_copy_take(&out->cache, t->mem.cache.bytes, cache_size) != 0)
 		return -1;
-	out->cache_hits = t->mem.cache.hits;
+	out->cache_hits = t->mem.cache.hits_settled;
 	out->cache_misses = t->mem.cache.misses;
 	out->cache_hits_since_miss = t->mem.cache.hits_since_miss;
 	return 0;
@@ -110,7 +110,7 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	}
 	if (st->cache.blocks) {
 		sparse_copy_restore(&st->cache, t->mem.cache.bytes);
-		t->mem.cache.hits = st->cache_hits;
+		t->mem.cache.hits_settled = st->cache_hits;
 		t->mem.cache.misses = st->cache_misses;
 		t->mem.cache.hits_since_miss = st->cache_hits_since_miss;
 	}

@@ -52,7 +52,7 @@ void predict_cache_flush(struct predict_cache *pc)
 	for (size_t at = 0; at < size; at += block)
 		if (!block_is_zero(pc->bytes + at, block))
 			memset(pc->bytes + at, 0, block);
-	pc->hits_since_miss = 0;
+	predict_cache_end_run(pc);
 }
 
 /* The piece of an access at a that lies in one entry: its slot, and
@@ -116,13 +116,11 @@ bool predict_cache_record_read_any(struct predict_cache *pc, uint64_t addr, cons
 				   unsigned n, uint64_t *hits_before)
 {
 	if (matches(pc, addr, bytes, n)) {
-		pc->hits++;
 		pc->hits_since_miss++;
 		return true;
 	}
 	predict_cache_update_any(pc, addr, bytes, n);
-	*hits_before = pc->hits_since_miss;
-	pc->hits_since_miss = 0;
+	*hits_before = predict_cache_end_run(pc);
 	pc->misses++;
 	return false;
 }
@@ -154,14 +152,13 @@ int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *
 		memcpy(out, next->value, n);
 		predict_cache_update(pc, addr, out, n);
 		next->valid = false;
-		pc->hits_since_miss = 0;
+		predict_cache_end_run(pc);
 		pc->misses++;
 		return 1;
 	}
 	predict_cache_predict(pc, addr, out, n);
 	if (next->valid)
 		next->hits_before--;
-	pc->hits++;
 	pc->hits_since_miss++;
 	return 0;
 }

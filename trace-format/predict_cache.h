@@ -20,9 +20,27 @@
 struct predict_cache {
 	uint8_t *bytes; /* entries * PREDICT_CACHE_LINE, zeros at start and flush */
 	unsigned log2_entries;
-	uint64_t hits, misses;   /* cumulative, not reset by flush */
-	uint64_t hits_since_miss; /* reset by a miss and by a flush */
+	/* Hits are counted once, in hits_since_miss (the hot paths, inline
+	 * ones in translated code too, make one increment); a miss or a flush
+	 * moves that run into hits_settled. predict_cache_hits() is the sum. */
+	uint64_t hits_settled, misses; /* cumulative, not reset by flush */
+	uint64_t hits_since_miss;      /* reset by a miss and by a flush */
 };
+
+/* The reads that hit, cumulative. */
+static inline uint64_t predict_cache_hits(const struct predict_cache *pc)
+{
+	return pc->hits_settled + pc->hits_since_miss;
+}
+
+/* A miss (or flush) ends the run of hits: returns its length. */
+static inline uint64_t predict_cache_end_run(struct predict_cache *pc)
+{
+	uint64_t run = pc->hits_since_miss;
+	pc->hits_settled += run;
+	pc->hits_since_miss = 0;
+	return run;
+}
 
 /* Returns false (cache untouched) when log2_entries is out of range or
  * memory is short. */
@@ -160,7 +178,6 @@ static inline bool predict_cache_try_hit_uint(struct predict_cache *pc, uint64_t
 	memcpy(&entry, predict_cache_slot(pc, addr), 8);
 	if (((entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(n)) != value)
 		return false;
-	pc->hits++;
 	pc->hits_since_miss++;
 	return true;
 }
@@ -174,8 +191,7 @@ static inline bool predict_cache_record_read_uint(struct predict_cache *pc, uint
 	if ((addr & 7) + n > PREDICT_CACHE_LINE)
 		return predict_cache_record_read_uint_any(pc, addr, value, n, hits_before);
 	predict_cache_update_uint(pc, addr, value, n);
-	*hits_before = pc->hits_since_miss;
-	pc->hits_since_miss = 0;
+	*hits_before = predict_cache_end_run(pc);
 	pc->misses++;
 	return false;
 }
@@ -220,7 +236,6 @@ static inline bool predict_cache_record_read(struct predict_cache *pc, uint64_t 
 	if (predict_cache_small(addr, bytes, n, &value))
 		return predict_cache_record_read_uint(pc, addr, value, n, hits_before);
 	if (predict_cache_whole_entries(addr, n) && predict_cache_entries_match(pc, addr, bytes, n)) {
-		pc->hits++;
 		pc->hits_since_miss++;
 		return true;
 	}
