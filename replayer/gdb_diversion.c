@@ -29,16 +29,16 @@
 /* Thread k's registers as gdb sees them, in the diversion or as recorded. */
 static void regs_of(struct gdb_target *t, size_t k, struct gdbstub_regs *out)
 {
-	const struct emu_regs *r = t->div && diversion_thread(t->div) == k
-					   ? diversion_regs(t->div)
-					   : resim_thread_regs(&t->s->sim, k);
-	gdbstub_regs_from_emu(r, UINT64_MAX, out);
+	if (t->div && diversion_thread(t->div) == k)
+		gdbstub_regs_from_emu(diversion_regs(t->div), UINT64_MAX, out);
+	else
+		target_recorded_regs(t, k, out);
 }
 
 static bool as_recorded(struct gdb_target *t, size_t k, const struct gdbstub_regs *regs)
 {
 	struct gdbstub_regs rec;
-	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, k), UINT64_MAX, &rec);
+	target_recorded_regs(t, k, &rec);
 	return memcmp(&rec, regs, sizeof(rec)) == 0;
 }
 

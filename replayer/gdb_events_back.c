@@ -45,9 +45,7 @@ static void event_stop(struct gdb_target *t, enum resim_status st, struct gdbstu
 		stop->signo = s->sim.counts.last_signal;
 		return;
 	}
-	target_edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
-							    : GDBSTUB_STOP_SYSCALL_RETURN);
-	stop->syscall_nr = s->sim.syscall_nr;
+	target_syscall_stop(t, stop, st == RESIM_SYSCALL_ENTRY);
 }
 
 bool target_segment_may_have_events(const struct gdb_target *t, size_t k)

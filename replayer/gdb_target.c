@@ -14,6 +14,7 @@
  * instruction, whatever the others did in between (as they did when
  * recording).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,16 +73,27 @@ static long thread_index(struct gdb_target *t, int64_t tid)
 	return resim_thread_index(&t->s->sim, tid);
 }
 
+void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_regs *out)
+{
+	uint64_t orig_rax = UINT64_MAX; /* a stop that is no syscall's: -1 */
+	if (t->syscall_stop_valid && k == t->syscall_stop_thread && k == t->s->sim.current &&
+	    resim_now(&t->s->sim) == t->syscall_stop_time)
+		orig_rax = t->syscall_stop_nr;
+	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, k), orig_rax, out);
+	if (orig_rax != UINT64_MAX && t->syscall_stop_entry)
+		out->gpr[0] = (uint64_t)-ENOSYS; /* rax: the kernel's at entry */
+}
+
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
 {
 	struct gdb_target *t = ctx;
 	long k = thread_index(t, tid);
 	if (k < 0)
 		return -1;
-	const struct emu_regs *r = t->div && diversion_thread(t->div) == (size_t)k
-					   ? diversion_regs(t->div)
-					   : resim_thread_regs(&t->s->sim, (size_t)k);
-	gdbstub_regs_from_emu(r, UINT64_MAX, out);
+	if (t->div && diversion_thread(t->div) == (size_t)k)
+		gdbstub_regs_from_emu(diversion_regs(t->div), UINT64_MAX, out);
+	else
+		target_recorded_regs(t, (size_t)k, out);
 	return 0;
 }
 
@@ -318,6 +330,17 @@ void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop,
 	stop->tid = target_current_tid(t);
 }
 
+void target_syscall_stop(struct gdb_target *t, struct gdbstub_stop *stop, int entry)
+{
+	target_edge_stop(t, stop, entry ? GDBSTUB_STOP_SYSCALL_ENTRY : GDBSTUB_STOP_SYSCALL_RETURN);
+	stop->syscall_nr = t->s->sim.syscall_nr;
+	t->syscall_stop_valid = true;
+	t->syscall_stop_entry = entry;
+	t->syscall_stop_time = resim_now(&t->s->sim);
+	t->syscall_stop_nr = t->s->sim.syscall_nr;
+	t->syscall_stop_thread = t->s->sim.current;
+}
+
 /* The fatal signal the program died of, reported once at the end. */
 static bool ended_by_signal(const struct gdb_target *t, int *signo)
 {
@@ -371,9 +394,7 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	}
 	s->pass_interrupted = NULL;
 	if (st == RESIM_SYSCALL_ENTRY || st == RESIM_SYSCALL_RETURN) {
-		target_edge_stop(t, stop, st == RESIM_SYSCALL_ENTRY ? GDBSTUB_STOP_SYSCALL_ENTRY
-							  : GDBSTUB_STOP_SYSCALL_RETURN);
-		stop->syscall_nr = s->sim.syscall_nr;
+		target_syscall_stop(t, stop, st == RESIM_SYSCALL_ENTRY);
 		return 0;
 	}
 	if (st == RESIM_SIGNAL) {
@@ -655,6 +676,7 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
@@ -671,6 +693,7 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
@@ -757,6 +780,7 @@ static void gt_attach_console(void *ctx, gdbstub_print_fn print, void *print_ctx
 static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
+	t->syscall_stop_valid = false; /* a move: that stop is over */
 	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
 	return replay_session_goto(t->s, time < begin ? begin : time);

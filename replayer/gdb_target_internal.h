@@ -82,6 +82,13 @@ struct gdb_target {
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;
 	bool div_regs_changed; /* its thread's registers differ (or did) */
+	/* The last stop at a syscall's entry or return (catch syscall): while
+	 * the replay is still there, gdb reads the registers a live process
+	 * shows at that ptrace stop (orig_rax the number; at the entry, rax
+	 * -ENOSYS), not the emulator's. */
+	bool syscall_stop_valid, syscall_stop_entry;
+	uint64_t syscall_stop_time, syscall_stop_nr;
+	size_t syscall_stop_thread;
 };
 
 /* Makes sure the first pass has run, before anything that needs the whole
@@ -97,6 +104,12 @@ int64_t target_current_tid(const struct gdb_target *t);
 uint64_t target_history_begin(const struct gdb_target *t);
 /* A stop of this reason in the running thread. */
 void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop, enum gdbstub_stop_reason why);
+/* A stop at the syscall edge the replay is at (st: RESIM_SYSCALL_ENTRY or
+ * _RETURN), noted for the registers gdb reads there. */
+void target_syscall_stop(struct gdb_target *t, struct gdbstub_stop *stop, int entry);
+/* Thread k's registers as recorded, as gdb is shown them (at a syscall
+ * stop, with what a live process shows there). */
+void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_regs *out);
 /* Runs forward to `target` (UINT64_MAX: until something stops it), or
  * back to the last breakpoint or watched access before `before`
  * (any_point_counts false: to before - 1; events_count: received signals

@@ -153,10 +153,18 @@ gdb -batch -nx -ex "$slow_link" ./sigusr1 -ex "target remote | $build/ttreplay s
 	> sig.out 2>&1
 expect sig.out 'Program received signal SIGUSR1' "a received signal stops continue"
 gdb -batch -nx -ex "$slow_link" ./counter -ex "target remote | $build/ttreplay c.idna" -ex 'catch syscall write' \
-	-ex continue -ex 'print $rax' -ex continue -ex 'print $rax' > catch.out 2>&1
+	-ex continue -ex 'print $rax' -ex 'print $orig_rax' -ex continue -ex 'print $rax' \
+	-ex 'print $orig_rax' -ex stepi -ex 'print $orig_rax' > catch.out 2>&1
 expect catch.out 'Catchpoint 1 \(call to syscall write\)' "catch syscall: entry"
 expect catch.out 'Catchpoint 1 \(returned from syscall write\)' "catch syscall: return"
-expect catch.out '^\$2 = [1-9]' "catch syscall: the result after return"
+# The registers of a live process at those ptrace stops: at the entry rax
+# is the kernel's -ENOSYS and orig_rax the number (1, write); at the return
+# orig_rax is still the number; a stop that is no syscall's shows -1.
+expect catch.out '^\$1 = -38$' "catch syscall: rax at the entry is -ENOSYS"
+expect catch.out '^\$2 = 1$' "catch syscall: orig_rax at the entry is the syscall"
+expect catch.out '^\$3 = [1-9]' "catch syscall: the result after return"
+expect catch.out '^\$4 = 1$' "catch syscall: orig_rax at the return is the syscall"
+expect catch.out '^\$5 = -1$' "catch syscall: orig_rax after a step is -1"
 # ... and stop reverse-continue where they stop continue.
 gdb -batch -nx -ex "$slow_link" ./sigusr1 -ex "target remote | $build/ttreplay sig.idna" \
 	-ex 'break sigusr1_siginfo.c:44' -ex continue -ex continue -ex continue -ex 'monitor when' \
