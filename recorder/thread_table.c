@@ -107,8 +107,20 @@ int threads_switch_to(struct recording *rec, struct rec_thread *t)
 	if (rec->last_run == t)
 		return 0;
 	/* The first thread's first slice opens the trace: nothing to order. */
-	if (rec->last_run && log_key_frame(rec, IDNA_KEY_SWITCH) != 0)
-		return -1;
+	if (rec->last_run) {
+		if (log_key_frame(rec, IDNA_KEY_SWITCH) != 0)
+			return -1;
+		/* In a ring a slice logs every code page it runs, as after a
+		 * checkpoint (man/idna.5, RING MODE): a page another thread
+		 * logged may be in a part of its stream the ring evicted or
+		 * that replay skips (before its first kept checkpoint), and
+		 * this thread's records since its last switch or checkpoint
+		 * are all replayed whenever the slice is. */
+		if (rec->opt->ring_bytes) {
+			traced_memory_forget_code(rec->tm, 0, UINT64_MAX);
+			emu_refetch_code(rec->cpu);
+		}
+	}
 	rec->last_run = t;
 	if (!t->started) {
 		t->started = true;

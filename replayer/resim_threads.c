@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace-format/code_page_set.h"
 #include "trace-format/trace_regs.h"
 #include "replayer/resim.h"
 
@@ -308,8 +309,14 @@ int resim_schedule(struct resim *s, bool *switched)
 	}
 	/* A SWITCH frame is consumed; a first checkpoint is applied by the
 	 * event loop, as the thread's first event. */
-	if (best_kind == 1)
+	if (best_kind == 1) {
 		cursor_next(&t->events);
+		/* As the recorder did at the switch (man/idna.5, RING MODE). */
+		if (idna_reader_switch_unlogs_code(s->reader)) {
+			code_page_set_clear(s->proc.code_pages);
+			emu_refetch_code(s->cpu);
+		}
+	}
 	if (replay_memory_cache_acquire(&t->mem) != 0) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;

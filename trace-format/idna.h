@@ -351,6 +351,10 @@ struct idna_reader *idna_reader_open(const char *path, char *err, size_t errlen)
 void idna_reader_close(struct idna_reader *r);
 
 const struct idna_header *idna_reader_header(const struct idna_reader *r);
+/* Whether a thread-switch key frame un-logs every code page, as a
+ * checkpoint does (ring traces of minor version 3 and later: man/idna.5,
+ * RING MODE). */
+bool idna_reader_switch_unlogs_code(const struct idna_reader *r);
 /* True when the index was rebuilt by scanning (footer missing or bad). */
 bool idna_reader_index_rebuilt(const struct idna_reader *r);
 /* Whether the writer closed the trace (its index and trailer are sound)

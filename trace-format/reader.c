@@ -244,6 +244,10 @@ struct idna_reader *idna_reader_open(const char *path, char *err, size_t errlen)
 
 const struct idna_header *idna_reader_header(const struct idna_reader *r) { return &r->header; }
 bool idna_reader_index_rebuilt(const struct idna_reader *r) { return r->index_rebuilt; }
+bool idna_reader_switch_unlogs_code(const struct idna_reader *r)
+{
+	return (r->header.flags & IDNA_FLAG_RING) && r->header.version_minor >= 3;
+}
 const char *idna_reader_warning(const struct idna_reader *r) { return r->warning[0] ? r->warning : NULL; }
 size_t idna_reader_chunk_count(const struct idna_reader *r) { return r->n_chunks; }
 size_t idna_reader_stream_count(const struct idna_reader *r) { return r->n_streams; }
