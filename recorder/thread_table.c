@@ -149,12 +149,11 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
 		memory_mirror_invalidate(rec->mirror, 0, UINT64_MAX);
 	/* What it held in proportion to the threads ever made goes: its
 	 * prediction cache (its counts stay, for the summary) and its
-	 * stream's open chunk, which goes to the file now. Not in a ring:
-	 * there a chunk ended early made replay diverge (64 threads,
-	 * --ring 1M; tests/replay.sh, threads_many), so a ring keeps it
-	 * open to the end as before. */
+	 * stream's open chunk, which goes to the file now (in a ring too:
+	 * its chunk may then be evicted earlier, which a switch un-logging
+	 * the code pages makes safe; tests/ring_threads.sh). */
 	predict_cache_fini(&t->tm.cache);
-	if (!rec->opt->ring_bytes && idna_writer_end_stream(rec->writer, t->stream) != 0)
+	if (idna_writer_end_stream(rec->writer, t->stream) != 0)
 		t->tm.failed = 1;
 	return log_thread_exit(rec, t, status);
 }
