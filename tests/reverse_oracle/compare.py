@@ -42,7 +42,8 @@ NORMALIZE = [
      'live fork notice'),
     # gdb -batch ends the session after the last command: it detaches
     # from a remote target and kills a native process, silently.
-    (re.compile(r'^\[Inferior 1 \(Remote target\) detached\]$'), None,
+    # (The remote target names the recorded process when it knows its pid.)
+    (re.compile(r'^\[Inferior 1 \((Remote target|process \d+)\) detached\]$'), None,
      'end of the session'),
     # The numbers of gdb's value history follow from every earlier print:
     # a difference there is reported where it happened, not on every
