@@ -25,6 +25,12 @@ struct recording;
  * 0, or -1 when the trace cannot be written (the recording failed). */
 int kernel_writes_log_syscall(struct recording *rec, const struct syscall_effect *e);
 
+/* Logs the ranges a finished syscall made zero or unknown without their
+ * bytes being logged (kernel_write_ranges.c): an address-space change, an
+ * undescribed syscall's possible outputs. 0, or -1 as above. */
+int kernel_writes_log_ranges(struct recording *rec, long nr, const uint64_t args[6],
+			     int64_t result, const struct syscall_effect *e);
+
 /* Logs bytes the recorder itself answered for the kernel. */
 int kernel_writes_log_bytes(struct recording *rec, uint64_t addr, const void *bytes, size_t len);
 

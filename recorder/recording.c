@@ -357,7 +357,9 @@ void recording_apply_syscall_effects(struct recording *rec, long nr, const uint6
 		invalidate_file_mappings(rec, nr, args, result, changed_fd);
 	syscall_effect_describe(nr, args, result,
 				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
-	kernel_writes_log_syscall(rec, &e); /* a failure fails the record after it */
+	/* A failure fails the record after it. */
+	if (kernel_writes_log_syscall(rec, &e) == 0)
+		kernel_writes_log_ranges(rec, nr, args, result, &e);
 	switch (e.kind) {
 	case SYSCALL_KIND_PLAIN:
 	case SYSCALL_KIND_THREAD:  /* what the kernel wrote for the new thread */

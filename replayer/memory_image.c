@@ -319,7 +319,35 @@ size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf,
 	return memory_image_load_at(m, addr, buf, len, UINT64_MAX);
 }
 
-void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
+/* In a future image's valid_from words: the word's bytes not known there
+ * are unknown at every time (a range the kernel changed covers them). */
+#define BLOCKED (1ull << 63)
+
+/* [off, off + n) of a future image's page at pa: forgotten, its words
+ * blocked. */
+static void block_piece(struct memory_image *future, uint64_t pa, unsigned off, unsigned n)
+{
+	struct memory_image_page *p = writable_page(future, pa);
+	if (!p)
+		return;
+	set_known(p, off, n, false);
+	for (unsigned w = off / 8; w <= (off + n - 1) / 8; w++)
+		p->valid_from[w] |= BLOCKED;
+}
+
+/* [off, off + n) of a page the image holds: forgotten, or zero and known. */
+static void change_piece(struct memory_image *m, uint64_t pa, unsigned off, unsigned n, bool zero)
+{
+	struct memory_image_page *p = writable_page(m, pa);
+	if (!p)
+		return;
+	if (zero)
+		memset(p->data + off, 0, n);
+	set_known(p, off, n, zero);
+}
+
+/* change_piece over the pages of [addr, addr+len) the image holds. */
+static void change_held_pages(struct memory_image *m, uint64_t addr, uint64_t len, bool zero)
 {
 	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
 	if (len > 64ull * PAGE_SIZE) {
@@ -329,22 +357,65 @@ void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
 				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
 					uint64_t lo = s->addr > addr ? s->addr : addr;
 					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
-					struct memory_image_page *p = writable_page(m, s->addr);
-					if (p)
-						set_known(p, (unsigned)(lo - s->addr), (unsigned)(hi - lo), false);
+					change_piece(m, s->addr, (unsigned)(lo - s->addr),
+						     (unsigned)(hi - lo), zero);
 				}
 		return;
 	}
 	for (uint64_t a = addr; a < end;) {
 		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
 		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
-		if (find(m, pa)) {
-			struct memory_image_page *p = writable_page(m, pa);
-			if (p)
-				set_known(p, (unsigned)(a - pa), (unsigned)(hi - a), false);
-		}
+		if (find(m, pa))
+			change_piece(m, pa, (unsigned)(a - pa), (unsigned)(hi - a), zero);
 		a = hi;
 	}
+}
+
+void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
+{
+	change_held_pages(m, addr, len, false);
+}
+
+void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len)
+{
+	change_held_pages(m, addr, len, true);
+}
+
+/* A future image's pages of at most this many pages are made for a
+ * blocked range; past it, only the pages it holds are blocked. */
+#define MAX_BLOCK_PAGES 64u
+
+void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+	bool make = len <= MAX_BLOCK_PAGES * (uint64_t)PAGE_SIZE;
+	future->timed = true; /* before its first page */
+	if (!make) {
+		/* Held pages only: the large-range walk of forget, then the
+		 * words' flags below per held page. */
+		for (unsigned b = 0; b < BUCKETS; b++)
+			for (struct slot *s = future->buckets[b]; s; s = s->next)
+				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
+					uint64_t lo = s->addr > addr ? s->addr : addr;
+					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
+					block_piece(future, s->addr, (unsigned)(lo - s->addr),
+						    (unsigned)(hi - lo));
+				}
+		return;
+	}
+	for (uint64_t a = addr; a < end;) {
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
+		block_piece(future, pa, (unsigned)(a - pa), (unsigned)(hi - a));
+		a = hi;
+	}
+}
+
+bool memory_image_blocked(const struct memory_image *future, uint64_t addr)
+{
+	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+	const struct slot *s = future->timed ? find(future, pa) : NULL;
+	return s && (s->page->valid_from[(addr - pa) / 8] & BLOCKED);
 }
 
 static bool byte_known(const struct memory_image *m, uint64_t a)
@@ -375,8 +446,9 @@ static bool store_first_reads_in_page(const struct memory_image *past, struct me
 		unsigned o = off + i;
 		p->data[o] = b[i];
 		set_known(p, o, 1, true);
-		if (valid_from > p->valid_from[o / 8])
-			p->valid_from[o / 8] = valid_from;
+		uint64_t *w = &p->valid_from[o / 8];
+		if (valid_from > (*w & ~BLOCKED))
+			*w = valid_from | (*w & BLOCKED);
 	}
 	return true;
 }
@@ -413,7 +485,7 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
 		unsigned off = (unsigned)(a - pa);
 		while (off < PAGE_SIZE && done < len) {
 			if (!(s->page->known[off / 64] & (1ull << (off % 64))) ||
-			    (future->timed && s->page->valid_from[off / 8] > now))
+			    (future->timed && (s->page->valid_from[off / 8] & ~BLOCKED) > now))
 				return done;
 			out[done++] = s->page->data[off++];
 		}

@@ -61,6 +61,23 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
  * does not describe byte by byte). */
 void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len);
 
+/* Makes the bytes of [addr, addr+len) zero, in the pages the image holds
+ * (zeroed memory the trace describes as a range: a whole new mapping is
+ * not worth pages of zeros; its other bytes stay as they were). */
+void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len);
+
+/*
+ * A range the kernel changed without the trace holding its bytes, in a
+ * future image (the first pass, at the change's time): the first reads
+ * before it no longer hold, and its bytes are unknown at every time
+ * until the program's next read of them makes them first reads again;
+ * for the 8-byte words it touches, memory_image_blocked then says so,
+ * and no other source (a module file) may stand in. Ranges of more than
+ * 64 pages are blocked only in the pages the image holds.
+ */
+void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len);
+bool memory_image_blocked(const struct memory_image *future, uint64_t addr);
+
 /* --- page by page, for the replay index ---------------------------------- */
 
 #define MEMORY_IMAGE_PAGE 4096u

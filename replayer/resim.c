@@ -173,11 +173,38 @@ static void apply_transition(struct resim *s, const struct idna_record *ev)
  * the recorder's did not see them either (the program's reads of them
  * are misses in the log, as before these records existed).
  */
+/*
+ * A range the kernel made zero or unknown (man/idna.5): the image stops
+ * showing what it knew there. Zeros go only into pages the image holds;
+ * the rest of the range, like an unknown one, is unknown until the
+ * program reads it. The first pass also blocks the range in the future
+ * image: a first read before this time showed bytes that no longer hold,
+ * and a read after it is then a first read again, valid from its own
+ * transition on.
+ */
+static void apply_kernel_range(struct resim *s, const struct idna_record *ev)
+{
+	struct process_memory *p = &s->proc;
+	uint64_t addr = ev->u.kernel_write.addr, span = ev->u.kernel_write.span;
+	if (!span)
+		return;
+	if (ev->u.kernel_write.flags & IDNA_KWRITE_ZERO)
+		memory_image_zero_held(p->image, addr, span);
+	else
+		memory_image_forget(p->image, addr, span);
+	if (p->future)
+		memory_image_block_future(p->future, addr, span);
+}
+
 static void apply_kernel_write(struct resim *s, const struct idna_record *ev)
 {
 	struct process_memory *p = &s->proc;
 	uint64_t addr = ev->u.kernel_write.addr;
 	uint32_t len = ev->u.kernel_write.len;
+	if (ev->u.kernel_write.flags & IDNA_KWRITE_RANGE) {
+		apply_kernel_range(s, ev);
+		return;
+	}
 	if (!len || addr + len < addr)
 		return;
 	memory_image_store(p->image, addr, ev->u.kernel_write.bytes, len);

@@ -101,7 +101,18 @@ enum idna_kernel_write_flags {
 	 * (the initial stack, the vDSO): they come right after the
 	 * checkpoint that starts the image, with no transition after them. */
 	IDNA_KWRITE_IMAGE = 4,
+	/* No bytes but a range, [addr, addr + span) (minor version 3 and
+	 * later): from the transition that follows, its bytes are unknown
+	 * until the program's next read of them (an undescribed syscall's
+	 * possible outputs, a new file mapping, an unmapped range). */
+	IDNA_KWRITE_UNKNOWN = 8,
+	/* No bytes but a range, as IDNA_KWRITE_UNKNOWN: from the transition
+	 * that follows, its bytes are zero (a fresh anonymous mapping, private
+	 * anonymous pages dropped by MADV_DONTNEED). */
+	IDNA_KWRITE_ZERO = 16,
 };
+/* The flags of a KERNEL_WRITE that carries a range instead of bytes. */
+#define IDNA_KWRITE_RANGE (IDNA_KWRITE_UNKNOWN | IDNA_KWRITE_ZERO)
 
 struct idna_mem_effect {
 	uint64_t addr;
@@ -195,6 +206,9 @@ struct idna_record {
 			const uint8_t *bytes;
 			uint32_t len; /* 0..IDNA_MAX_KERNEL_WRITE */
 			uint32_t flags; /* enum idna_kernel_write_flags */
+			/* With IDNA_KWRITE_RANGE flags (and no bytes): the
+			 * range's length. */
+			uint64_t span;
 		} kernel_write;
 		struct {
 			const uint8_t *payload;

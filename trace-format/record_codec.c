@@ -93,6 +93,8 @@ static const char *validate(const struct idna_record *rec)
 		if (rec->u.kernel_write.len > IDNA_MAX_KERNEL_WRITE ||
 		    (rec->u.kernel_write.len && !rec->u.kernel_write.bytes))
 			return "kernel write larger than IDNA_MAX_KERNEL_WRITE or without bytes";
+		if ((rec->u.kernel_write.flags & IDNA_KWRITE_RANGE) && rec->u.kernel_write.len)
+			return "kernel write of a range with bytes";
 		return NULL;
 	default:
 		if (rec->type == 0)
@@ -202,7 +204,10 @@ static void encode_payload(struct record_codec_state *s, const struct idna_recor
 	case IDNA_REC_KERNEL_WRITE:
 		bw_varint(w, u->kernel_write.flags);
 		bw_varint(w, u->kernel_write.addr);
-		bw_bytes(w, u->kernel_write.bytes, u->kernel_write.len);
+		if (u->kernel_write.flags & IDNA_KWRITE_RANGE)
+			bw_varint(w, u->kernel_write.span);
+		else
+			bw_bytes(w, u->kernel_write.bytes, u->kernel_write.len);
 		break;
 	default:
 		bw_bytes(w, u->unknown.payload, u->unknown.len);
@@ -409,6 +414,13 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 	case IDNA_REC_KERNEL_WRITE:
 		u->kernel_write.flags = br_varint32(r);
 		u->kernel_write.addr = br_varint(r);
+		u->kernel_write.span = 0;
+		if (u->kernel_write.flags & IDNA_KWRITE_RANGE) {
+			u->kernel_write.span = br_varint(r);
+			u->kernel_write.len = 0;
+			u->kernel_write.bytes = NULL;
+			break;
+		}
 		u->kernel_write.len = (uint32_t)br_left(r);
 		u->kernel_write.bytes = br_bytes(r, u->kernel_write.len);
 		if (u->kernel_write.len > IDNA_MAX_KERNEL_WRITE)

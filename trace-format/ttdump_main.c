@@ -237,8 +237,11 @@ static void print_record(const struct idna_record *rec, uint32_t stream, uint32_
 		break;
 	case IDNA_REC_KERNEL_WRITE:
 		field_x(json, "addr", u->kernel_write.addr);
-		field_u(json, "len", u->kernel_write.len);
-		field_str(json, "of", u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED ? "undescribed"
+		field_u(json, "len", u->kernel_write.flags & IDNA_KWRITE_RANGE ? u->kernel_write.span
+										: u->kernel_write.len);
+		field_str(json, "of", u->kernel_write.flags & IDNA_KWRITE_UNKNOWN ? "unknown"
+				      : u->kernel_write.flags & IDNA_KWRITE_ZERO ? "zero"
+				      : u->kernel_write.flags & IDNA_KWRITE_UNDESCRIBED ? "undescribed"
 				      : u->kernel_write.flags & IDNA_KWRITE_SIGNAL_FRAME ? "signal-frame"
 				      : u->kernel_write.flags & IDNA_KWRITE_IMAGE ? "image"
 				      : "syscall");

@@ -198,6 +198,50 @@ START_TEST(test_first_reads_against_model)
 }
 END_TEST
 
+/* A range the kernel changed: in the future image, the first reads before
+ * the change stop showing and the words it touches are blocked until
+ * read again; zeros go into the pages an image holds, no others. */
+START_TEST(test_changed_ranges)
+{
+	struct memory_image *past = memory_image_new(), *later = memory_image_new();
+	ck_assert_ptr_nonnull(past);
+	ck_assert_ptr_nonnull(later);
+	const uint8_t old[8] = "abcdefg";
+	uint8_t got[8];
+	memory_image_store_first_reads(past, later, BASE, old, 8, 5);
+	ck_assert_uint_eq(memory_image_load_at(later, BASE, got, 8, 10), 8);
+	ck_assert(!memory_image_blocked(later, BASE));
+
+	memory_image_block_future(later, BASE + 2, 3);
+	ck_assert_uint_eq(memory_image_load_at(later, BASE, got, 8, 10), 2);
+	ck_assert(memory_image_blocked(later, BASE + 2));
+	ck_assert(!memory_image_blocked(later, BASE + 8));
+	/* Read again after the change: first reads again, from their time. */
+	memory_image_store_first_reads(past, later, BASE + 2, "XYZ", 3, 20);
+	ck_assert_uint_eq(memory_image_load_at(later, BASE + 2, got, 3, 25), 3);
+	ck_assert_int_eq(memcmp(got, "XYZ", 3), 0);
+	ck_assert_uint_eq(memory_image_load_at(later, BASE + 2, got, 3, 15), 0);
+
+	/* A large range blocks only the pages the future image holds. */
+	size_t pages = memory_image_page_count(later);
+	memory_image_block_future(later, BASE + 0x100000, 1u << 30);
+	ck_assert_uint_eq(memory_image_page_count(later), pages);
+	memory_image_block_future(later, BASE + 0x100000, 4096);
+	ck_assert_uint_eq(memory_image_page_count(later), pages + 1);
+	ck_assert(memory_image_blocked(later, BASE + 0x100000));
+
+	/* Zeros into held pages only. */
+	ck_assert(memory_image_store(past, BASE + 4096, "data", 4));
+	memory_image_zero_held(past, BASE, 3 * 4096);
+	ck_assert_uint_eq(memory_image_page_count(past), 1);
+	ck_assert_uint_eq(memory_image_load(past, BASE + 4096, got, 8), 8);
+	ck_assert_int_eq(memcmp(got, "\0\0\0\0\0\0\0\0", 8), 0);
+	ck_assert_uint_eq(memory_image_load(past, BASE, got, 1), 0);
+	memory_image_free(later);
+	memory_image_free(past);
+}
+END_TEST
+
 static Suite *memory_image_suite(void)
 {
 	Suite *s = suite_create("replay_memory_image");
@@ -205,6 +249,7 @@ static Suite *memory_image_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_image_against_model);
 	tcase_add_test(tc, test_first_reads_against_model);
+	tcase_add_test(tc, test_changed_ranges);
 	suite_add_tcase(s, tc);
 	return s;
 }

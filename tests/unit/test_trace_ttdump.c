@@ -98,6 +98,8 @@ START_TEST(summary_and_records)
 	ck_assert_msg(strstr(out, "kernel-write addr=0x7ffd00f8 len=31 of=\"syscall\" bytes=") != NULL,
 		      "%s", out);
 	ck_assert(strstr(out, "kernel-write addr=0x7ffd0078 len=0 of=\"undescribed\"") != NULL);
+	ck_assert_msg(strstr(out, "kernel-write addr=0x7ffd0178 len=8590127104 of=\"zero\"") != NULL,
+		      "%s", out);
 
 	/* --from/--to select by global sequence number (sample 2 is the first
 	 * checkpoint, seq 1002; key frames and checkpoints carry 1000 + i). */

@@ -145,6 +145,13 @@ static inline void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 		r->u.kernel_write.flags = i % 5 == 0 ? IDNA_KWRITE_UNDESCRIBED : 0;
 		r->u.kernel_write.len = i % 5 == 0 ? 0 : (uint32_t)(i % 300);
 		r->u.kernel_write.bytes = s->bytes;
+		r->u.kernel_write.span = 0;
+		if (i % 5 == 2) { /* a range: no bytes, a length past 32 bits */
+			r->u.kernel_write.flags = i % 2 ? IDNA_KWRITE_ZERO : IDNA_KWRITE_UNKNOWN;
+			r->u.kernel_write.len = 0;
+			r->u.kernel_write.bytes = NULL;
+			r->u.kernel_write.span = (1ull << 33) + 4096 * i;
+		}
 		break;
 	}
 }
@@ -258,8 +265,10 @@ static inline void assert_sample_equal(const struct sample *s, const struct idna
 		ck_assert_uint_eq(got->u.kernel_write.addr, w->u.kernel_write.addr);
 		ck_assert_uint_eq(got->u.kernel_write.flags, w->u.kernel_write.flags);
 		ck_assert_uint_eq(got->u.kernel_write.len, w->u.kernel_write.len);
-		ck_assert_int_eq(memcmp(got->u.kernel_write.bytes, w->u.kernel_write.bytes,
-					w->u.kernel_write.len), 0);
+		ck_assert_uint_eq(got->u.kernel_write.span, w->u.kernel_write.span);
+		if (w->u.kernel_write.len)
+			ck_assert_int_eq(memcmp(got->u.kernel_write.bytes, w->u.kernel_write.bytes,
+						w->u.kernel_write.len), 0);
 		break;
 	}
 }
