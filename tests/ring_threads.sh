@@ -13,14 +13,8 @@
 # 1 in 250; threads_many (64 threads, whose finished threads' chunks go to
 # the file early) diverged in a ring too.
 set -u
-build=$(cd "${BUILD:-build}" && pwd)
 programs=$(cd "$(dirname "$0")/programs" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/shared/checks.sh"
 
 verify_ring() { # name ttrec-options... -- command...
 	local name=$1; shift
@@ -49,5 +43,4 @@ for seed in 1 2 3; do
 	verify_ring "threads_many-$seed" --chaos="$seed" --ring 1M ./threads_many
 done
 
-echo "ring_threads: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish ring_threads
