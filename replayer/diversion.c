@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "replayer/diversion.h"
+#include "replayer/diversion_write.h"
 
 /* Instructions between two questions to the interrupt check. */
 #define DIVERSION_CHUNK (1u << 16)
@@ -162,15 +163,17 @@ static void complete_special(struct diversion *d, const struct diversion_run *r)
 	struct emu_regs *regs = emu_regs(d->cpu);
 	char line[256];
 	if (x->special == EMU_SPECIAL_SYSCALL) {
-		snprintf(line, sizeof(line),
-			 "ttreplay: system call %llu not made (a function called from gdb runs on a copy"
-			 " of the recording, which cannot make new system calls): it returns -ENOSYS\n",
-			 (unsigned long long)regs->gpr[EMU_RAX]);
-		say(r, line);
+		if (!diversion_write_console(d, r)) {
+			snprintf(line, sizeof(line),
+				 "ttreplay: system call %llu not made (a function called from gdb runs on a"
+				 " copy of the recording, which cannot make new system calls): it returns"
+				 " -ENOSYS\n", (unsigned long long)regs->gpr[EMU_RAX]);
+			say(r, line);
+			regs->gpr[EMU_RAX] = (uint64_t)-ENOSYS;
+		}
 		/* As the kernel leaves them after a syscall. */
 		regs->gpr[EMU_RCX] = regs->rip + x->insn_len;
 		regs->gpr[EMU_R11] = regs->rflags;
-		regs->gpr[EMU_RAX] = (uint64_t)-ENOSYS;
 		emu_skip_insn(d->cpu);
 		return;
 	}

@@ -8,7 +8,8 @@
  * Freeing it is going back to the recording exactly as it was.
  *
  * Inside, there is no trace to follow: a system call is not made (it
- * returns -ENOSYS), an instruction whose result the kernel or the CPU
+ * returns -ENOSYS) but for writes to standard output and error, which go
+ * to the run's output callback, an instruction whose result the kernel or the CPU
  * would decide (cpuid, rdtsc, rdrand...) gets zeros, and a read of memory
  * whose value the recording never revealed faults (SIGSEGV) as a read of
  * unmapped memory would. Each of these is told through `say`.
@@ -60,7 +61,10 @@ struct diversion_run {
 	bool (*interrupted)(void *ctx);
 	/* Tells the user what the diversion could not do (may be NULL). */
 	void (*say)(void *ctx, const char *text);
-	void *ctx, *interrupt_ctx, *say_ctx;
+	/* What the function writes to its standard output and error
+	 * (diversion_write.h; NULL: those writes are refused too). */
+	void (*output)(void *ctx, const char *bytes, size_t len);
+	void *ctx, *interrupt_ctx, *say_ctx, *output_ctx;
 };
 
 /* Runs the diversion's thread. The reason it stopped, and for a signal

@@ -143,6 +143,25 @@ static void say_fn(void *ctx, const char *text)
 	say(ctx, text);
 }
 
+/* What a called function writes to its standard output or error: on gdb's
+ * console, as gdb shows a live inferior's output during a call. The
+ * console takes text: a NUL byte ends a piece (gdb would stop at it too). */
+static void output_fn(void *ctx, const char *bytes, size_t len)
+{
+	char piece[4097];
+	size_t at = 0;
+	while (at < len) {
+		size_t n = 0;
+		while (at + n < len && n < sizeof(piece) - 1 && bytes[at + n])
+			n++;
+		memcpy(piece, bytes + at, n);
+		piece[n] = 0;
+		if (n)
+			say(ctx, piece);
+		at += n ? n : 1;
+	}
+}
+
 int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
 			 gdbstub_interrupt_fn interrupted,
 			 void *interrupt_ctx, struct gdbstub_stop *stop)
@@ -165,7 +184,8 @@ int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
 	}
 	struct diversion_run r = { .step = step, .breakpoint = breakpoint_here,
 				   .interrupted = interrupted, .say = say_fn,
-				   .ctx = t, .interrupt_ctx = interrupt_ctx, .say_ctx = t };
+				   .output = output_fn, .ctx = t, .interrupt_ctx = interrupt_ctx,
+				   .say_ctx = t, .output_ctx = t };
 	int signo = 0;
 	enum diversion_stop_reason why = diversion_run(t->div, &r, &signo);
 	memset(stop, 0, sizeof(*stop));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Diversions: gdb calls functions of a replayed program (a recursive one,
 # one over a list, glibc's strlen through its ifunc, one that makes a
-# system call, one that crashes), changes a variable, and afterwards the
+# system call, one that crashes, ones that print), changes a variable, and afterwards the
 # session shows exactly the recorded state: registers, memory below the
 # stack pointer (where the calls' frames were), stepi and reverse-stepi
 # land where a session that made no call lands. GDB/MI's
@@ -43,6 +43,30 @@ expect calls.out '^\$4 = -1$' "the refused system call fails in the function"
 if state_of calls.out | diff <(state_of plain.out) - > calls.diff; then ok
 else bad "after the calls the state differs from the recording's: $(head -5 calls.diff)"; fi
 refuse calls.out 'Could not write' "no register write refused"
+
+# Functions that print: write and writev to standard output and error
+# reach gdb's console; a write elsewhere is refused. stdio buffers as
+# natively: puts adds to stdout's buffer (the program's stdout is a file)
+# and shows nothing; fflush shows what the buffer held ("start", which the
+# recorded program had not flushed yet; the puts was in a diversion that
+# ended with its call).
+session output 'print dump(list)' 'call complain()' 'print write_elsewhere()' \
+	'call (void)puts(name)' 'echo ==puts==\n' 'print (int)fflush(stdout)' 'echo ==flushed==\n' \
+	"${state[@]}"
+expect output.out '^value=1$' "a called function's write to standard output is shown"
+if [ "$(grep -E '^value=[0-9]$' output.out | tr '\n' ' ')" = 'value=1 value=2 value=3 ' ]; then ok
+else bad "the called function's lines in order: $(grep value= output.out | tr '\n' ' ')"; fi
+expect output.out '^\$1 = 24$' "write returns the count written"
+expect output.out '^on stderr: two pieces$' "writev to standard error is shown whole"
+expect output.out '^\$2 = 22$' "writev returns the count written"
+expect output.out 'system call 1 not made.*returns -ENOSYS' "a write to another descriptor is refused, and said so"
+expect output.out '^\$3 = -1$' "the refused write fails in the function"
+if sed -n '/^\$3 = /,/^==puts==/p' output.out | grep -q diversion; then
+	bad "puts to a buffered stdout printed at once"; else ok; fi
+if [ "$(sed -n '/^==puts==/,/^==flushed==/p' output.out | grep -v '^==' | tr '\n' ' ')" = 'start $4 = 0 ' ]; then ok
+else bad "fflush shows the buffered text: $(sed -n '/^==puts==/,/^==flushed==/p' output.out | tr '\n' ' ')"; fi
+if state_of output.out | diff <(state_of plain.out) - > output.diff; then ok
+else bad "after the printing calls the state differs: $(head -5 output.diff)"; fi
 
 # A function that crashes: gdb's usual message; unwinding restores the state.
 session crash 'set unwindonsignal on' 'print read_through(0)' "${state[@]}"
@@ -88,10 +112,12 @@ expect threads.out 'only the thread that calls a function runs; thread [0-9]+ st
 
 # GDB/MI, as IDEs evaluate watch expressions.
 printf '%s\n' '-break-insert stop_here' '-exec-continue' '-data-evaluate-expression fact(4)' \
-	'-data-evaluate-expression "sum_list(list) + 1"' '-gdb-exit' |
+	'-data-evaluate-expression "sum_list(list) + 1"' '-data-evaluate-expression "dump(list) + 100"' '-gdb-exit' |
 	timeout 300 gdb --interpreter=mi2 -nx -q -ex "$slow_link" "$prog" \
 		-ex "target remote | $build/ttreplay calls.idna" > mi.out 2>&1
 expect mi.out '\^done,value="24"' "MI -data-evaluate-expression with a call"
 expect mi.out '\^done,value="7"' "MI evaluation of a call inside an expression"
+expect mi.out '^@"value=2\\n"' "MI: what a called function writes is a target stream record"
+expect mi.out '\^done,value="124"' "MI: the printing call's value"
 
 finish diversions
