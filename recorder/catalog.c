@@ -16,6 +16,7 @@
 
 #include "recorder/catalog.h"
 #include "trace-format/idna.h"
+#include "trace-format/trace_images.h"
 #include "trace-format/trace_names.h"
 
 struct trace_facts {
@@ -206,6 +207,25 @@ int catalog_list(const char *dir)
 	return 0;
 }
 
+/* A process that exec'd: one line per program image, with the time it
+ * began (ttreplay --exec N, -g TIME), "?" where the trace's threads keep
+ * the time from being read without replaying. */
+static void print_images(struct idna_reader *r)
+{
+	char err[256], time_text[24];
+	struct idna_images images;
+	if (idna_images_read(r, &images, err, sizeof(err)) != 0)
+		return;
+	for (size_t i = 0; i < images.n; i++) {
+		if (images.v[i].time_known)
+			snprintf(time_text, sizeof(time_text), "%llu", (unsigned long long)images.v[i].time);
+		else
+			snprintf(time_text, sizeof(time_text), "?");
+		printf("%-8s exec %-3zu at time %-12s %s\n", "", i + 1, time_text, images.v[i].path);
+	}
+	idna_images_free(&images);
+}
+
 /* The lines of ttrec ps for the recording at path, whose process is pid
  * (0: unknown, the recording's first) with parent ppid; then its
  * children's traces, found by name. depth bounds the recursion. */
@@ -221,6 +241,8 @@ static int processes_of(const char *path, long pid, long ppid, int depth)
 	read_facts(r, &f);
 	describe_exit(&f, exit_text, sizeof(exit_text));
 	describe_command(idna_reader_header(r), command, sizeof(command));
+	if (!pid)
+		pid = (long)idna_reader_header(r)->info.pid; /* 0: not recorded (format 1.1) */
 	if (pid)
 		snprintf(pid_text, sizeof(pid_text), "%ld", pid);
 	if (ppid)
@@ -230,6 +252,8 @@ static int processes_of(const char *path, long pid, long ppid, int depth)
 	if (f.execs > 1)
 		printf("  (then exec'd %s)", f.last_exec);
 	printf("\n");
+	if (f.execs > 1)
+		print_images(r);
 	idna_reader_close(r);
 	if (depth >= 16)
 		return 0;

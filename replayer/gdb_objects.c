@@ -1,7 +1,6 @@
 /*
  * gdb_objects.c — objects gdb reads that the trace holds only indirectly:
- * the program's path (the last execve of the global stream) and the
- * auxiliary vector (from the initial stack as the replay knows it at the
+ * the auxiliary vector (from the initial stack as the replay knows it at the
  * start of history). A trace whose start a ring dropped has no initial
  * stack: the auxiliary vector and the list of shared libraries are then
  * made from the module list and the images' ELF headers.
@@ -13,23 +12,6 @@
 
 #include "replayer/elf_image.h"
 #include "replayer/gdb_target_internal.h"
-
-/* The program's path: the last execve of the global stream; and how many
- * program images the trace holds. */
-void gdb_target_find_exec_file(struct gdb_target *t)
-{
-	char err[256];
-	struct idna_iter *it = idna_iter_open(t->s->reader, 0, NULL, err, sizeof(err));
-	if (!it)
-		return;
-	struct idna_record r;
-	while (idna_iter_next(it, &r) == 1)
-		if (r.type == IDNA_REC_EXECVE && r.u.execve.path) {
-			snprintf(t->exec_file, sizeof(t->exec_file), "%s", r.u.execve.path);
-			t->images++;
-		}
-	idna_iter_close(it);
-}
 
 /* Reads 8 bytes at the start of history: what the replay knows of them
  * there, from reads made later (see replay_session_read_memory). */

@@ -291,37 +291,6 @@ uint64_t target_history_begin(const struct gdb_target *t)
 	return t->begin > first ? t->begin : first;
 }
 
-/*
- * A trace of several programs (a wrapper script or a version manager's
- * shim that execs the real program, a shell that execs its last command):
- * gdb is shown the last one, from its first instruction, as if it had
- * been started alone. It has the last program's symbols, and an earlier
- * image at the same addresses would make them wrong; reverse execution
- * stops at the exec as at the start of history. The replay runs there
- * twice (to find the exec's time, then to stop at it), without the first
- * pass: wrappers exec early.
- */
-static int start_at_last_image(struct gdb_target *t)
-{
-	struct replay_session *s = t->s;
-	if (t->images < 2 || s->sim.ring_start)
-		return 0;
-	uint64_t want = t->images - 1;
-	while (s->sim.counts.execs < want) {
-		enum resim_status st = replay_session_run(s, replay_session_now(s) + (1u << 22));
-		if (st == RESIM_ERROR)
-			return -1;
-		if (st == RESIM_END && s->sim.counts.execs < want) /* it did not happen */
-			return replay_session_goto(s, target_history_begin(t));
-	}
-	uint64_t at = s->sim.counts.last_exec_time;
-	if (replay_session_goto(s, target_history_begin(t)) != 0 ||
-	    replay_session_run(s, at) == RESIM_ERROR)
-		return -1;
-	t->begin = at;
-	return 0;
-}
-
 void target_edge_stop(const struct gdb_target *t, struct gdbstub_stop *stop,
 		      enum gdbstub_stop_reason why)
 {
@@ -367,7 +336,8 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 {
 	struct replay_session *s = t->s;
 	uint64_t now = replay_session_now(s);
-	if (s->pass_done && now >= s->summary.instructions) {
+	if ((s->pass_done && now >= s->summary.instructions) || target_at_image_end(t)) {
+		target_say_image_end(t);
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
@@ -386,7 +356,7 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		 * instruction and the handler's first, as for a live process.) */
 		s->sim.stop_at_signals = true;
 		s->sim.stop_at_syscalls = target == UINT64_MAX && t->catching;
-		st = observed_run(t, &w, target);
+		st = observed_run(t, &w, target_image_bound(t, target));
 		s->sim.stop_at_signals = s->sim.stop_at_syscalls = false;
 		if ((st != RESIM_SYSCALL_ENTRY && st != RESIM_SYSCALL_RETURN) ||
 		    target_syscall_caught(t, s->sim.syscall_nr))
@@ -417,6 +387,11 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 					" instructions so far); the next resume goes on with it\n",
 				(unsigned long long)s->pass_reach);
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
+		return 0;
+	}
+	if (target_at_image_end(t)) {
+		target_say_image_end(t);
+		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
 	if ((s->pass_done && replay_session_now(s) >= s->summary.instructions) || st == RESIM_END) {
@@ -767,7 +742,7 @@ static uint64_t gt_end(void *ctx)
 	struct gdb_target *t = ctx;
 	if (target_whole_history(t) != 0)
 		return replay_session_now(t->s);
-	return t->s->summary.instructions;
+	return target_image_bound(t, t->s->summary.instructions);
 }
 
 static void gt_attach_console(void *ctx, gdbstub_print_fn print, void *print_ctx)
@@ -783,7 +758,7 @@ static int gt_goto(void *ctx, uint64_t time)
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
-	return replay_session_goto(t->s, time < begin ? begin : time);
+	return replay_session_goto(t->s, time < begin ? begin : target_image_bound(t, time));
 }
 
 static const void *gt_auxv(void *ctx, size_t *len)
@@ -844,23 +819,29 @@ static const struct gdbstub_target_ops ops = {
 };
 
 int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
-		     uint64_t start_time)
+		     uint64_t start_time, unsigned image)
 {
 	struct gdb_target t;
 	memset(&t, 0, sizeof(t));
 	t.s = s;
+	t.image = image;
 	/* gdb's first questions are all about the start of history, which
 	 * the session shows without its first pass: gdb is answered at once
 	 * (within its 2 s timeout) and the pass runs when a resume, a step or
 	 * a monitor command first needs the whole history. */
 	gdb_target_find_exec_file(&t);
-	if (replay_session_goto(s, target_history_begin(&t)) != 0 || start_at_last_image(&t) != 0) {
+	if (replay_session_goto(s, target_history_begin(&t)) != 0 || target_start_at_image(&t) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 		return -1;
 	}
 	target_files_check(&t);
 	gdb_target_find_auxv(&t); /* from the initial stack: at the start */
 	gdb_target_images_from_modules(&t);
+	if (start_time != UINT64_MAX && start_time > target_history_last(&t)) {
+		fprintf(stderr, "ttreplay: -g %llu: after program image %u's history (it ends at %llu)\n",
+			(unsigned long long)start_time, t.image, (unsigned long long)target_history_last(&t));
+		return -1;
+	}
 	if (start_time != UINT64_MAX && start_time > target_history_begin(&t) &&
 	    replay_session_goto(s, start_time) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s->error);
@@ -875,6 +856,7 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
 	target_end_diversion(&t, NULL);
 	free(t.libraries_xml);
+	idna_images_free(&t.exec_images);
 	target_files_close_all(&t);
 	step_history_free(&t.near);
 	return r;

@@ -15,6 +15,6 @@
  * (UINT64_MAX: the start of history; a later time is reached first, with
  * the whole first pass). 0, or -1 on a link error or a failed replay. */
 int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
-		     uint64_t start_time);
+		     uint64_t start_time, unsigned image);
 
 #endif

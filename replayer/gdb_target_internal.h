@@ -13,6 +13,7 @@
 #include "gdbstub/target.h"
 #include "replayer/gdb_target.h"
 #include "replayer/step_history.h"
+#include "trace-format/trace_images.h"
 
 struct diversion;
 
@@ -58,11 +59,13 @@ struct gdb_target {
 	uint8_t auxv[4096];
 	size_t auxv_len;
 	char *libraries_xml; /* made from the module list, or NULL */
-	/* The program images of the trace (its execve records), and where
-	 * the history gdb is shown begins: at the last of them (see
-	 * target_start_at_last_image). */
-	unsigned images;
-	uint64_t begin;
+	/* The program images of the trace (its execve records), the one
+	 * this session shows (1-based; 0 asked for the last), and its
+	 * history: [begin, end), end UINT64_MAX for the last image
+	 * (gdb_images.c). */
+	struct idna_images exec_images;
+	unsigned images, image;
+	uint64_t begin, end;
 	/* gdb's console (gdbstub's attach_console): the first pass says there
 	 * how far it got, every second, so a long wait is not a silent one
 	 * (the stub shows it only where gdb does: in a resume, a step or a
@@ -151,8 +154,18 @@ void target_end_diversion(struct gdb_target *t, const char *why);
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);
 const char *gdb_target_monitor_help(void *ctx);
 
-/* gdb_objects.c: the program's path and auxiliary vector, read once. */
+/* gdb_images.c: the image this session shows (t->image) and its path,
+ * read once; standing at its start, with its end found; its last time
+ * (UINT64_MAX: the trace's end); a run's target bounded by it; whether
+ * the replay stands there; the console line that says so. */
 void gdb_target_find_exec_file(struct gdb_target *t);
+int target_start_at_image(struct gdb_target *t);
+uint64_t target_history_last(const struct gdb_target *t);
+uint64_t target_image_bound(const struct gdb_target *t, uint64_t target);
+bool target_at_image_end(const struct gdb_target *t);
+void target_say_image_end(struct gdb_target *t);
+
+/* gdb_objects.c: the program's auxiliary vector, read once. */
 void gdb_target_find_auxv(struct gdb_target *t);
 /* When the initial stack is not known (a ring dropped the trace's start):
  * the auxiliary vector and the library list from the mapped images. */

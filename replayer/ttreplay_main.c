@@ -2,6 +2,7 @@
  * ttreplay_main.c — the `ttreplay` command: verify a trace, print what it
  * holds, or serve it to gdb (on standard input/output, or a TCP port).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,8 +18,8 @@
 #include "replayer/gdb_target.h"
 #include "replayer/replay_session.h"
 #include "replayer/gdb_commands.h"
+#include "replayer/process_choice.h"
 #include "trace-format/size_arg.h"
-#include "trace-format/trace_names.h"
 #include "trace-format/version.h"
 
 enum { EXIT_USAGE = 64, EXIT_BAD_TRACE = 65, EXIT_INCONSISTENT = 1, EXIT_TRUNCATED = 2 };
@@ -37,8 +38,12 @@ static void usage(FILE *f)
 		"  --json           with --info: one JSON object\n"
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
 		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n"
-		"  -p, --process PID  the child process PID of the recording (its trace, written\n"
-		"                   by ttrec --follow-fork; ttrec ps lists them)\n"
+		"  -p, --process PID|COMMAND  the process PID of the recording (its own, or a\n"
+		"                   child's trace written by ttrec --follow-fork), or the first\n"
+		"                   process that ran a program named COMMAND, from its exec of\n"
+		"                   it (ttrec ps lists processes and programs)\n"
+		"  --exec N         the process's Nth program image (1: the one it started as;\n"
+		"                   default: the last): a session debugs one program\n"
 		"  -g, --goto TIME  start at TIME (an instruction count, as monitor when prints)\n"
 		"  --gdb-commands   print ttreplay's gdb commands (when, goto, checkpoint, restart,\n"
 		"                   last-write...) as a script for gdb's source command\n"
@@ -104,7 +109,7 @@ static bool gdb_commands_file(char *path, size_t size)
  * stub (qXfer:exec-file, vFile), which serves the recorded file, the
  * packed copy when the program was rebuilt since. */
 static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_time,
-		    const struct replay_options *opt, char **gdb_args, int n_gdb_args)
+		    unsigned image, const struct replay_options *opt, char **gdb_args, int n_gdb_args)
 {
 	char program[4096], self[4096], target[8400];
 	if (!recorded_program(s, program, sizeof(program))) {
@@ -117,9 +122,11 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 		return 1;
 	}
 	self[n] = 0;
-	char start[48] = "";
+	char start[80] = "";
 	if (start_time != UINT64_MAX)
 		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
+	if (image)
+		snprintf(start + strlen(start), sizeof(start) - strlen(start), "--exec %u ", image);
 	snprintf(target, sizeof(target), "target remote | '%s'%s%s %s'%s'", self,
 		 opt->no_jit ? " --no-jit" : "", opt->use_index ? "" : " --no-index", start, trace);
 	char commands[64];
@@ -134,7 +141,7 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 		argv[k++] = "-x";
 		argv[k++] = commands;
 	}
-	if (start_time != UINT64_MAX) { /* the first answer waits for the replay to get there */
+	if (start_time != UINT64_MAX || image) { /* the first answer waits for the replay */
 		argv[k++] = "-ex";
 		argv[k++] = "set remotetimeout 600";
 	}
@@ -319,7 +326,7 @@ static int make_index(struct replay_session *s)
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
-	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX };
+	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX, OPT_EXEC };
 	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -331,6 +338,7 @@ int main(int argc, char **argv)
 		{ "gdb-commands", no_argument, NULL, OPT_GDB_COMMANDS },
 		{ "process", required_argument, NULL, 'p' },
 		{ "goto", required_argument, NULL, 'g' },
+		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "index", no_argument, NULL, OPT_INDEX },
@@ -343,7 +351,8 @@ int main(int argc, char **argv)
 	const char *bind_addr = NULL;
 	struct replay_options options = { .use_index = true };
 	uint64_t start_time = UINT64_MAX; /* -g; none: the start of history */
-	long process = 0;                 /* -p; 0: the recording's own */
+	const char *process = NULL;       /* -p; NULL: the recording's own */
+	unsigned exec_n = 0;              /* --exec; 0: the last image */
 	int c;
 	while ((c = getopt_long(argc, argv, "+hp:g:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -359,11 +368,24 @@ int main(int argc, char **argv)
 		case OPT_BIND: bind_addr = optarg; break;
 		case 'p': {
 			char *end;
-			process = strtol(optarg, &end, 10);
-			if (*end || process <= 0) {
-				fprintf(stderr, "ttreplay: bad process id '%s'\n", optarg);
+			long pid = strtol(optarg, &end, 10);
+			if (!*optarg || (!*end && pid <= 0) || strchr(optarg, '/')) {
+				fprintf(stderr, "ttreplay: bad process '%s' (a pid, or a program's name)\n",
+					optarg);
 				return EXIT_USAGE;
 			}
+			process = optarg;
+			break;
+		}
+		case OPT_EXEC: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || !*optarg || n <= 0 || n > 1000000) {
+				fprintf(stderr, "ttreplay: bad --exec '%s' (an image number, from 1)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			exec_n = (unsigned)n;
 			break;
 		}
 		case 'g':
@@ -410,18 +432,19 @@ int main(int argc, char **argv)
 		}
 	}
 
-	char child_path[4096];
-	if (process) {
-		if (idna_child_trace_name(path, process, child_path, sizeof(child_path)) != 0) {
-			fprintf(stderr, "ttreplay: %s: name too long\n", path);
-			return EXIT_USAGE;
-		}
-		if (access(child_path, F_OK) != 0) {
-			fprintf(stderr, "ttreplay: no trace of process %ld beside %s (%s; ttrec ps %s "
-				"lists the recorded processes)\n", process, path, child_path, path);
+	char chosen[4096], err[8400];
+	unsigned image = 0;
+	if (process && exec_n && !isdigit((unsigned char)process[0])) {
+		fprintf(stderr, "ttreplay: -p COMMAND chooses the image itself: --exec goes with -p PID\n");
+		return EXIT_USAGE;
+	}
+	if (process || exec_n) {
+		if (process_choice(path, process, exec_n, chosen, sizeof(chosen), &image, err,
+				   sizeof(err)) != 0) {
+			fprintf(stderr, "ttreplay: %s\n", err);
 			return EXIT_BAD_TRACE;
 		}
-		path = child_path;
+		path = chosen;
 	}
 	if (start_time != UINT64_MAX && (do_info || do_verify)) {
 		fprintf(stderr, "ttreplay: -g is for a gdb session, not --info or --verify\n");
@@ -442,7 +465,7 @@ int main(int argc, char **argv)
 	if (do_index)
 		return make_index(&s);
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
-		return exec_gdb(&s, path, start_time, &options, gdb_args, n_gdb_args);
+		return exec_gdb(&s, path, start_time, image, &options, gdb_args, n_gdb_args);
 	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);
@@ -453,7 +476,7 @@ int main(int argc, char **argv)
 	else if (do_verify)
 		rc = verify(&s);
 	else
-		rc = gdb_target_serve(&s, port, bind_addr, start_time) == 0 ? 0 : 1;
+		rc = gdb_target_serve(&s, port, bind_addr, start_time, image) == 0 ? 0 : 1;
 	replay_session_close(&s);
 	return rc;
 }

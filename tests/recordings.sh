@@ -32,7 +32,7 @@ expect ls.out '^junk.idna .*not a usable trace' "a damaged trace is listed as su
 "$build/ttrec" ps > ps.out 2>&1
 status_is 0 $? "ttrec ps"
 child=$(sed -n 's/^\([0-9][0-9]*\) .*sh-0\.\([0-9]*\)\.idna .*/\1/p' ps.out)
-expect ps.out '^- +- +3 +1 +sh-0.idna +sh -c' "the recorded process"
+expect ps.out '^[0-9]+ +- +3 +1 +sh-0.idna +sh -c' "the recorded process, with its pid"
 if [ -n "$child" ]; then ok; else bad "ttrec ps lists the child: $(cat ps.out)"; fi
 expect ps.out "^$child .*sh-0.$child.idna .*then exec'd .*counter" "the child, with what it exec'd"
 
@@ -67,7 +67,7 @@ refuse wrap.out '/usr/bin/dash' "the wrapper's shell is not among the libraries"
 status_is 66 $? "ttrec ls of a missing folder"
 "$build/ttrec" ps missing.idna > /dev/null 2>&1
 status_is 65 $? "ttrec ps of a missing trace"
-for bad_arg in "-p 0" "-p x" "-g abc" "-g -1"; do
+for bad_arg in "-p 0" "-p a/b" "-g abc" "-g -1" "--exec 0" "--exec x"; do
 	# shellcheck disable=SC2086
 	"$build/ttreplay" $bad_arg counter-0.idna < /dev/null > /dev/null 2>&1
 	status_is 64 $? "ttreplay $bad_arg"
