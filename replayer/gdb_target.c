@@ -840,6 +840,7 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 	if (start_time != UINT64_MAX && start_time > target_history_last(&t)) {
 		fprintf(stderr, "ttreplay: -g %llu: after program image %u's history (it ends at %llu)\n",
 			(unsigned long long)start_time, t.image, (unsigned long long)target_history_last(&t));
+		idna_images_free(&t.exec_images);
 		return -1;
 	}
 	if (start_time != UINT64_MAX && start_time > target_history_begin(&t) &&
