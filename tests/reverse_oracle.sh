@@ -8,11 +8,15 @@
 # sides but a difference there is shown and not counted as a failure:
 # REASON says where `record full` itself is wrong.
 #   ORACLE_ONLY=NAME  runs one program's script.
+#   ORACLE_PROGRAMS=DIR ORACLE_SCRIPTS=DIR  other programs and their
+#     scripts (DIR/NAME and DIR/NAME.gdb), e.g. GDB's own gdb.reverse
+#     programs built outside the tree.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 . "$src/shared/checks.sh"
-programs="$build/tests/reverse_programs"
-scripts="$src/reverse_oracle"
+programs=${ORACLE_PROGRAMS:-$build/tests/reverse_programs}
+scripts=${ORACLE_SCRIPTS:-$src/reverse_oracle}
+compare="$src/reverse_oracle/compare.py"
 
 # Both sides run the same code: `record full` cannot record AVX
 # instructions, so glibc is told not to pick its AVX string functions;
@@ -56,7 +60,7 @@ for script in "$scripts"/*.gdb; do
 	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "$prog" \
 		-ex "target remote | $build/ttreplay $name.idna" -ex 'break main' -ex continue -ex delete \
 		"${args[@]}" < /dev/null > "$name.replay" 2>&1
-	if python3 "$scripts/compare.py" "$script" "$name.native" "$name.replay" "$name" > "$name.cmp"; then
+	if python3 "$compare" "$script" "$name.native" "$name.replay" "$name" > "$name.cmp"; then
 		ok
 	else
 		bad "$name: gdb under ttreplay differs from record full"
