@@ -10,7 +10,8 @@
 #   ORACLE_ONLY=NAME  runs one program's script.
 #   ORACLE_PROGRAMS=DIR ORACLE_SCRIPTS=DIR  other programs and their
 #     scripts (DIR/NAME and DIR/NAME.gdb), e.g. GDB's own gdb.reverse
-#     programs built outside the tree.
+#     programs built outside the tree; a file NAME.args beside a script
+#     holds the program's arguments (one line, split at blanks).
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 . "$src/shared/checks.sh"
@@ -52,10 +53,12 @@ for script in "$scripts"/*.gdb; do
 	prog="$programs/$name"
 	if [ ! -x "$prog" ]; then bad "$name: no program $prog (make builds it)"; continue; fi
 	script_args "$script"
-	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "${native_setup[@]}" "$prog" \
-		-ex 'break main' -ex run -ex 'record full' -ex delete "${args[@]}" \
+	prog_args=()
+	[ -f "$scripts/$name.args" ] && read -ra prog_args < "$scripts/$name.args"
+	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "${native_setup[@]}" \
+		-ex 'break main' -ex run -ex 'record full' -ex delete "${args[@]}" --args "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.native" 2>&1
-	"${clean_env[@]}" setarch -R "$build/ttrec" run -q -o "$name.idna" "$prog" \
+	"${clean_env[@]}" setarch -R "$build/ttrec" run -q -o "$name.idna" "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.rec-out" 2>&1
 	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "$prog" \
 		-ex "target remote | $build/ttreplay $name.idna" -ex 'break main' -ex continue -ex delete \
