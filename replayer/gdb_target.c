@@ -73,6 +73,20 @@ static long thread_index(struct gdb_target *t, int64_t tid)
 	return resim_thread_index(&t->s->sim, tid);
 }
 
+/* At a syscall's entry the replay stands at the syscall instruction, not
+ * yet run; a live process is stopped inside the kernel, the instruction
+ * run: gdb shows that. The CPU's syscall has put the next instruction's
+ * address in rip and rcx and rflags in r11 (syscall, int 0x80 and
+ * sysenter are all 2 bytes long); the kernel has put -ENOSYS in rax. */
+static void syscall_entry_view(struct gdbstub_regs *r)
+{
+	enum { RAX = 0, RCX = 2, R11 = 11, SYSCALL_INSN_LEN = 2 };
+	r->rip += SYSCALL_INSN_LEN;
+	r->gpr[RCX] = r->rip;
+	r->gpr[R11] = r->eflags;
+	r->gpr[RAX] = (uint64_t)-ENOSYS;
+}
+
 void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_regs *out)
 {
 	uint64_t orig_rax = UINT64_MAX; /* a stop that is no syscall's: -1 */
@@ -81,7 +95,7 @@ void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_r
 		orig_rax = t->syscall_stop_nr;
 	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, k), orig_rax, out);
 	if (orig_rax != UINT64_MAX && t->syscall_stop_entry)
-		out->gpr[0] = (uint64_t)-ENOSYS; /* rax: the kernel's at entry */
+		syscall_entry_view(out);
 }
 
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)

@@ -6,7 +6,9 @@
 # on both sides from main, and compare.py compares what gdb prints,
 # command by command. A line `[untrusted: REASON] COMMAND` runs on both
 # sides but a difference there is shown and not counted as a failure:
-# REASON says where `record full` itself is wrong.
+# REASON says where `record full` itself is wrong. A script whose first
+# line is `# oracle: live` runs natively without `record full` (forwards
+# only: what `record full` does not show, such as syscall catchpoints).
 #   ORACLE_ONLY=NAME  runs one program's script.
 #   ORACLE_PROGRAMS=DIR ORACLE_SCRIPTS=DIR  other programs and their
 #     scripts (DIR/NAME and DIR/NAME.gdb), e.g. GDB's own gdb.reverse
@@ -55,8 +57,10 @@ for script in "$scripts"/*.gdb; do
 	script_args "$script"
 	prog_args=()
 	[ -f "$scripts/$name.args" ] && read -ra prog_args < "$scripts/$name.args"
+	record=(-ex 'record full')
+	head -n 1 "$script" | grep -q '^# oracle: live' && record=()
 	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "${native_setup[@]}" \
-		-ex 'break main' -ex run -ex 'record full' -ex delete "${args[@]}" --args "$prog" "${prog_args[@]}" \
+		-ex 'break main' -ex run "${record[@]}" -ex delete "${args[@]}" --args "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.native" 2>&1
 	"${clean_env[@]}" setarch -R "$build/ttrec" run -q -o "$name.idna" "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.rec-out" 2>&1
