@@ -687,6 +687,33 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 	}
 }
 
+/* The number of the syscall thread k stands at (rax), or -1 when its
+ * next instruction is no `syscall`. */
+static int64_t syscall_insn_nr(struct gdb_target *t, size_t k)
+{
+	const struct emu_regs *r = resim_thread_regs(&t->s->sim, k);
+	uint8_t insn[2];
+	if (replay_session_read_memory(t->s, r->rip, insn, sizeof insn) != sizeof insn ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
+		return -1;
+	return (int64_t)r->gpr[EMU_RAX];
+}
+
+/* A live process single-stepped over a syscall stops on the kernel's way
+ * out of it, where orig_rax still holds the syscall's number (a step
+ * trap elsewhere shows -1): the registers gdb reads show that, until the
+ * next move. */
+static void note_stepped_syscall(struct gdb_target *t, size_t k, uint64_t rip, uint64_t nr)
+{
+	if (t->s->sim.current != k || resim_thread_regs(&t->s->sim, k)->rip != rip + 2)
+		return;
+	t->syscall_stop_valid = true;
+	t->syscall_stop_entry = false;
+	t->syscall_stop_time = resim_now(&t->s->sim);
+	t->syscall_stop_nr = nr;
+	t->syscall_stop_thread = k;
+}
+
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
@@ -696,8 +723,14 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	long k = thread_index(t, tid);
 	if (k < 0 || (dir != GDBSTUB_FORWARD && target_whole_history(t) != 0))
 		return -1;
-	if (dir == GDBSTUB_FORWARD)
-		return step_forward(t, (size_t)k, stop);
+	if (dir == GDBSTUB_FORWARD) {
+		uint64_t rip = resim_thread_regs(&t->s->sim, (size_t)k)->rip;
+		int64_t nr = syscall_insn_nr(t, (size_t)k);
+		int r = step_forward(t, (size_t)k, stop);
+		if (r == 0 && nr >= 0)
+			note_stepped_syscall(t, (size_t)k, rip, (uint64_t)nr);
+		return r;
+	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
 	return step_backward(t, (size_t)k, stop);
