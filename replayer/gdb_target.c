@@ -583,6 +583,34 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 
 /* One instruction of thread k forward: time runs on until k has retired
  * one, other threads running meanwhile as they did when recording. */
+/* The step retired its instruction and a signal arrived right after it
+ * (a kill the program sent itself, say): a live process single-stepped
+ * there reports the step's trap first (the kernel dequeues synchronous
+ * signals before the others) and the signal at its next resume, before
+ * running anything. The step's stop now, the signal's then. */
+static void defer_signal(struct gdb_target *t, struct gdbstub_stop *stop)
+{
+	t->signal_due = true;
+	t->signal_due_signo = stop->signo;
+	t->signal_due_at = replay_session_now(t->s);
+	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+}
+
+/* The signal defer_signal kept, as the stop of a forward resume from
+ * where it arrived; any move clears it. 1 when reported. */
+static int take_due_signal(struct gdb_target *t, enum gdbstub_direction dir,
+			   struct gdbstub_stop *stop)
+{
+	bool due = t->signal_due && dir == GDBSTUB_FORWARD && !t->div &&
+		   replay_session_now(t->s) == t->signal_due_at;
+	t->signal_due = false;
+	if (!due)
+		return 0;
+	target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
+	stop->signo = t->signal_due_signo;
+	return 1;
+}
+
 static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
@@ -612,6 +640,11 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 		s->sim.stop_at_switch = false;
 		if (r != 0)
 			return r;
+		if (stop->reason == GDBSTUB_STOP_SIGNAL && running &&
+		    resim_thread_icount(&s->sim, k) != before) {
+			defer_signal(t, stop);
+			break;
+		}
 		if (stop->reason == GDBSTUB_STOP_BREAKPOINT)
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
 		if (stop->reason != GDBSTUB_STOP_STEPPED)
@@ -718,6 +751,8 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	if (take_due_signal(t, dir, stop))
+		return 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
@@ -741,6 +776,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	if (take_due_signal(t, dir, stop))
+		return 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
@@ -828,6 +865,7 @@ static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	t->signal_due = false;
 	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
 	return replay_session_goto(t->s, time < begin ? begin : time);
