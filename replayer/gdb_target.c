@@ -73,6 +73,20 @@ static long thread_index(struct gdb_target *t, int64_t tid)
 	return resim_thread_index(&t->s->sim, tid);
 }
 
+/* At a syscall's entry the replay stands at the syscall instruction, not
+ * yet run; a live process is stopped inside the kernel, the instruction
+ * run: gdb shows that. The CPU's syscall has put the next instruction's
+ * address in rip and rcx and rflags in r11 (syscall, int 0x80 and
+ * sysenter are all 2 bytes long); the kernel has put -ENOSYS in rax. */
+static void syscall_entry_view(struct gdbstub_regs *r)
+{
+	enum { RAX = 0, RCX = 2, R11 = 11, SYSCALL_INSN_LEN = 2 };
+	r->rip += SYSCALL_INSN_LEN;
+	r->gpr[RCX] = r->rip;
+	r->gpr[R11] = r->eflags;
+	r->gpr[RAX] = (uint64_t)-ENOSYS;
+}
+
 void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_regs *out)
 {
 	uint64_t orig_rax = UINT64_MAX; /* a stop that is no syscall's: -1 */
@@ -81,7 +95,7 @@ void target_recorded_regs(const struct gdb_target *t, size_t k, struct gdbstub_r
 		orig_rax = t->syscall_stop_nr;
 	gdbstub_regs_from_emu(resim_thread_regs(&t->s->sim, k), orig_rax, out);
 	if (orig_rax != UINT64_MAX && t->syscall_stop_entry)
-		out->gpr[0] = (uint64_t)-ENOSYS; /* rax: the kernel's at entry */
+		syscall_entry_view(out);
 }
 
 static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
@@ -544,6 +558,34 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 
 /* One instruction of thread k forward: time runs on until k has retired
  * one, other threads running meanwhile as they did when recording. */
+/* The step retired its instruction and a signal arrived right after it
+ * (a kill the program sent itself, say): a live process single-stepped
+ * there reports the step's trap first (the kernel dequeues synchronous
+ * signals before the others) and the signal at its next resume, before
+ * running anything. The step's stop now, the signal's then. */
+static void defer_signal(struct gdb_target *t, struct gdbstub_stop *stop)
+{
+	t->signal_due = true;
+	t->signal_due_signo = stop->signo;
+	t->signal_due_at = replay_session_now(t->s);
+	target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+}
+
+/* The signal defer_signal kept, as the stop of a forward resume from
+ * where it arrived; any move clears it. 1 when reported. */
+static int take_due_signal(struct gdb_target *t, enum gdbstub_direction dir,
+			   struct gdbstub_stop *stop)
+{
+	bool due = t->signal_due && dir == GDBSTUB_FORWARD && !t->div &&
+		   replay_session_now(t->s) == t->signal_due_at;
+	t->signal_due = false;
+	if (!due)
+		return 0;
+	target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
+	stop->signo = t->signal_due_signo;
+	return 1;
+}
+
 static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
 {
 	struct replay_session *s = t->s;
@@ -573,6 +615,11 @@ static int step_forward(struct gdb_target *t, size_t k, struct gdbstub_stop *sto
 		s->sim.stop_at_switch = false;
 		if (r != 0)
 			return r;
+		if (stop->reason == GDBSTUB_STOP_SIGNAL && running &&
+		    resim_thread_icount(&s->sim, k) != before) {
+			defer_signal(t, stop);
+			break;
+		}
 		if (stop->reason == GDBSTUB_STOP_BREAKPOINT)
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED); /* steps ignore breakpoints */
 		if (stop->reason != GDBSTUB_STOP_STEPPED)
@@ -648,17 +695,52 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 	}
 }
 
+/* The number of the syscall thread k stands at (rax), or -1 when its
+ * next instruction is no `syscall`. */
+static int64_t syscall_insn_nr(struct gdb_target *t, size_t k)
+{
+	const struct emu_regs *r = resim_thread_regs(&t->s->sim, k);
+	uint8_t insn[2];
+	if (replay_session_read_memory(t->s, r->rip, insn, sizeof insn) != sizeof insn ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
+		return -1;
+	return (int64_t)r->gpr[EMU_RAX];
+}
+
+/* A live process single-stepped over a syscall stops on the kernel's way
+ * out of it, where orig_rax still holds the syscall's number (a step
+ * trap elsewhere shows -1): the registers gdb reads show that, until the
+ * next move. */
+static void note_stepped_syscall(struct gdb_target *t, size_t k, uint64_t rip, uint64_t nr)
+{
+	if (t->s->sim.current != k || resim_thread_regs(&t->s->sim, k)->rip != rip + 2)
+		return;
+	t->syscall_stop_valid = true;
+	t->syscall_stop_entry = false;
+	t->syscall_stop_time = resim_now(&t->s->sim);
+	t->syscall_stop_nr = nr;
+	t->syscall_stop_thread = k;
+}
+
 static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	if (take_due_signal(t, dir, stop))
+		return 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
 	long k = thread_index(t, tid);
 	if (k < 0 || (dir != GDBSTUB_FORWARD && target_whole_history(t) != 0))
 		return -1;
-	if (dir == GDBSTUB_FORWARD)
-		return step_forward(t, (size_t)k, stop);
+	if (dir == GDBSTUB_FORWARD) {
+		uint64_t rip = resim_thread_regs(&t->s->sim, (size_t)k)->rip;
+		int64_t nr = syscall_insn_nr(t, (size_t)k);
+		int r = step_forward(t, (size_t)k, stop);
+		if (r == 0 && nr >= 0)
+			note_stepped_syscall(t, (size_t)k, rip, (uint64_t)nr);
+		return r;
+	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
 	return step_backward(t, (size_t)k, stop);
@@ -669,6 +751,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	if (take_due_signal(t, dir, stop))
+		return 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
@@ -756,6 +840,7 @@ static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
+	t->signal_due = false;
 	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
 	return replay_session_goto(t->s, time < begin ? begin : target_image_bound(t, time));

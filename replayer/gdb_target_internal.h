@@ -51,6 +51,12 @@ struct gdb_target {
 	size_t n_points;
 	struct run_watch *watch;   /* non-NULL during a run */
 	uint64_t signal_reported_at; /* time of the last signal stop reported */
+	/* A forward step that retired its instruction, a signal arriving
+	 * after it: the step's stop is reported, the signal stops the next
+	 * forward resume from there (gdb_target.c, defer_signal). */
+	bool signal_due;
+	int signal_due_signo;
+	uint64_t signal_due_at;
 	/* catch syscall: stop at these (all when n_catch == 0 and catching) */
 	bool catching;
 	uint64_t catch_nrs[256];

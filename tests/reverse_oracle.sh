@@ -6,13 +6,20 @@
 # on both sides from main, and compare.py compares what gdb prints,
 # command by command. A line `[untrusted: REASON] COMMAND` runs on both
 # sides but a difference there is shown and not counted as a failure:
-# REASON says where `record full` itself is wrong.
+# REASON says where `record full` itself is wrong. A script whose first
+# line is `# oracle: live` runs natively without `record full` (forwards
+# only: what `record full` does not show, such as syscall catchpoints).
 #   ORACLE_ONLY=NAME  runs one program's script.
+#   ORACLE_PROGRAMS=DIR ORACLE_SCRIPTS=DIR  other programs and their
+#     scripts (DIR/NAME and DIR/NAME.gdb), e.g. GDB's own gdb.reverse
+#     programs built outside the tree; a file NAME.args beside a script
+#     holds the program's arguments (one line, split at blanks).
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 . "$src/shared/checks.sh"
-programs="$build/tests/reverse_programs"
-scripts="$src/reverse_oracle"
+programs=${ORACLE_PROGRAMS:-$build/tests/reverse_programs}
+scripts=${ORACLE_SCRIPTS:-$src/reverse_oracle}
+compare="$src/reverse_oracle/compare.py"
 
 # Both sides run the same code: `record full` cannot record AVX
 # instructions, so glibc is told not to pick its AVX string functions;
@@ -48,15 +55,19 @@ for script in "$scripts"/*.gdb; do
 	prog="$programs/$name"
 	if [ ! -x "$prog" ]; then bad "$name: no program $prog (make builds it)"; continue; fi
 	script_args "$script"
-	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "${native_setup[@]}" "$prog" \
-		-ex 'break main' -ex run -ex 'record full' -ex delete "${args[@]}" \
+	prog_args=()
+	[ -f "$scripts/$name.args" ] && read -ra prog_args < "$scripts/$name.args"
+	record=(-ex 'record full')
+	head -n 1 "$script" | grep -q '^# oracle: live' && record=()
+	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "${native_setup[@]}" \
+		-ex 'break main' -ex run "${record[@]}" -ex delete "${args[@]}" --args "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.native" 2>&1
-	"${clean_env[@]}" setarch -R "$build/ttrec" run -q -o "$name.idna" "$prog" \
+	"${clean_env[@]}" setarch -R "$build/ttrec" run -q -o "$name.idna" "$prog" "${prog_args[@]}" \
 		< /dev/null > "$name.rec-out" 2>&1
 	"${clean_env[@]}" gdb -batch -nx "${common[@]}" "$prog" \
 		-ex "target remote | $build/ttreplay $name.idna" -ex 'break main' -ex continue -ex delete \
 		"${args[@]}" < /dev/null > "$name.replay" 2>&1
-	if python3 "$scripts/compare.py" "$script" "$name.native" "$name.replay" "$name" > "$name.cmp"; then
+	if python3 "$compare" "$script" "$name.native" "$name.replay" "$name" > "$name.cmp"; then
 		ok
 	else
 		bad "$name: gdb under ttreplay differs from record full"
