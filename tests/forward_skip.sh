@@ -31,28 +31,39 @@ same() { # same REFERENCE OUT DESCRIPTION
 	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
 }
 
+# stops OUT: each stop of the script, where it should be.
+stops() {
+	local f=$1.raw
+	expect "$f" '^Breakpoint 1, touch \(k=1\)' "$1: a breakpoint far ahead"
+	count "$f" 'received signal SIGUSR1' 2 "$1: a signal far ahead"
+	refuse "$f" 'received signal SIGUSR2' "$1: a signal gdb passes on is no stop"
+	expect "$f" '^Thread 2 hit Breakpoint 1, touch \(k=10\)' "$1: a breakpoint in a thread made meanwhile"
+	expect "$f" 'call to syscall getppid' "$1: a caught syscall's entry"
+	expect "$f" 'returned from syscall getppid' "$1: a caught syscall's return"
+	expect "$f" '^Hardware watchpoint 3: late_value\[0\]' "$1: a watched write far ahead"
+	expect "$f" '^Thread 1 hit Breakpoint 1, touch \(k=2\)' "$1: the last breakpoint hit"
+	count "$f" 'No more reverse-execution history' 3 "$1: the end of history"
+	refuse "$f" 'never_called \(\)' "$1: a breakpoint never hit"
+	expect "$f" '^@@ figures' "$1: the script ran to its end"
+}
+count() { # count FILE PATTERN N DESCRIPTION
+	local n
+	n=$(grep -cE -- "$2" "$1")
+	[ "$n" = "$3" ] && ok || bad "$4: '$2' $n times, not $3"
+}
+
 session ahead.out echo --no-index
-expect ahead.out.raw '^Breakpoint 1, touch \(k=1\)' "a breakpoint far ahead"
-expect ahead.out.raw 'received signal SIGUSR1' "a signal far ahead"
-refuse ahead.out.raw 'received signal SIGUSR2' "a signal gdb passes on is no stop"
-expect ahead.out.raw '^Thread 2 hit Breakpoint 1, touch \(k=10\)' \
-	"a breakpoint in a thread made meanwhile"
-expect ahead.out.raw 'call to syscall getppid' "a caught syscall's entry"
-expect ahead.out.raw 'returned from syscall getppid' "a caught syscall's return"
-expect ahead.out.raw '^Hardware watchpoint 3: late_value' "a watched write far ahead"
-expect ahead.out.raw '^Thread 1 hit Breakpoint 1, touch \(k=2\)' "the last breakpoint hit"
-n=$(grep -c 'No more reverse-execution history' ahead.out.raw)
-[ "$n" = 3 ] && ok || bad "the end of history reached $n times, not 3"
-refuse ahead.out.raw 'never_called \(\)' "a breakpoint never hit"
-expect ahead.out.raw '^@@ the signals alone' "the script ran to its end"
+stops ahead.out
 
 session whole.out 'monitor snapshots' --no-index
+stops whole.out
 same ahead.out whole.out "the session that made the pass first"
 [ "$(skipped whole.out.raw)" -gt 0 ] 2>/dev/null && ok ||
 	bad "no segment skipped after the pass: $(grep '^segments' whole.out.raw)"
 
 "$build/ttreplay" --index ahead.idna > /dev/null 2>&1
 session indexed.out echo
+stops indexed.out
 same ahead.out indexed.out "the session that read the index"
 expect indexed.out.raw '^first pass: read from .*ahead\.idna\.idx$' "the index was read"
 [ "$(skipped indexed.out.raw)" -gt 0 ] 2>/dev/null && ok ||

@@ -3,7 +3,7 @@ set confirm off
 handle SIGUSR2 nostop noprint pass
 break touch
 break never_called
-watch late_value
+watch late_value[0]
 catch syscall getppid
 echo \n@@ a breakpoint far ahead\n
 continue

@@ -8,14 +8,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-long counter, late_value, handled;
+long counter, handled;
+/* A page of its own: watching it, no other write rules a segment in. */
+long late_value[4096 / sizeof(long)] __attribute__((aligned(4096)));
 
-__attribute__((noinline)) static void touch(long k)
+/* Functions on pages of their own: the loops' segments execute none of
+ * the breakpoints' pages. */
+#define OWN_PAGE __attribute__((noinline, aligned(4096)))
+
+OWN_PAGE static void touch(long k)
 {
 	counter = counter * 3 + k;
 }
 
-__attribute__((noinline)) void never_called(void)
+OWN_PAGE void never_called(void)
 {
 	counter = -1;
 }
@@ -25,7 +31,7 @@ static void on_signal(int sig)
 	handled += sig;
 }
 
-static long spin(long n)
+OWN_PAGE static long spin(long n)
 {
 	volatile long s = 0;
 	for (long i = 0; i < n; i++)
@@ -40,12 +46,12 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+OWN_PAGE int main(int argc, char **argv)
 {
 	(void)argv;
-	long total = spin(2000000);
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
+	long total = spin(2000000);
 	touch(1);
 	total += spin(2000000);
 	raise(SIGUSR1);
@@ -58,7 +64,7 @@ int main(int argc, char **argv)
 	total += spin(2000000);
 	syscall(SYS_getppid);
 	total += spin(2000000);
-	late_value = total;
+	late_value[0] = total;
 	total += spin(2000000);
 	touch(2);
 	total += spin(2000000);
