@@ -27,11 +27,11 @@
 #include "replayer/gdb_target_internal.h"
 
 /* Whether segment k may stop a forward continue (true when it has no
- * summary yet). */
+ * summary yet, or the pass failed: its figures stop short). */
 static bool segment_may_stop(const struct gdb_target *t, size_t k)
 {
 	const struct replay_session *s = t->s;
-	if (!s->pass_done && k + 1 >= s->n_snapshots)
+	if (s->pass_failed || (!s->pass_done && k + 1 >= s->n_snapshots))
 		return true;
 	return target_segment_may_hit(t, k) || target_segment_may_have_events(t, k);
 }
