@@ -5,7 +5,9 @@
 # passes on, a caught syscall, a watched write, the end of history, a
 # breakpoint never hit) is answered identically by a session whose
 # continues run the first pass as they go (--no-index, nothing run
-# first), one that made the whole pass first, and one that read the
+# first: up to the end of history its continues skip only segments the
+# pass has read, and the script asks nothing that needs the whole history
+# until then), one that made the whole pass first, and one that read the
 # replay index; the last two skip segments (monitor info counts them).
 set -u
 here=$(cd "$(dirname "$0")/replay" && pwd)

@@ -8,28 +8,33 @@ catch syscall getppid
 echo \n@@ a breakpoint far ahead\n
 continue
 print k
-monitor when
+monitor checkpoint
+echo \n@@ back within what the first pass has read, on to the breakpoint again\n
+monitor goto 4194304
+maintenance flush register-cache
+continue
+print k
 monitor checkpoint
 echo \n@@ a signal far ahead (the next one passes without a stop)\n
 continue
-monitor when
+monitor checkpoint
 echo \n@@ a breakpoint in the thread made meanwhile\n
 continue
 print k
 info threads
-monitor when
+monitor checkpoint
 echo \n@@ a caught syscall, its entry and return\n
 continue
-monitor when
+monitor checkpoint
 continue
-monitor when
+monitor checkpoint
 echo \n@@ a watched write\n
 continue
-monitor when
+monitor checkpoint
 echo \n@@ the last breakpoint hit\n
 continue
 print k
-monitor when
+monitor checkpoint
 echo \n@@ the end of history\n
 continue
 monitor when
