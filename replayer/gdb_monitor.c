@@ -196,10 +196,12 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		print(print_ctx, "first pass: finished\n");
 		snprintf(line, sizeof(line),
 			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n"
-			 "moves started from a kept nearby state: %llu of %llu\n",
+			 "moves started from a kept nearby state: %llu of %llu\n"
+			 "segments forward continues skipped: %llu\n",
 			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
 			 (unsigned long long)m->signals, t->s->n_snapshots,
-			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves);
+			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves,
+			 (unsigned long long)t->segments_skipped);
 		print(print_ctx, line);
 		print(print_ctx, t->s->index_state == REPLAY_INDEX_READ ? "first pass: read from "
 									  : "first pass: made in this session\n");
@@ -225,6 +227,7 @@ const char *gdb_target_monitor_help(void *ctx)
 	(void)ctx;
 	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
 	       "  backward moves that started from a state kept near recent positions;\n"
+	       "  segments forward continues skipped by their summaries;\n"
 	       "  whether the first pass was read from the replay index (until the\n"
 	       "  first pass is finished: how far it has read)\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"

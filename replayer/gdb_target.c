@@ -28,6 +28,7 @@
 #include "replayer/gdb_events_back.h"
 #include "replayer/gdb_target_internal.h"
 #include "replayer/pass_ahead.h"
+#include "replayer/search_forward.h"
 
 /* --- what the debugger reads ------------------------------------------ */
 
@@ -363,15 +364,29 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	s->pass_interrupted = pass_tick;
 	s->pass_interrupt_ctx = &progress;
 	/* Signals the program received stop a continue or a step, as they
-	 * stop a live process under gdb; caught syscalls stop a continue. */
+	 * stop a live process under gdb; caught syscalls stop a continue. A
+	 * continue runs only the segments that may stop it
+	 * (search_forward.h). */
 	enum resim_status st;
 	for (;;) {
+		uint64_t to = target;
+		if (target == UINT64_MAX && search_forward_skip(t, &w, &to) != 0) {
+			st = RESIM_ERROR;
+			break;
+		}
+		if (w.was_interrupted) {
+			st = RESIM_STOPPED;
+			break;
+		}
 		/* (A step stops at a signal too: it arrives between the
 		 * instruction and the handler's first, as for a live process.) */
 		s->sim.stop_at_signals = true;
 		s->sim.stop_at_syscalls = target == UINT64_MAX && t->catching;
-		st = observed_run(t, &w, target_image_bound(t, target));
+		to = target_image_bound(t, to);
+		st = observed_run(t, &w, to);
 		s->sim.stop_at_signals = s->sim.stop_at_syscalls = false;
+		if (st == RESIM_AT_TARGET && to != target && !target_at_image_end(t))
+			continue; /* the segments that may stop it are over */
 		if ((st != RESIM_SYSCALL_ENTRY && st != RESIM_SYSCALL_RETURN) ||
 		    target_syscall_caught(t, s->sim.syscall_nr))
 			break;
@@ -422,10 +437,9 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 	return 0;
 }
 
-/* Whether segment k can hold a hit, from the first pass's summaries of
- * the pages each segment executed and wrote (read watchpoints have no
- * summary: such segments are always searched). */
-static bool segment_may_hit(const struct gdb_target *t, size_t k)
+/* (Searches both ways skip the segments this rules out: search_forward.c,
+ * target_backward.) */
+bool target_segment_may_hit(const struct gdb_target *t, size_t k)
 {
 	for (size_t i = 0; i < t->n_points; i++) {
 		const struct point *p = &t->points[i];
@@ -522,7 +536,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 				return r < 0 ? -1 : 0;
 		}
 		for (size_t k = replay_session_snapshot_for(s, before - 1);; k--) {
-			bool may_hit = t->n_points && segment_may_hit(t, k);
+			bool may_hit = t->n_points && target_segment_may_hit(t, k);
 			bool may_event = events && target_segment_may_have_events(t, k);
 			uint64_t seg_end = k + 1 < s->n_snapshots && s->snapshots[k + 1].icount < before
 						   ? s->snapshots[k + 1].icount : before;

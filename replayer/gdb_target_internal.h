@@ -87,6 +87,9 @@ struct gdb_target {
 	int open_files[MAX_OPEN_FILES];
 	/* States kept near recent positions: backward moves start there. */
 	struct step_history near;
+	/* Segments forward continues went over by their summaries
+	 * (search_forward.c), for monitor info. */
+	uint64_t segments_skipped;
 	/* What gdb changed (a function it calls, `set var`), run apart from
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;
@@ -138,6 +141,12 @@ void target_files_close_all(struct gdb_target *t);
 void target_files_check(struct gdb_target *t);
 /* Whether `catch syscall` stops at syscall nr. */
 bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
+
+/* Whether segment k (from snapshot k to the next) can hold a hit of a
+ * breakpoint or watchpoint, from the first pass's summaries of the pages
+ * each segment executed and wrote (read watchpoints have no summary: such
+ * segments always can). */
+bool target_segment_may_hit(const struct gdb_target *t, size_t k);
 
 /* The execution breakpoint at rip, or NULL. */
 const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t rip);

@@ -429,6 +429,12 @@ static bool pass_from_index(struct replay_session *s)
 	return true;
 }
 
+void replay_session_try_index(struct replay_session *s)
+{
+	if (!s->pass_done)
+		pass_from_index(s);
+}
+
 int replay_session_finish_pass_interruptible(struct replay_session *s,
 					     bool (*interrupted)(void *ctx), void *ctx)
 {

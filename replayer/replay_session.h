@@ -144,6 +144,11 @@ int replay_session_finish_pass(struct replay_session *s);
 int replay_session_finish_pass_interruptible(struct replay_session *s,
 					     bool (*interrupted)(void *ctx), void *ctx);
 
+/* Reads the replay index now where the next run beyond where the pass has
+ * read would (the options allow it, not tried yet): the whole history's
+ * summaries are then known before that run starts. */
+void replay_session_try_index(struct replay_session *s);
+
 /* Moves to time t (clamped to the history; any t beyond where the first
  * pass has read finishes it). 0, or -1. */
 int replay_session_goto(struct replay_session *s, uint64_t t);

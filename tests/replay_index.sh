@@ -17,14 +17,16 @@ cc -g -O0 -o phases "$here/programs/phases.c" || exit 1
 
 # session OUT [TTREPLAY-OPTIONS]: the gdb script over ph.idna. Its output
 # without what depends on the machine's speed or on where the first pass
-# came from (the pass's progress lines, monitor info's "first pass" line);
+# came from (the pass's progress lines, monitor info's "first pass" line
+# and its count of segments skipped, which only a finished pass allows);
 # ttreplay's own lines about the index go to OUT.index.
 session() {
 	local out=$1; shift
 	gdb -batch -nx -ex 'set remotetimeout 600' ./phases \
 		-ex "target remote | $build/ttreplay $* ph.idna" -x "$here/index.gdb" > "$out.raw" 2>&1
 	grep -E '^ttreplay: index ' "$out.raw" > "$out.index"
-	grep -vE '^ttreplay: (reading the trace|index )|^first pass: ' "$out.raw" > "$out"
+	grep -vE '^ttreplay: (reading the trace|index )|^(first pass|segments forward continues skipped): ' \
+		"$out.raw" > "$out"
 }
 same() { # same REFERENCE OUT DESCRIPTION
 	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -5 | tr '\n' ' ')"; fi
