@@ -36,6 +36,7 @@ struct pass_worker {
 	struct resim_counts base; /* counted at its start, by the range before */
 	enum resim_status status; /* RESIM_AT_TARGET: it reached `end` */
 	size_t snapshots;         /* snapshot times it passed */
+	double cpu_seconds;       /* the CPU time its thread took */
 	char error[320];          /* when it could not start */
 };
 
@@ -71,18 +72,17 @@ static int open_worker(struct pass_worker *w)
 }
 
 /* Replays one range, counting the serial pass's snapshot times in it. */
-static void *run_worker(void *arg)
+static void replay_range(struct pass_worker *w)
 {
-	struct pass_worker *w = arg;
 	w->status = RESIM_ERROR;
 	if (open_worker(w) != 0)
-		return NULL;
+		return;
 	uint64_t next = w->snapshot_origin;
 	if (w->checkpoint != FROM_START) {
 		uint64_t start = resim_now(&w->sim);
 		w->status = resim_run(&w->sim, start);
 		if (w->status != RESIM_AT_TARGET)
-			return NULL;
+			return;
 		w->base = w->sim.counts;
 		next = snapshot_after(w, start);
 	}
@@ -90,14 +90,26 @@ static void *run_worker(void *arg)
 		uint64_t target = next < w->end ? next : w->end;
 		w->status = resim_run(&w->sim, target);
 		if (w->status != RESIM_AT_TARGET)
-			return NULL;
+			return;
 		if (target == next) {
 			w->snapshots++;
 			next += w->snapshot_interval;
 		}
 		if (target == w->end)
-			return NULL;
+			return;
 	}
+}
+
+/* Replays one range, and notes the CPU time that took. */
+static void *run_worker(void *arg)
+{
+	struct pass_worker *w = arg;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	replay_range(w);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	w->cpu_seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return NULL;
 }
 
 /* The checkpoints that can start a range: the one thread's, strictly
@@ -148,6 +160,9 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	}
 	s->summary.snapshots = snapshots;
 	s->summary.ranges = (unsigned)n;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].cpu_seconds > s->summary.longest_range_seconds)
+			s->summary.longest_range_seconds = w[i].cpu_seconds;
 	return replay_session_summarise_replay(s, &w[k].sim, &counts, w[k].status);
 }
 

@@ -65,8 +65,11 @@ struct replay_summary {
 	/* Snapshots the pass took, when it kept none (pass_parallel.h);
 	 * else 0 and n_snapshots counts them. */
 	size_t snapshots;
-	/* Ranges of the history the pass replayed at once (1: serial). */
+	/* Ranges of the history the pass replayed at once (0 or 1:
+	 * serial), and the CPU time the slowest took: about the pass's
+	 * time on a machine with a core free for each. */
 	unsigned ranges;
+	double longest_range_seconds;
 };
 
 /* How a session replays. */

@@ -486,8 +486,9 @@ int main(int argc, char **argv)
 		return EXIT_BAD_TRACE;
 	}
 	if (do_verify && s.summary.ranges > 1)
-		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once\n",
-			s.summary.ranges);
+		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once "
+			"(the longest took %.2f CPU s)\n", s.summary.ranges,
+			s.summary.longest_range_seconds);
 	else if (do_verify && options.jobs > 1 && s.summary.n_threads > 1)
 		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
 			"(its checkpoints are per thread)\n");
