@@ -166,11 +166,39 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	return replay_session_summarise_replay(s, &w[k].sim, &counts, w[k].status);
 }
 
-/* The ranges: `n` of them, as even in checkpoints as they can be (the
- * recorder takes them every so many instructions). */
+static uint64_t start_icount(const struct replay_session *s, const size_t *starts, size_t i)
+{
+	return idna_reader_checkpoint(s->reader, starts[i])->icount;
+}
+
+/* The start of range k of n: the checkpoint nearest k/n of the history
+ * (its end guessed one average checkpoint spacing after the last one:
+ * the recorder takes one every so many instructions, and others at
+ * execs and faults), after range k-1's and leaving one for each later
+ * range. */
+static size_t pick_start(const struct replay_session *s, const size_t *starts, size_t n_starts,
+			 uint64_t origin, size_t k, size_t n, size_t after)
+{
+	uint64_t last = start_icount(s, starts, n_starts - 1) - origin;
+	uint64_t end = last + last / n_starts;
+	uint64_t want = origin + (uint64_t)((double)end * k / n);
+	size_t best = after, hi = n_starts - (n - k);
+	for (size_t i = after; i <= hi; i++) {
+		uint64_t at = start_icount(s, starts, i), b = start_icount(s, starts, best);
+		uint64_t d = at > want ? at - want : want - at, db = b > want ? b - want : want - b;
+		if (d < db)
+			best = i;
+	}
+	return best;
+}
+
+/* The ranges: `n` of them, about as long in instructions as the
+ * checkpoints allow. */
 static void plan(struct replay_session *s, struct pass_worker *w, size_t n, const size_t *starts,
 		 size_t n_starts)
 {
+	uint64_t origin = s->sim.threads[0].first ? s->sim.threads[0].first->icount : 0;
+	size_t next = 0;
 	for (size_t k = 0; k < n; k++) {
 		w[k] = (struct pass_worker){
 			.path = s->path, .cache_log2 = s->cache_log2, .jit = s->jit,
@@ -178,10 +206,12 @@ static void plan(struct replay_session *s, struct pass_worker *w, size_t n, cons
 			.snapshot_origin = s->snapshots[0].icount,
 			.snapshot_interval = REPLAY_SNAPSHOT_INTERVAL,
 		};
-		if (k > 0)
-			w[k].checkpoint = starts[k * (n_starts + 1) / n - 1];
+		if (k > 0) {
+			size_t i = pick_start(s, starts, n_starts, origin, k, n, next);
+			w[k].checkpoint = starts[i];
+			next = i + 1;
+		}
 	}
-	uint64_t origin = s->sim.threads[0].first ? s->sim.threads[0].first->icount : 0;
 	for (size_t k = 0; k + 1 < n; k++)
 		w[k].end = idna_reader_checkpoint(s->reader, w[k + 1].checkpoint)->icount - origin;
 }
