@@ -319,6 +319,18 @@ static int verify(struct replay_session *s)
 	return 0;
 }
 
+/* --verify, on standard error: how many cores the pass used, when more
+ * than one, or why one. */
+static void describe_cores(const struct replay_summary *m, unsigned jobs)
+{
+	if (m->ranges > 1)
+		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once "
+			"(the longest took %.2f CPU s)\n", m->ranges, m->longest_range_seconds);
+	else if (jobs > 1 && m->n_threads > 1)
+		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
+			"(its checkpoints are per thread)\n");
+}
+
 /* --index: the first pass, unless a good index is there already, and
  * what became of the index. */
 static int make_index(struct replay_session *s)
@@ -480,18 +492,14 @@ int main(int argc, char **argv)
 		return make_index(&s);
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
 		return exec_gdb(&s, path, start_time, &options, gdb_args, n_gdb_args);
-	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
+	int pass_rc = do_info || do_verify ? replay_session_finish_pass(&s) : 0;
+	if (do_verify)
+		describe_cores(&s.summary, options.jobs);
+	if (pass_rc != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);
 		return EXIT_BAD_TRACE;
 	}
-	if (do_verify && s.summary.ranges > 1)
-		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once "
-			"(the longest took %.2f CPU s)\n", s.summary.ranges,
-			s.summary.longest_range_seconds);
-	else if (do_verify && options.jobs > 1 && s.summary.n_threads > 1)
-		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
-			"(its checkpoints are per thread)\n");
 	if (do_info)
 		rc = print_info(&s, path, json);
 	else if (do_verify)

@@ -6,9 +6,11 @@
 # threads, which stay on one job), then damaged traces (truncated, a
 # damaged chunk): --verify's output and status and --info's lines (and
 # JSON) under --jobs 1, 2 and 3 are compared; the time a pass took is
-# the one figure that differs.
+# the one figure that differs. A changed record halfway through makes the
+# replay of the middle range fail (tests/shared/damage_chunk.py).
 set -u
-. "$(dirname "$0")/shared/checks.sh"
+shared=$(cd "$(dirname "$0")/shared" && pwd)
+. "$shared/checks.sh"
 program=$build/tests/programs/long_history
 
 # pass TRACE JOBS: verify.JOBS (stdout, the time left out, and status),
@@ -88,6 +90,22 @@ cp plain.idna flipped.idna
 printf '\377\377\377\377' | dd of=flipped.idna bs=1 seek=200000 conv=notrunc 2> /dev/null
 same flipped flipped.idna 1
 expect flipped.verify 'status 65' "a damaged trace is refused both ways"
+
+# A replay that goes wrong in the middle range: the first failure in
+# history order decides, with the serial pass's message, though the range
+# after it replays well. A byte of the records of the chunk halfway
+# through is changed (the first change that makes the replay fail).
+found=0
+for pos in 100 140 180 220 260 300 340 380 420 460; do
+	python3 "$shared/damage_chunk.py" plain.idna wrong.idna 0.5 "$pos" || break
+	"$build/ttreplay" --verify --no-index --jobs 1 wrong.idna > /dev/null 2> wrong.err
+	if grep -q 'diverged' wrong.err; then found=1; break; fi
+done
+if [ $found = 1 ]; then
+	same wrong wrong.idna 3
+	expect wrong.verify 'status 65' "a replay that goes wrong is refused both ways"
+	expect verify-err.1 'diverged from the trace at time' "the failure is the serial pass's"
+else bad "no changed byte made the replay of plain.idna go wrong"; fi
 
 # A bad --jobs is a usage error.
 for arg in 0 -1 x 1025; do
