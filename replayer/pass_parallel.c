@@ -37,7 +37,11 @@ struct pass_worker {
 	enum resim_status status; /* RESIM_AT_TARGET: it reached `end` */
 	size_t snapshots;         /* snapshot times it passed */
 	double cpu_seconds;       /* the CPU time its thread took */
-	char error[320];          /* when it could not start */
+	char error[320];          /* why it could not start */
+	/* It could not start (out of memory, the trace unreadable), or its
+	 * checkpoint did not start it as the table said (a damaged or
+	 * hostile trace): the serial pass decides then. */
+	bool bad_start;
 };
 
 /* The first snapshot time after t. */
@@ -75,14 +79,19 @@ static int open_worker(struct pass_worker *w)
 static void replay_range(struct pass_worker *w)
 {
 	w->status = RESIM_ERROR;
-	if (open_worker(w) != 0)
+	if (open_worker(w) != 0) {
+		w->bad_start = true;
 		return;
+	}
 	uint64_t next = w->snapshot_origin;
 	if (w->checkpoint != FROM_START) {
 		uint64_t start = resim_now(&w->sim);
 		w->status = resim_run(&w->sim, start);
-		if (w->status != RESIM_AT_TARGET)
+		if (w->status != RESIM_AT_TARGET || w->sim.counts.checkpoints == 0 ||
+		    resim_now(&w->sim) != start) {
+			w->bad_start = true;
 			return;
+		}
 		w->base = w->sim.counts;
 		next = snapshot_after(w, start);
 	}
@@ -143,16 +152,16 @@ static void add_counts(struct resim_counts *counts, const struct pass_worker *w)
 }
 
 /* The summary from the workers, in history order: up to the first range
- * that did not reach its end (history ended or the replay failed there). */
+ * that did not reach its end (history ended or the replay failed there).
+ * 1, -1 with s->error, or 0 when a range could not start as the serial
+ * pass would have passed its checkpoint. */
 static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 {
 	struct resim_counts counts = { 0 };
 	size_t snapshots = 0, k = 0;
 	for (;; k++) {
-		if (!w[k].sim_open) {
-			snprintf(s->error, sizeof(s->error), "%s: %s", s->path, w[k].error);
-			return -1;
-		}
+		if (w[k].bad_start)
+			return 0;
 		add_counts(&counts, &w[k]);
 		snapshots += w[k].snapshots;
 		if (k == n - 1 || w[k].status != RESIM_AT_TARGET)
@@ -163,7 +172,7 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (w[i].cpu_seconds > s->summary.longest_range_seconds)
 			s->summary.longest_range_seconds = w[i].cpu_seconds;
-	return replay_session_summarise_replay(s, &w[k].sim, &counts, w[k].status);
+	return replay_session_summarise_replay(s, &w[k].sim, &counts, w[k].status) == 0 ? 1 : -1;
 }
 
 static uint64_t start_icount(const struct replay_session *s, const size_t *starts, size_t i)
@@ -244,7 +253,7 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 		run_worker(&w[k]);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->summary.seconds += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	rc = join(s, w, n) == 0 ? 1 : -1;
+	rc = join(s, w, n);
 	for (size_t k = 0; k < n; k++) {
 		if (w[k].sim_open)
 			resim_close(&w[k].sim);
