@@ -40,5 +40,7 @@ void replay_session_pass_hooks(struct replay_session *s, bool on);
 int replay_session_pass_boundary(struct replay_session *s);
 uint64_t replay_session_next_snapshot_time(const struct replay_session *s);
 int replay_session_summarise_history(struct replay_session *s, enum resim_status st);
+int replay_session_summarise_replay(struct replay_session *s, struct resim *sim,
+				    const struct resim_counts *counts, enum resim_status st);
 
 #endif

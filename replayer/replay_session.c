@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "replayer/pass_ahead.h"
+#include "replayer/pass_parallel.h"
 #include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "trace-format/pack_store.h"
@@ -241,7 +242,7 @@ static bool exits_with(const struct emu_regs *r, int status)
 /* The replay ends where the recording did: at the exit or exit_group
  * syscall with the recorded status (made by the thread that ran last,
  * or, when that one only went away, by another), or at the fatal signal. */
-static bool exit_is_consistent(struct replay_session *s)
+static bool exit_is_consistent(struct replay_session *s, struct resim *sim)
 {
 	struct replay_summary *m = &s->summary;
 	if (!m->have_exit)
@@ -249,29 +250,29 @@ static bool exit_is_consistent(struct replay_session *s)
 	int status = (int)m->exit_status;
 	if (WIFSIGNALED(status))
 		return m->last_signal == WTERMSIG(status);
-	if (exits_with(emu_regs(s->sim.cpu), status))
+	if (exits_with(emu_regs(sim->cpu), status))
 		return true;
-	for (size_t i = 0; i < s->sim.n_threads; i++)
-		if (exits_with(resim_thread_regs(&s->sim, i), status))
+	for (size_t i = 0; i < sim->n_threads; i++)
+		if (exits_with(resim_thread_regs(sim, i), status))
 			return true;
 	return false;
 }
 
 /* Each thread's share of the history, as the first pass left them. */
-static int summarise_threads(struct replay_session *s)
+static int summarise_threads(struct replay_session *s, const struct resim *sim)
 {
 	struct replay_summary *m = &s->summary;
-	m->threads = calloc(s->sim.n_threads, sizeof(*m->threads));
+	m->threads = calloc(sim->n_threads, sizeof(*m->threads));
 	if (!m->threads)
 		return -1;
-	m->n_threads = s->sim.n_threads;
-	for (size_t i = 0; i < s->sim.n_threads; i++) {
+	m->n_threads = sim->n_threads;
+	for (size_t i = 0; i < sim->n_threads; i++) {
 		struct replay_thread_summary *t = &m->threads[i];
-		t->tid = s->sim.threads[i].tid;
-		t->stream = s->sim.threads[i].stream;
-		t->instructions = resim_thread_icount(&s->sim, i);
-		t->exited = s->sim.threads[i].exit_recorded;
-		t->exit_status = s->sim.threads[i].exit_status;
+		t->tid = sim->threads[i].tid;
+		t->stream = sim->threads[i].stream;
+		t->instructions = resim_thread_icount(sim, i);
+		t->exited = sim->threads[i].exit_recorded;
+		t->exit_status = sim->threads[i].exit_status;
 	}
 	return 0;
 }
@@ -322,28 +323,34 @@ static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots
 	return st;
 }
 
-/* The first pass has ended with st, the replay at the end of history:
- * what it found. 0, or -1 with s->error. */
-int replay_session_summarise_history(struct replay_session *s, enum resim_status st)
+/* The first pass has ended with st, the replay sim at the end of history
+ * with these counts of it: what it found. 0, or -1 with s->error. */
+int replay_session_summarise_replay(struct replay_session *s, struct resim *sim,
+				    const struct resim_counts *counts, enum resim_status st)
 {
 	struct replay_summary *m = &s->summary;
-	m->instructions = resim_now(&s->sim);
-	m->syscalls = s->sim.counts.syscalls;
-	m->signals = s->sim.counts.signals;
-	m->checkpoints = s->sim.counts.checkpoints;
-	m->native_steps = s->sim.counts.native_steps;
-	m->last_signal = s->sim.counts.last_signal;
+	m->instructions = resim_now(sim);
+	m->syscalls = counts->syscalls;
+	m->signals = counts->signals;
+	m->checkpoints = counts->checkpoints;
+	m->native_steps = counts->native_steps;
+	m->last_signal = counts->last_signal;
 	m->have_exit = find_exit_status(s, &m->exit_status);
 	if (st == RESIM_ERROR) {
-		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, s->sim.error);
+		snprintf(s->error, sizeof(s->error), "%s: %s", s->path, sim->error);
 		return -1;
 	}
-	m->exit_consistent = exit_is_consistent(s);
-	if (summarise_threads(s) != 0) {
+	m->exit_consistent = exit_is_consistent(s, sim);
+	if (summarise_threads(s, sim) != 0) {
 		snprintf(s->error, sizeof(s->error), "%s: out of memory", s->path);
 		return -1;
 	}
 	return 0;
+}
+
+int replay_session_summarise_history(struct replay_session *s, enum resim_status st)
+{
+	return replay_session_summarise_replay(s, &s->sim, &s->sim.counts, st);
 }
 
 /* Snapshots the opening part of the first pass takes: the start of
@@ -361,6 +368,8 @@ int replay_session_open(struct replay_session *s, const char *path,
 	memset(s, 0, sizeof(*s));
 	s->jit = !opt->no_jit;
 	s->use_index = opt->use_index;
+	s->jobs = opt->jobs ? opt->jobs : 1;
+	s->summary_only = opt->summary_only;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
 	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->path = strdup(path);
@@ -444,6 +453,12 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
 	if (pass_from_index(s))
 		return replay_session_goto(s, at);
+	int parallel = s->summary_only && s->jobs > 1 ? pass_parallel_summary(s, s->jobs) : 0;
+	if (parallel != 0) {
+		s->pass_done = true;
+		s->pass_failed = parallel < 0;
+		return parallel < 0 ? -1 : replay_session_goto(s, at);
+	}
 	/* The pass paused at its last snapshot: it goes on from there. */
 	if (s->sim_open)
 		resim_close(&s->sim);

@@ -62,6 +62,14 @@ struct replay_summary {
 	struct replay_thread_summary *threads;
 	size_t n_threads;
 	double seconds;          /* of the first pass */
+	/* Snapshots the pass took, when it kept none (pass_parallel.h);
+	 * else 0 and n_snapshots counts them. */
+	size_t snapshots;
+	/* Ranges of the history the pass replayed at once (0 or 1:
+	 * serial), and the CPU time the slowest took: about the pass's
+	 * time on a machine with a core free for each. */
+	unsigned ranges;
+	double longest_range_seconds;
 };
 
 /* How a session replays. */
@@ -76,6 +84,12 @@ struct replay_options {
 	 * is good, and write it after a first pass (ttreplay does, unless
 	 * --no-index; off by default, so that tests and benchmarks replay). */
 	bool use_index;
+	/* Cores for the first pass (0 or 1: one). Used when summary_only:
+	 * the session is opened for the pass's figures and verdict alone
+	 * (ttreplay --verify, --info), which pass_parallel.h makes from
+	 * ranges of the history replayed at once, keeping no snapshots. */
+	unsigned jobs;
+	bool summary_only;
 };
 
 /* What became of the replay index (replay_index.h). */
@@ -113,6 +127,8 @@ struct replay_session {
 	uint64_t pass_reach;
 	char *path;                   /* of the trace, for messages */
 	bool use_index;               /* replay_options.use_index */
+	unsigned jobs;                /* replay_options.jobs, at least 1 */
+	bool summary_only;            /* replay_options.summary_only */
 	bool index_tried;             /* looked for before the rest of the pass */
 	enum replay_index_state index_state;
 	char index_path[4200];

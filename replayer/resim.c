@@ -109,6 +109,45 @@ int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 	return 0;
 }
 
+/*
+ * A one-thread trace's replay from a checkpoint in the middle of its
+ * history: the checkpoint resets everything the replay carries (registers,
+ * prediction cache, logged code pages, decoded code: man/idna.5), so the
+ * replay from there is the one the whole replay makes. Time keeps the
+ * whole replay's origin (a ring trace's first kept checkpoint).
+ */
+int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+			     bool jit, struct memory_image *image, const struct idna_checkpoint *cp)
+{
+	if (open_process(s, reader, cache_log2, jit, image) != 0)
+		goto fail;
+	struct resim_thread *t = &s->threads[0];
+	if (s->n_threads != 1 || t->stream != cp->stream) {
+		snprintf(s->error, sizeof(s->error),
+			 "a replay starts at a checkpoint of a one-thread trace only");
+		goto fail;
+	}
+	uint64_t origin = t->first ? t->first->icount : 0;
+	t->first = cp;
+	t->icount = cp->icount;
+	if (cursor_open(&t->mem.cursor, reader, t->stream, cp, CURSOR_MEMORY) != 0 ||
+	    cursor_open(&t->events, reader, t->stream, cp, CURSOR_EVENTS) != 0) {
+		snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
+			 t->events.failed ? t->events.error : t->mem.cursor.error);
+		goto fail;
+	}
+	emu_set_icount(s->cpu, cp->icount);
+	s->clock_offset = 0 - origin;
+	bool switched;
+	/* A ring's thread starts at its checkpoint through the scheduler. */
+	if (!t->started && resim_schedule(s, &switched) != 1)
+		goto fail;
+	return 0;
+fail:
+	resim_close(s);
+	return -1;
+}
+
 void resim_close(struct resim *s)
 {
 	resim_threads_close(s);

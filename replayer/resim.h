@@ -131,6 +131,12 @@ int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 	       struct memory_image *image);
 void resim_close(struct resim *s);
 
+/* Starts a one-thread trace's replay at checkpoint cp of its stream (the
+ * first pass's workers, pass_parallel.c): time as in the whole replay.
+ * 0, or -1 with s->error set. */
+int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+			     bool jit, struct memory_image *image, const struct idna_checkpoint *cp);
+
 /* Per-thread part of a saved state. */
 struct resim_thread_state {
 	struct emu_regs regs;

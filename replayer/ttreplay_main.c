@@ -53,6 +53,8 @@ static void usage(FILE *f)
 		"  --index          make the replay index (TRACE.idx) now and exit: later\n"
 		"                   sessions on TRACE then skip the first pass\n"
 		"  --no-index       neither use nor write the replay index\n"
+		"  --jobs N         with --verify or --info: replay N ranges of a one-thread\n"
+		"                   trace's history at once (default: the online cores)\n"
 		"  -h, --help       this text\n");
 }
 
@@ -65,6 +67,28 @@ static bool parse_time(const char *text, uint64_t *out)
 	errno = 0;
 	*out = strtoull(text, &end, 10);
 	return !*end && errno == 0 && *out != UINT64_MAX;
+}
+
+/* More workers than this gain nothing on any machine we know. */
+#define MAX_JOBS 1024
+
+/* --jobs: a number of cores. */
+static bool parse_jobs(const char *text, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(text, &end, 10);
+	if (!*text || *end || errno || n < 1 || n > MAX_JOBS)
+		return false;
+	*out = (unsigned)n;
+	return true;
+}
+
+/* The default for --jobs. */
+static unsigned online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;
 }
 
 /* The program's path: the last execve of the trace's global stream. */
@@ -217,6 +241,8 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 {
 	const struct idna_header *h = idna_reader_header(s->reader);
 	const struct replay_summary *m = &s->summary;
+	/* The snapshots of the pass: counted by a pass that kept none. */
+	size_t snapshots = m->snapshots ? m->snapshots : s->n_snapshots;
 	struct stat st;
 	uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 	char exit_text[96];
@@ -238,7 +264,7 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 		       " \"syscalls\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"checkpoints\": %zu,"
 		       " \"trace-bytes\": %" PRIu64 ", \"bits-per-instruction\": %.4f,"
 		       " \"exit-status\": ",
-		       m->instructions, m->n_threads, m->syscalls, m->signals, s->n_snapshots, bytes,
+		       m->instructions, m->n_threads, m->syscalls, m->signals, snapshots, bytes,
 		       bits);
 		json_string(stdout, exit_text);
 		printf(", \"native-fallbacks\": %" PRIu64 ", \"thread-list\": [", m->native_steps);
@@ -255,7 +281,7 @@ static int print_info(struct replay_session *s, const char *path, bool json)
 	printf("\ninstructions: %" PRIu64 "\nthreads: %zu\nprocesses: 1\nsyscalls: %" PRIu64
 	       "\nsignals: %" PRIu64 "\ncheckpoints: %zu\ntrace-bytes: %" PRIu64
 	       "\nbits-per-instruction: %.4f\nexit-status: %s\nnative-fallbacks: %" PRIu64 "\n",
-	       m->instructions, m->n_threads, m->syscalls, m->signals, s->n_snapshots, bytes, bits,
+	       m->instructions, m->n_threads, m->syscalls, m->signals, snapshots, bytes, bits,
 	       exit_text, m->native_steps);
 	print_threads(m, false);
 	return 0;
@@ -300,6 +326,18 @@ static int verify(struct replay_session *s)
 	return 0;
 }
 
+/* --verify, on standard error: how many cores the pass used, when more
+ * than one, or why one. */
+static void describe_cores(const struct replay_summary *m, unsigned jobs)
+{
+	if (m->ranges > 1)
+		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once "
+			"(the longest took %.2f CPU s)\n", m->ranges, m->longest_range_seconds);
+	else if (jobs > 1 && m->n_threads > 1)
+		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
+			"(its checkpoints are per thread)\n");
+}
+
 /* --index: the first pass, unless a good index is there already, and
  * what became of the index. */
 static int make_index(struct replay_session *s)
@@ -326,7 +364,8 @@ static int make_index(struct replay_session *s)
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
-	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX, OPT_EXEC };
+	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX, OPT_EXEC,
+	       OPT_JOBS };
 	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -343,6 +382,7 @@ int main(int argc, char **argv)
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "index", no_argument, NULL, OPT_INDEX },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -408,6 +448,13 @@ int main(int argc, char **argv)
 		case OPT_NO_JIT: options.no_jit = true; break;
 		case OPT_INDEX: do_index = true; break;
 		case OPT_NO_INDEX: options.use_index = false; break;
+		case OPT_JOBS:
+			if (!parse_jobs(optarg, &options.jobs)) {
+				fprintf(stderr, "ttreplay: bad --jobs '%s' (a number of cores, 1 to %d)\n",
+					optarg, MAX_JOBS);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case OPT_GDB_COMMANDS: fputs(gdb_commands_script, stdout); return 0;
 		case OPT_VERSION: print_version("ttreplay"); return 0;
@@ -456,6 +503,9 @@ int main(int argc, char **argv)
 			"--snapshot-memory, -p)\n");
 		return EXIT_USAGE;
 	}
+	if (!options.jobs)
+		options.jobs = online_cores();
+	options.summary_only = do_info || do_verify;
 	struct replay_session s;
 	if (replay_session_open(&s, path, &options) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
@@ -466,7 +516,10 @@ int main(int argc, char **argv)
 		return make_index(&s);
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
 		return exec_gdb(&s, path, start_time, image, &options, gdb_args, n_gdb_args);
-	if ((do_info || do_verify) && replay_session_finish_pass(&s) != 0) {
+	int pass_rc = do_info || do_verify ? replay_session_finish_pass(&s) : 0;
+	if (do_verify)
+		describe_cores(&s.summary, options.jobs);
+	if (pass_rc != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);
 		replay_session_close(&s);
 		return EXIT_BAD_TRACE;
