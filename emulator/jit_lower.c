@@ -313,19 +313,22 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 		jit_bind(&x->a, hit);
 }
 
-/* After a direct write_uint of `size` bytes at the address in its slot:
- * what emu_decode_cache_note_write does, its filter test inline. */
-static void note_write(struct jit_xlate *x, unsigned size)
+/* After a direct write_uint of `size` bytes at rsi: what
+ * emu_decode_cache_note_write does, its filter test inline. An inline
+ * write enters at *within_page, the crossing test behind it (its bytes
+ * are in one cache entry, so in one page). */
+static void note_write(struct jit_xlate *x, unsigned size, size_t *within_page)
 {
-	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
-	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	size_t crosses = 0;
 	if (size > 1) {
-		emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
+		emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RSI, 4));
 		emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 4), jit_i(4095));
 		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
 		crosses = jit_jcc_forward(&x->a, 7); /* ja */
 	}
+	*within_page = x->a.pos;
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
 	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
 	emit(x, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
 	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(EMU_CODE_FILTER_BITS - 1));
@@ -337,7 +340,6 @@ static void note_write(struct jit_xlate *x, unsigned size)
 	if (size > 1)
 		jit_bind(&x->a, crosses);
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-	emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
 	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
 	jit_call(&x->a, (const void *)emu_jit_note_write);
@@ -349,7 +351,8 @@ static void note_write(struct jit_xlate *x, unsigned size)
  * instruction. The status is kept in its slot for jit_translate.c's
  * check that the block did not write its own code. Direct calls to
  * write_uint as read_at_rsi's to read_uint, after the inline write as
- * its inline read. */
+ * its inline read; an inline write needs no address check (only pages
+ * of the lower half are in its table) and keeps rsi. */
 static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
@@ -357,16 +360,18 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	x->flags_live = false;
 	x->wrote = true;
 	if (ops->write_uint) {
-		keep_address_checked(x, size, &upper);
 		bool inline_writes = ops->inline_memory && ops->write_uint_sized[size_index(size)];
 		size_t written = inline_writes ? jit_inline_write(x, size) : 0;
+		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
 			       (const void *)ops->write_uint, size, true);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
+		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
+		size_t within_page;
+		note_write(x, size, &within_page);
 		if (inline_writes)
-			jit_bind(&x->a, written);
-		note_write(x, size);
+			jit_point(&x->a, written, within_page);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
 		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));

@@ -38,9 +38,8 @@
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_RUN_END ((int64_t)offsetof(struct emu_cpu, run_end))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
-#define JIT_MEM_INLINE ((int64_t)offsetof(struct emu_cpu, mem_inline))
-/* Byte offsets in struct emu_inline_memory (emu.h). */
-#define JIT_INLINE(field) ((int64_t)offsetof(struct emu_inline_memory, field))
+/* Byte offsets of the inline memory's fields (struct emu_inline_view). */
+#define JIT_INLINE(field) ((int64_t)offsetof(struct emu_cpu, mem_inline.field))
 
 /* What an exit raises before it stores the registers (the address of a
  * page fault is in slot 4). */
@@ -118,11 +117,12 @@ void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
  * bytes at rsi as host code when it is a hit (the value in rax, then a
  * jump to the returned site, to be bound); every other case falls through
- * with rsi unchanged, to the call. Clobbers rax rcx rdx rdi r8. */
+ * with rsi unchanged, to the call. Clobbers rax rcx rdx r8 r10. */
 size_t jit_inline_read(struct jit_xlate *x, unsigned size);
 /* The same for a write of rcx's low `size` bytes at rsi, when the memory
  * takes writes inline; rcx and rsi are unchanged on the way to the call.
- * Clobbers rax rcx rdx rdi r8 r10 r11. */
+ * Clobbers rax rcx rdx r8 r10 r11; the hit's jump leaves rsi unchanged
+ * too. */
 size_t jit_inline_write(struct jit_xlate *x, unsigned size);
 
 /* --- jit_lower.c --- */
