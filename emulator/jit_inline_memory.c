@@ -29,7 +29,7 @@ static struct jit_opnd contract(int64_t off)
 
 /* The misses: where they jump to, bound together at the end. */
 struct misses {
-	size_t site[4];
+	size_t site[5];
 	unsigned n;
 };
 
@@ -40,11 +40,12 @@ static void miss_if(struct jit_asm *a, struct misses *m, unsigned cc)
 
 /* r10 = rsi & 7 (the access's first lane in its cache entry; not needed
  * for 8 bytes, which start at lane 0), and a miss unless
- * (rsi & 7) + size <= 8: one cache entry, so one page. */
+ * (rsi & 7) + size <= 8: one cache entry, so one page (16 bytes:
+ * aligned to 16, so two whole entries of one page). */
 static void within_entry(struct jit_asm *a, struct misses *m, unsigned size)
 {
-	if (size == 8) { /* aligned */
-		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(7));
+	if (size >= 8) { /* aligned: 16 bytes are two whole entries */
+		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i((int64_t)size - 1));
 		miss_if(a, m, JIT_CC_NZ);
 		return;
 	}
@@ -69,11 +70,11 @@ static void page_entry_to_rax(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* r8 = the address of the cache's entry for rsi:
- * cache + 8 * (((rsi >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
-static void cache_entry_to_r8(struct jit_asm *a)
+/* r8 = the address of the cache's entry for addr = rsi + disp:
+ * cache + 8 * (((addr >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
+static void cache_entry_to_r8(struct jit_asm *a, int64_t disp)
 {
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(3));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
 	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
@@ -111,19 +112,29 @@ static size_t build_read(struct jit_asm *a, unsigned size)
 	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
 	miss_if(a, &m, 7); /* ja */
-	/* The value: rax = the bytes at data + (addr & 4095). */
+	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
+	 * data + (addr & 4095). */
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
-	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, size);
+	unsigned lane = size > 8 ? 8 : size;
+	if (size == 16)
+		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
+	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, lane);
 	if (size < 4)
 		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
 	else
-		emit(a, MOV, jit_r(JR_RAX, size), at);
-	/* The prediction: the entry's lanes equal the value's bytes. */
-	cache_entry_to_r8(a);
-	emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(size), jit_r(JR_RAX, size));
+		emit(a, MOV, jit_r(JR_RAX, lane), at);
+	/* The prediction: the entry's lanes equal the value's bytes (16:
+	 * both entries, one request). */
+	cache_entry_to_r8(a, 0);
+	emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(lane), jit_r(JR_RAX, lane));
 	miss_if(a, &m, JIT_CC_NZ);
+	if (size == 16) {
+		cache_entry_to_r8(a, 8);
+		emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(8), jit_r(JR_R11, 8));
+		miss_if(a, &m, JIT_CC_NZ);
+	}
 	/* A hit: counted. */
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
@@ -171,7 +182,7 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
 	}
 	/* The cache's entry takes them in their lanes. */
-	cache_entry_to_r8(a);
+	cache_entry_to_r8(a, 0);
 	emit(a, MOV, lanes_at_r8(size), jit_r(JR_R11, size));
 	return end_hit(a, &m);
 }
@@ -188,13 +199,14 @@ struct inline_template {
 	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
 	bool ok;
 };
-static struct inline_template templates[2][4]; /* [write][size index] */
+/* [write][size index: 1, 2, 4, 8 bytes, and 16 for reads] */
+static struct inline_template templates[2][5];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_templates(void)
 {
 	for (unsigned w = 0; w < 2; w++)
-		for (unsigned i = 0; i < 4; i++) {
+		for (unsigned i = 0; i < (w ? 4u : 5u); i++) {
 			struct inline_template *t = &templates[w][i];
 			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
 			t->hit = w ? build_write(&a, 1u << i) : build_read(&a, 1u << i);
@@ -206,7 +218,7 @@ static void build_templates(void)
 static size_t copy_template(struct jit_asm *a, bool write, unsigned size)
 {
 	pthread_once(&templates_once, build_templates);
-	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
 	const struct inline_template *t = &templates[write][i];
 	if (!t->ok) {
 		a->failed = true;

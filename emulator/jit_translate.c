@@ -202,6 +202,17 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i)
 	return ran;
 }
 
+void jit_handler_fallback(struct jit_xlate *x)
+{
+	uint16_t dirty = x->dirty;
+	bool rip_stored = x->rip_stored;
+	call_handler(x, x->cur);
+	/* The other way kept the registers in host registers and stored no
+	 * rip: both are stored again where needed. */
+	x->dirty = dirty;
+	x->rip_stored = rip_stored;
+}
+
 static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epilogue)
 {
 	jit_bind(&x->a, e->patch);
@@ -361,7 +372,8 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	for (uint32_t i = 0; i < b->count; i++) {
 		/* A fused compare that cannot be lowered runs with its jump. */
 		bool fused_pair = i + 1 == b->fused_count && b->fused_count < b->count;
-		lowered[i] = jit_lowerable(&b->insns[i]) &&
+		lowered[i] = (jit_lowerable(&b->insns[i]) ||
+			      jit_vector_move_lowerable(x->cpu, &b->insns[i])) &&
 			     (!fused_pair || jit_lowerable(&b->insns[i + 1]));
 		n_lowered += lowered[i];
 	}

@@ -211,8 +211,8 @@ static bool predicted_write(struct tmem *m, uint64_t addr, const uint8_t *p, siz
 					(uint8_t)(1u << (off % 8));
 		}
 	uint64_t page = addr & ~4095ull;
-	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8) &&
-			   (addr & 7) + size <= 8 && !watched(m, addr) &&
+	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) &&
+			   (size == 16 ? addr % 16 == 0 : (addr & 7) + size <= 8) && !watched(m, addr) &&
 			   m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag ==
 				   (page | EMU_INLINE_PAGE_WRITABLE);
 	m->called_inline_writes += inline_form;
@@ -582,6 +582,47 @@ static ZydisEncoderOperand rand_mem(struct gen *g, unsigned size, uint64_t *pref
 	}
 }
 
+static ZydisEncoderOperand XMM(unsigned n)
+{
+	ZydisEncoderOperand o;
+	memset(&o, 0, sizeof(o));
+	o.type = ZYDIS_OPERAND_TYPE_REGISTER;
+	o.reg.value = (ZydisRegister)(ZYDIS_REGISTER_XMM0 + n);
+	return o;
+}
+
+/* An SSE move between an XMM register and memory: movd, movq, movss,
+ * movsd, or one of the whole-register moves (aligned ones fault when the
+ * address is not); half of them at an address aligned to 16. */
+static bool gen_vector_move(struct gen *g)
+{
+	static const ZydisMnemonic whole[] = {
+		ZYDIS_MNEMONIC_MOVDQA, ZYDIS_MNEMONIC_MOVDQU, ZYDIS_MNEMONIC_MOVAPS,
+		ZYDIS_MNEMONIC_MOVUPS, ZYDIS_MNEMONIC_MOVAPD, ZYDIS_MNEMONIC_MOVUPD,
+	};
+	static const ZydisMnemonic nontemporal[] = { ZYDIS_MNEMONIC_MOVNTDQ, ZYDIS_MNEMONIC_MOVNTPS,
+						     ZYDIS_MNEMONIC_MOVNTPD };
+	static const ZydisMnemonic low[] = { ZYDIS_MNEMONIC_MOVD, ZYDIS_MNEMONIC_MOVQ,
+					     ZYDIS_MNEMONIC_MOVSS, ZYDIS_MNEMONIC_MOVSD };
+	struct rng *r = &g->r;
+	bool store = chance(r, 50);
+	ZydisMnemonic mn;
+	unsigned n = 16;
+	if (chance(r, 50)) {
+		mn = store && chance(r, 20) ? nontemporal[below(r, 3)] : whole[below(r, 6)];
+	} else {
+		unsigned k = below(r, 4);
+		mn = low[k];
+		n = k % 2 ? 8 : 4;
+	}
+	uint64_t pre = 0;
+	ZydisEncoderOperand m = chance(r, 50)
+		? M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 2 * 0x1000 / 16) - 0x1000, n, 8)
+		: rand_mem(g, n, &pre);
+	ZydisEncoderOperand v = XMM(below(r, 16));
+	return store ? EMITP(&g->a, mn, pre, m, v) : EMITP(&g->a, mn, pre, v, m);
+}
+
 /* One instruction the translator lowers, in one of its forms. */
 static bool gen_lowered(struct gen *g)
 {
@@ -590,7 +631,7 @@ static bool gen_lowered(struct gen *g)
 	unsigned size = pick_size(g);
 	uint64_t pre;
 	ZydisMnemonic alu = alu_ops[below(r, 7)];
-	switch (below(r, 16)) {
+	switch (below(r, 17)) {
 	case 0:
 		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size), R(src_reg(g, size), size));
 	case 1:
@@ -667,6 +708,8 @@ static bool gen_lowered(struct gen *g)
 		unsigned count = chance(r, 20) ? below(r, 2) : below(r, chance(r, 10) ? 256 : 8 * size + 4);
 		return EMIT(a, shift_ops[below(r, 3)], R(dst_reg(g, size), size), I(count));
 	}
+	case 15:
+		return gen_vector_move(g);
 	default:
 		switch (below(r, 3)) {
 		case 0: return EMIT0(a, ZYDIS_MNEMONIC_NOP);
@@ -1152,6 +1195,11 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	struct emu_regs *r = emu_regs(m->cpu);
 	memcpy(r->gpr, p->gpr, sizeof(r->gpr));
 	r->rflags = p->rflags;
+	/* Vector registers with every byte set (the SSE moves' other
+	 * bytes, above 128 bits too, must stay). */
+	for (unsigned v = 0; v < 32; v++)
+		for (unsigned q = 0; q < 8; q++)
+			r->zmm[v].q[q] = p->gpr[(v + q) % EMU_GPR_COUNT] * 0x9e3779b97f4a7c15ull + v;
 	r->rip = entry;
 	r->fs_base = FS_BASE;
 }
