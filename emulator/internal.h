@@ -215,9 +215,10 @@ struct emu_cpu {
 	 * last exit reported, for emu_complete_random. */
 	uint8_t random_dest;
 	uint64_t icount;
-	/* emu_run's instruction limit: translations chain from block to
-	 * block while a whole block still fits under it. */
-	uint64_t run_end;
+	/* Translations chain from block to block while icount is below
+	 * this: a whole block still fits under emu_run's instruction limit
+	 * (the limit - EMU_MAX_BLOCK_INSNS + 1, so one compare decides). */
+	uint64_t chain_limit;
 	struct emu_decode_cache *cache;
 	/* Set when decoded code was invalidated, so a block run one
 	 * instruction at a time stops after the current instruction. A block

@@ -284,8 +284,9 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targe
 }
 
 /* One way out of a block run whole: its count added, then, while a whole
- * block still fits under cpu->run_end, on toward a successor (the caller
- * emits that); the budget's jump home is added to `home_jumps`. */
+ * block still fits under the run's limit (icount below
+ * cpu->chain_limit), on toward a successor (the caller emits that); the
+ * budget's jump home is added to `home_jumps`. */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
@@ -293,14 +294,13 @@ static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jum
 	if (!on)
 		return;
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), jit_i(EMU_MAX_BLOCK_INSNS));
-	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RUN_END, 8));
-	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 7); /* ja */
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
+	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 3); /* jae */
 }
 
 /* The end of a block run whole: rip set to the successor (a lowered
  * control transfer set it already, a handler-run one too), the count
- * added, then (while a whole block still fits under cpu->run_end) a jump
+ * added, then (while a whole block still fits under emu_run's limit: cpu->chain_limit) a jump
  * per direct successor, each chainable, or a look-up of an indirect one,
  * else home to the run loop. A conditional jump at the end branches here:
  * each way stores its rip and jumps to its successor, with no test of

@@ -36,7 +36,7 @@
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
-#define JIT_RUN_END ((int64_t)offsetof(struct emu_cpu, run_end))
+#define JIT_CHAIN_LIMIT ((int64_t)offsetof(struct emu_cpu, chain_limit))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
 /* Byte offsets of the inline memory's fields (struct emu_inline_view). */
 #define JIT_INLINE(field) ((int64_t)offsetof(struct emu_cpu, mem_inline.field))

@@ -244,7 +244,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 	memset(&cpu->exit, 0, sizeof(cpu->exit));
 	cpu->exit.reason = EMU_EXIT_LIMIT;
 	cpu->code_changed = false;
-	cpu->run_end = end;
+	cpu->chain_limit = end >= EMU_MAX_BLOCK_INSNS ? end - EMU_MAX_BLOCK_INSNS + 1 : 0;
 
 	struct emu_block *b = NULL;
 	while (cpu->icount < end) {

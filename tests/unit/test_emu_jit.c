@@ -1732,6 +1732,56 @@ START_TEST(test_vector_moves)
 }
 END_TEST
 
+/* --- the budget at a chained block's end ------------------------------------- */
+
+/* A loop of one block of the most instructions a block holds, chained to
+ * itself once hot: a run whose budget ends one short of a second whole
+ * block goes home after the first, exactly at the limit. */
+START_TEST(test_chain_limit)
+{
+	enum { BLOCK = 32 }; /* EMU_MAX_BLOCK_INSNS */
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	memset(p, 0, sizeof(*p));
+	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	for (unsigned i = 0; i < BLOCK - 2; i++)
+		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), I(1)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&as, ZYDIS_MNEMONIC_UD2));
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RCX] = 1000;
+	p->rflags = 0x202;
+	machine_start(a, p, V_PLAIN, false, ENTRY_ADDR);
+	machine_start(b, p, V_PLAIN, true, ENTRY_ADDR);
+	for (unsigned budget = 2 * BLOCK - 1; budget <= 2 * BLOCK + 1; budget++) {
+		char msg[512];
+		size_t from = 0;
+		/* hot, translated, and chained (the run loop saw it follow
+		 * itself within one run) */
+		emu_run(a->cpu, 100 * BLOCK);
+		emu_run(b->cpu, 100 * BLOCK);
+		uint64_t before = emu_icount(b->cpu);
+		emu_run(a->cpu, budget);
+		emu_run(b->cpu, budget);
+		ck_assert_uint_eq(emu_icount(b->cpu), before + budget);
+		if (differ(a, b, &from, msg, sizeof(msg)))
+			ck_abort_msg("budget %u: %s", budget, msg);
+		/* back to a block's start */
+		emu_run(a->cpu, BLOCK - budget % BLOCK);
+		emu_run(b->cpu, BLOCK - budget % BLOCK);
+	}
+	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 static Suite *emu_jit_suite(void)
 {
 	Suite *s = suite_create("emu_jit");
@@ -1739,6 +1789,7 @@ static Suite *emu_jit_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_random_sized);
 	tcase_add_test(tc, test_vector_moves);
+	tcase_add_test(tc, test_chain_limit);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
