@@ -183,12 +183,31 @@ struct emu_lazy_flags {
 	uint8_t cf_value;
 };
 
+/* struct emu_inline_memory (emu.h) in the shape the inline accesses use
+ * (jit_inline_memory.c): the page table's index mask in bytes, and a
+ * bitmap with every page watched when the memory gives none. */
+struct emu_inline_view {
+	const struct emu_inline_page *pages;
+	uint64_t page_bytes_mask; /* page_mask * sizeof(struct emu_inline_page) */
+	uint8_t *cache;
+	uint64_t cache_multiplier;
+	uint64_t cache_shift;
+	uint64_t *hits_since_miss;
+	const uint64_t *watched;
+	uint64_t watched_mask;
+	uint64_t dirty_offset;
+};
+
 struct emu_cpu {
 	struct emu_regs regs;
 	struct emu_lazy_flags lazy;
 	const struct emu_memory_ops *mem;
 	void *mem_ctx;
-	const struct emu_inline_memory *mem_inline; /* mem->inline_memory(mem_ctx), or NULL */
+	/* mem->inline_memory(mem_ctx) as translated code reads it: copied
+	 * here when the context is set, so an inline access reaches every
+	 * field at a fixed offset from the cpu (kept in a host register)
+	 * without loading the contract's address first. */
+	struct emu_inline_view mem_inline;
 	struct emu_observer obs;
 	bool has_observer;
 	struct emu_exit_info exit;
@@ -196,9 +215,10 @@ struct emu_cpu {
 	 * last exit reported, for emu_complete_random. */
 	uint8_t random_dest;
 	uint64_t icount;
-	/* emu_run's instruction limit: translations chain from block to
-	 * block while a whole block still fits under it. */
-	uint64_t run_end;
+	/* Translations chain from block to block while icount is below
+	 * this: a whole block still fits under emu_run's instruction limit
+	 * (the limit - EMU_MAX_BLOCK_INSNS + 1, so one compare decides). */
+	uint64_t chain_limit;
 	struct emu_decode_cache *cache;
 	/* Set when decoded code was invalidated, so a block run one
 	 * instruction at a time stops after the current instruction. A block

@@ -14,7 +14,7 @@
  * status.
  *
  * Chaining: a translation whose block ends in a direct jump (or none)
- * jumps, while a whole block still fits under cpu->run_end, straight into
+ * jumps, while a whole block still fits under emu_run's limit, straight into
  * the translation of its successor once the run loop has seen that
  * transition (emu_jit_chain). Such a jump is undone when the successor is
  * retired, when its fetches must be made again (emu_refetch_code), or

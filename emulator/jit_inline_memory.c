@@ -21,15 +21,15 @@ static void emit(struct jit_asm *as, ZydisMnemonic mn, struct jit_opnd a, struct
 	jit_op(as, mn, a, b);
 }
 
-/* A field of the contract, whose address is in rdi. */
+/* A field of the contract, as the cpu (r15) holds it. */
 static struct jit_opnd contract(int64_t off)
 {
-	return jit_m(JR_RDI, JR_NONE, 0, off, 8);
+	return jit_m(JIT_CPU, JR_NONE, 0, off, 8);
 }
 
 /* The misses: where they jump to, bound together at the end. */
 struct misses {
-	size_t site[4];
+	size_t site[5];
 	unsigned n;
 };
 
@@ -38,38 +38,43 @@ static void miss_if(struct jit_asm *a, struct misses *m, unsigned cc)
 	m->site[m->n++] = jit_jcc_forward(a, cc);
 }
 
-/* Misses unless (rsi & 7) + size <= 8: one cache entry, so one page.
- * Clobbers `scratch`. */
-static void within_entry(struct jit_asm *a, struct misses *m, unsigned size, int scratch)
+/* r10 = rsi & 7 (the access's first lane in its cache entry; not needed
+ * for 8 bytes, which start at lane 0), and a miss unless
+ * (rsi & 7) + size <= 8: one cache entry, so one page (16 bytes:
+ * aligned to 16, so two whole entries of one page). */
+static void within_entry(struct jit_asm *a, struct misses *m, unsigned size)
 {
-	if (size == 1)
-		return;
-	if (size == 8) { /* aligned */
-		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(7));
+	if (size >= 8) { /* aligned: 16 bytes are two whole entries */
+		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i((int64_t)size - 1));
 		miss_if(a, m, JIT_CC_NZ);
 		return;
 	}
-	emit(a, MOV, jit_r(scratch, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(scratch, 4), jit_i(7));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(scratch, 4), jit_i(8 - (int64_t)size));
+	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R10, 4), jit_i(7));
+	if (size == 1)
+		return;
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R10, 4), jit_i(8 - (int64_t)size));
 	miss_if(a, m, 7); /* ja */
 }
 
-/* rax = the page table's entry for rsi: pages + 16 * ((rsi >> 12) & page_mask). */
+/* rdx = rsi & ~4095 and rax = the page table's entry for it:
+ * pages + ((rdx >> 8) & page_bytes_mask), the index already scaled by
+ * the entry's 16 bytes. */
 static void page_entry_to_rax(struct jit_asm *a)
 {
-	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(page_mask)));
-	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 8), jit_i(4));
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RDX, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(page_bytes_mask)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* r8 = the address of the cache's entry for rsi:
- * cache + 8 * (((rsi >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
-static void cache_entry_to_r8(struct jit_asm *a)
+/* r8 = the address of the cache's entry for addr = rsi + disp:
+ * cache + 8 * (((addr >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
+static void cache_entry_to_r8(struct jit_asm *a, int64_t disp)
 {
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(3));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
 	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
@@ -78,15 +83,15 @@ static void cache_entry_to_r8(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
 }
 
-/* rsi's bytes in the entry at r8, `size` of them from byte rsi & 7: the
- * host is little-endian like the cache's lanes, and within_entry keeps
- * them inside the entry, so they are one plain load or store away with no
- * shifting or masking. Clobbers rcx. */
-static struct jit_opnd lanes_at_r8(struct jit_asm *a, unsigned size)
+/* rsi's `size` bytes in the entry at r8, from lane rsi & 7 (r10; lane 0
+ * for 8 bytes): the host is little-endian like the cache's lanes, and
+ * within_entry keeps them inside the entry, so they are one plain load
+ * or store away with no shifting or masking. */
+static struct jit_opnd lanes_at_r8(unsigned size)
 {
-	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
-	return jit_m(JR_R8, JR_RCX, 1, 0, size);
+	if (size == 8)
+		return jit_m(JR_R8, JR_NONE, 0, 0, 8);
+	return jit_m(JR_R8, JR_R10, 1, 0, size);
 }
 
 /* Binds the misses here and returns the hit's jump to be bound. */
@@ -101,37 +106,35 @@ static size_t end_hit(struct jit_asm *a, struct misses *m)
 static size_t build_read(struct jit_asm *a, unsigned size)
 {
 	struct misses m = { .n = 0 };
-	within_entry(a, &m, size, JR_RCX);
-	emit(a, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_INLINE, 8));
-	page_entry_to_rax(a);
+	within_entry(a, &m, size);
 	/* The page's: tag ^ (addr & ~4095) is 0 or WRITABLE. */
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
+	page_entry_to_rax(a);
 	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
 	miss_if(a, &m, 7); /* ja */
-	/* The value: rax = the bytes at data + (addr & 4095). */
+	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
+	 * data + (addr & 4095). */
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
-	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(4095));
-	struct jit_opnd at = jit_m(JR_R8, JR_RCX, 1, 0, size);
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	unsigned lane = size > 8 ? 8 : size;
+	if (size == 16)
+		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
+	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, lane);
 	if (size < 4)
 		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
 	else
-		emit(a, MOV, jit_r(JR_RAX, size), at);
-	/* The prediction: rdx = the entry's lanes from addr & 7. */
-	cache_entry_to_r8(a);
-	if (size == 8) { /* a whole entry */
-		emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_NONE, 0, 0, 8));
-	} else {
-		struct jit_opnd lanes = lanes_at_r8(a, size);
-		if (size < 4)
-			emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), lanes);
-		else
-			emit(a, MOV, jit_r(JR_RDX, 4), lanes);
-	}
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+		emit(a, MOV, jit_r(JR_RAX, lane), at);
+	/* The prediction: the entry's lanes equal the value's bytes (16:
+	 * both entries, one request). */
+	cache_entry_to_r8(a, 0);
+	emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(lane), jit_r(JR_RAX, lane));
 	miss_if(a, &m, JIT_CC_NZ);
+	if (size == 16) {
+		cache_entry_to_r8(a, 8);
+		emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(8), jit_r(JR_R11, 8));
+		miss_if(a, &m, JIT_CC_NZ);
+	}
 	/* A hit: counted. */
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
@@ -141,12 +144,10 @@ static size_t build_read(struct jit_asm *a, unsigned size)
 static size_t build_write(struct jit_asm *a, unsigned size)
 {
 	struct misses m = { .n = 0 };
-	within_entry(a, &m, size, JR_RAX);
-	emit(a, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_INLINE, 8));
-	/* Not watched: bit ((addr >> 12) & watched_mask) of `watched` clear. */
+	within_entry(a, &m, size);
+	/* Not watched: bit ((addr >> 12) & watched_mask) of `watched` clear
+	 * (a memory with no bitmap has every page watched: run.c). */
 	emit(a, MOV, jit_r(JR_R8, 8), contract(JIT_INLINE(watched)));
-	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R8, 8), jit_r(JR_R8, 8));
-	miss_if(a, &m, JIT_CC_Z);
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(watched_mask)));
@@ -157,38 +158,32 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 	miss_if(a, &m, 2); /* jc */
 	/* The page, writable inline. */
 	page_entry_to_rax(a);
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
 	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	miss_if(a, &m, JIT_CC_NZ);
-	/* Done from here: the bytes, at data + off (off in eax). */
+	/* Done from here: the bytes, at data + off (off in eax); the value
+	 * moves to r11, as rcx counts the shifts below. */
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 	emit(a, MOV, jit_m(JR_R8, JR_RAX, 1, 0, size), jit_r(JR_RCX, size));
 	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
-	/* Their dirty bits: all in the byte off / 8 of the bitmap. */
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
-	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RAX, 4));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
-	struct jit_opnd dirty = jit_m(JR_RDX, JR_R10, 1, 0, 1);
+	/* Their dirty bits: all in the byte off / 8 of the bitmap, from bit
+	 * off & 7 (r10). */
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(dirty_offset)));
+	struct jit_opnd dirty = jit_m(JR_R8, JR_RAX, 1, 0, 1);
 	if (size == 8) {
 		emit(a, ZYDIS_MNEMONIC_MOV, dirty, jit_i(-1));
 	} else {
-		emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
-		emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
-		emit(a, MOV, jit_r(JR_RAX, 4), jit_i((1 << size) - 1));
-		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 4), jit_r(JR_RCX, 1));
-		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RAX, 1));
+		emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_R10, 4));
+		emit(a, MOV, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
+		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
+		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
 	}
 	/* The cache's entry takes them in their lanes. */
-	cache_entry_to_r8(a);
-	if (size == 8)
-		emit(a, MOV, jit_m(JR_R8, JR_NONE, 0, 0, 8), jit_r(JR_R11, 8));
-	else
-		emit(a, MOV, lanes_at_r8(a, size), jit_r(JR_R11, size));
+	cache_entry_to_r8(a, 0);
+	emit(a, MOV, lanes_at_r8(size), jit_r(JR_R11, size));
 	return end_hit(a, &m);
 }
 
@@ -204,13 +199,14 @@ struct inline_template {
 	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
 	bool ok;
 };
-static struct inline_template templates[2][4]; /* [write][size index] */
+/* [write][size index: 1, 2, 4, 8 bytes, and 16 for reads] */
+static struct inline_template templates[2][5];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_templates(void)
 {
 	for (unsigned w = 0; w < 2; w++)
-		for (unsigned i = 0; i < 4; i++) {
+		for (unsigned i = 0; i < (w ? 4u : 5u); i++) {
 			struct inline_template *t = &templates[w][i];
 			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
 			t->hit = w ? build_write(&a, 1u << i) : build_read(&a, 1u << i);
@@ -222,7 +218,7 @@ static void build_templates(void)
 static size_t copy_template(struct jit_asm *a, bool write, unsigned size)
 {
 	pthread_once(&templates_once, build_templates);
-	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
 	const struct inline_template *t = &templates[write][i];
 	if (!t->ok) {
 		a->failed = true;

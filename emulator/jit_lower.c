@@ -216,9 +216,7 @@ void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 
 /* --- memory ------------------------------------------------------------- */
 
-/* The instruction's memory operand's address into rsi, as emu_mem_addr
- * computes it, without touching the host flags. */
-static void address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn)
+void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	const struct emu_mem_operand *m = &insn->mem;
 	int base = m->base != EMU_NO_REG ? jit_guest_in(x, m->base, JR_RSI) : JR_NONE;
@@ -313,19 +311,13 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 		jit_bind(&x->a, hit);
 }
 
-/* After a direct write_uint of `size` bytes at the address in its slot:
- * what emu_decode_cache_note_write does, its filter test inline. */
-static void note_write(struct jit_xlate *x, unsigned size)
+/* After a write of `size` bytes at rsi: what emu_decode_cache_note_write
+ * does, its filter test inline; `crosses` (0: none) jumps to its call
+ * for a write that crosses a page. */
+static void note_write_from(struct jit_xlate *x, unsigned size, size_t crosses)
 {
 	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
-	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
-	size_t crosses = 0;
-	if (size > 1) {
-		emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
-		emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 4), jit_i(4095));
-		emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
-		crosses = jit_jcc_forward(&x->a, 7); /* ja */
-	}
+	emit(x, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
 	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
 	emit(x, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
 	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(EMU_CODE_FILTER_BITS - 1));
@@ -334,10 +326,9 @@ static void note_write(struct jit_xlate *x, unsigned size)
 	emit(x, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_RCX, 8, 0, 8));
 	emit(x, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
 	size_t clear = jit_jcc_forward(&x->a, 3); /* jnc */
-	if (size > 1)
+	if (crosses)
 		jit_bind(&x->a, crosses);
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-	emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
 	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
 	jit_call(&x->a, (const void *)emu_jit_note_write);
@@ -345,11 +336,17 @@ static void note_write(struct jit_xlate *x, unsigned size)
 	jit_bind(&x->a, clear);
 }
 
+void jit_note_write(struct jit_xlate *x, unsigned size)
+{
+	note_write_from(x, size, 0);
+}
+
 /* rcx's low `size` bytes to [rsi]; a fault ends the block at this
  * instruction. The status is kept in its slot for jit_translate.c's
  * check that the block did not write its own code. Direct calls to
  * write_uint as read_at_rsi's to read_uint, after the inline write as
- * its inline read. */
+ * its inline read; an inline write needs no address check (only pages
+ * of the lower half are in its table) and keeps rsi. */
 static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
@@ -357,16 +354,26 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	x->flags_live = false;
 	x->wrote = true;
 	if (ops->write_uint) {
-		keep_address_checked(x, size, &upper);
 		bool inline_writes = ops->inline_memory && ops->write_uint_sized[size_index(size)];
 		size_t written = inline_writes ? jit_inline_write(x, size) : 0;
+		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
 			       (const void *)ops->write_uint, size, true);
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_fault_if(x, JIT_CC_NZ, JIT_RAISE_PF_WRITE);
+		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
+		size_t crosses = 0;
+		if (size > 1) {
+			emit(x, MOV, jit_r(JR_RDX, 4), jit_r(JR_RSI, 4));
+			emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 4), jit_i(4095));
+			emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
+			crosses = jit_jcc_forward(&x->a, 7); /* ja */
+		}
+		/* An inline write's bytes are in one cache entry, so in one
+		 * page. */
 		if (inline_writes)
 			jit_bind(&x->a, written);
-		note_write(x, size);
+		note_write_from(x, size, crosses);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
 		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
@@ -425,8 +432,8 @@ static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
 	switch (s->kind) {
 	case EMU_OPND_GPR: v = jit_guest_in(x, gpr_of(s), JR_RCX); break;
 	case EMU_OPND_IMM: jit_mov_imm(&x->a, JR_RCX, insn->imm); v = JR_RCX; break;
-	case EMU_OPND_AGEN: address_to_rsi(x, insn); v = JR_RSI; break;
-	default: address_to_rsi(x, insn); read_at_rsi(x, s->size); v = JR_RAX; break;
+	case EMU_OPND_AGEN: jit_address_to_rsi(x, insn); v = JR_RSI; break;
+	default: jit_address_to_rsi(x, insn); read_at_rsi(x, s->size); v = JR_RAX; break;
 	}
 	if (sign) {
 		emit(x, s->size == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX, jit_r(JR_RAX, 8),
@@ -442,7 +449,7 @@ static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
 	}
 	if (v != JR_RCX)
 		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(v, 8));
-	address_to_rsi(x, insn);
+	jit_address_to_rsi(x, insn);
 	write_rcx_at_rsi(x, d->size);
 }
 
@@ -516,7 +523,7 @@ static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn
 {
 	const struct emu_operand *s = &insn->opnd[1];
 	unsigned size = insn->opnd[0].size;
-	address_to_rsi(x, insn);
+	jit_address_to_rsi(x, insn);
 	read_at_rsi(x, size);
 	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
 						   : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
@@ -531,7 +538,7 @@ static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn
 	emit(x, op.host, jit_r(JR_RAX, size), b);
 	emit(x, MOV, jit_slot(JIT_SLOT_RES, 8), jit_r(JR_RAX, 8));
 	emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
-	address_to_rsi(x, insn);
+	jit_address_to_rsi(x, insn);
 	write_rcx_at_rsi(x, size);
 	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RAX, 8));
@@ -556,7 +563,7 @@ static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)
 	}
 	struct jit_opnd b;
 	if (s->kind == EMU_OPND_MEM) {
-		address_to_rsi(x, insn);
+		jit_address_to_rsi(x, insn);
 		read_at_rsi(x, size);
 		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
 		b = jit_r(JR_RCX, size);
@@ -700,7 +707,7 @@ static void lower_multiply(struct jit_xlate *x, const struct emu_insn *insn)
 	unsigned size = d->size;
 	int src;
 	if (s->kind == EMU_OPND_MEM) {
-		address_to_rsi(x, insn);
+		jit_address_to_rsi(x, insn);
 		read_at_rsi(x, size);
 		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
 		src = JR_RCX;
@@ -768,7 +775,7 @@ static bool target_to_rax(struct jit_xlate *x, const struct emu_insn *insn)
 	if (t->kind == EMU_OPND_IMM)
 		return false;
 	if (t->kind == EMU_OPND_MEM) {
-		address_to_rsi(x, insn);
+		jit_address_to_rsi(x, insn);
 		read_at_rsi(x, 8);
 		return true;
 	}
@@ -858,7 +865,7 @@ static void lower_cmov(struct jit_xlate *x, const struct emu_insn *insn)
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	unsigned size = d->size;
 	if (s->kind == EMU_OPND_MEM) {
-		address_to_rsi(x, insn);
+		jit_address_to_rsi(x, insn);
 		read_at_rsi(x, size);
 		emit(x, MOV, jit_slot(JIT_SLOT_B, 8), jit_r(JR_RAX, 8));
 	}
@@ -909,6 +916,11 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	case LOWER_JMP: lower_jmp(x, insn); break;
 	case LOWER_JCC: lower_jcc(x, insn); break;
 	case LOWER_NOTHING: break;
-	case LOWER_NONE: x->a.failed = true; break;
+	case LOWER_NONE:
+		if (jit_vector_move_lowerable(x->cpu, insn))
+			jit_lower_vector_move(x, insn);
+		else
+			x->a.failed = true;
+		break;
 	}
 }

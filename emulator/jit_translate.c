@@ -202,6 +202,17 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i)
 	return ran;
 }
 
+void jit_handler_fallback(struct jit_xlate *x)
+{
+	uint16_t dirty = x->dirty;
+	bool rip_stored = x->rip_stored;
+	call_handler(x, x->cur);
+	/* The other way kept the registers in host registers and stored no
+	 * rip: both are stored again where needed. */
+	x->dirty = dirty;
+	x->rip_stored = rip_stored;
+}
+
 static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epilogue)
 {
 	jit_bind(&x->a, e->patch);
@@ -273,8 +284,9 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targe
 }
 
 /* One way out of a block run whole: its count added, then, while a whole
- * block still fits under cpu->run_end, on toward a successor (the caller
- * emits that); the budget's jump home is added to `home_jumps`. */
+ * block still fits under the run's limit (icount below
+ * cpu->chain_limit), on toward a successor (the caller emits that); the
+ * budget's jump home is added to `home_jumps`. */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
@@ -282,14 +294,13 @@ static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jum
 	if (!on)
 		return;
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), jit_i(EMU_MAX_BLOCK_INSNS));
-	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RUN_END, 8));
-	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 7); /* ja */
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
+	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 3); /* jae */
 }
 
 /* The end of a block run whole: rip set to the successor (a lowered
  * control transfer set it already, a handler-run one too), the count
- * added, then (while a whole block still fits under cpu->run_end) a jump
+ * added, then (while a whole block still fits under emu_run's limit: cpu->chain_limit) a jump
  * per direct successor, each chainable, or a look-up of an indirect one,
  * else home to the run loop. A conditional jump at the end branches here:
  * each way stores its rip and jumps to its successor, with no test of
@@ -361,7 +372,8 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	for (uint32_t i = 0; i < b->count; i++) {
 		/* A fused compare that cannot be lowered runs with its jump. */
 		bool fused_pair = i + 1 == b->fused_count && b->fused_count < b->count;
-		lowered[i] = jit_lowerable(&b->insns[i]) &&
+		lowered[i] = (jit_lowerable(&b->insns[i]) ||
+			      jit_vector_move_lowerable(x->cpu, &b->insns[i])) &&
 			     (!fused_pair || jit_lowerable(&b->insns[i + 1]));
 		n_lowered += lowered[i];
 	}

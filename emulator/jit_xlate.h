@@ -36,11 +36,10 @@
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
-#define JIT_RUN_END ((int64_t)offsetof(struct emu_cpu, run_end))
+#define JIT_CHAIN_LIMIT ((int64_t)offsetof(struct emu_cpu, chain_limit))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
-#define JIT_MEM_INLINE ((int64_t)offsetof(struct emu_cpu, mem_inline))
-/* Byte offsets in struct emu_inline_memory (emu.h). */
-#define JIT_INLINE(field) ((int64_t)offsetof(struct emu_inline_memory, field))
+/* Byte offsets of the inline memory's fields (struct emu_inline_view). */
+#define JIT_INLINE(field) ((int64_t)offsetof(struct emu_cpu, mem_inline.field))
 
 /* What an exit raises before it stores the registers (the address of a
  * page fault is in slot 4). */
@@ -113,16 +112,23 @@ int jit_guest_in(struct jit_xlate *x, unsigned g, int scratch);
  * architecture's rule (4 bytes zero the upper half, 1 and 2 merge). */
 void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
 
+/* Instruction x->cur by its handler, for a lowering's case it does not
+ * make itself (the handler starts the instruction over); the
+ * translation's state after it is what both ways have in common. */
+void jit_handler_fallback(struct jit_xlate *x);
+
 /* --- jit_inline_memory.c --- */
 
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
- * bytes at rsi as host code when it is a hit (the value in rax, then a
+ * bytes (1, 2, 4, 8 or 16) at rsi as host code when it is a hit (the
+ * value in rax, 16 bytes in rax and r11, then a
  * jump to the returned site, to be bound); every other case falls through
- * with rsi unchanged, to the call. Clobbers rax rcx rdx rdi r8. */
+ * with rsi unchanged, to the call. Clobbers rax rcx rdx r8 r10 r11. */
 size_t jit_inline_read(struct jit_xlate *x, unsigned size);
 /* The same for a write of rcx's low `size` bytes at rsi, when the memory
  * takes writes inline; rcx and rsi are unchanged on the way to the call.
- * Clobbers rax rcx rdx rdi r8 r10 r11. */
+ * Clobbers rax rcx rdx r8 r10 r11; the hit's jump leaves rsi unchanged
+ * too. */
 size_t jit_inline_write(struct jit_xlate *x, unsigned size);
 
 /* --- jit_lower.c --- */
@@ -135,6 +141,19 @@ bool jit_lowerable(const struct emu_insn *insn);
  * register moves between, so no read, handler or exit can see them. */
 bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i);
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
+/* The instruction's memory operand's address into rsi, as emu_mem_addr
+ * computes it, without touching the host flags. */
+void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn);
+/* After a write of `size` bytes at rsi within one page: what
+ * emu_decode_cache_note_write does, the status in its slot. */
+void jit_note_write(struct jit_xlate *x, unsigned size);
+
+/* --- jit_lower_vector.c --- */
+
+/* Whether insn is an SSE move to or from memory made inline
+ * (jit_lower_vector_move) for cpu's memory. */
+bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn);
+void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn);
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);
 

@@ -32,7 +32,23 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 {
 	cpu->mem_ctx = mem_ctx;
-	cpu->mem_inline = cpu->mem->inline_memory ? cpu->mem->inline_memory(mem_ctx) : NULL;
+	if (!cpu->mem->inline_memory)
+		return;
+	/* Writes to a memory with no `watched` bitmap always call: every
+	 * page is watched. */
+	static const uint64_t all_watched = UINT64_MAX;
+	const struct emu_inline_memory *m = cpu->mem->inline_memory(mem_ctx);
+	cpu->mem_inline = (struct emu_inline_view){
+		.pages = m->pages,
+		.page_bytes_mask = m->page_mask * sizeof(struct emu_inline_page),
+		.cache = m->cache,
+		.cache_multiplier = m->cache_multiplier,
+		.cache_shift = m->cache_shift,
+		.hits_since_miss = m->hits_since_miss,
+		.watched = m->watched ? m->watched : &all_watched,
+		.watched_mask = m->watched ? m->watched_mask : 0,
+		.dirty_offset = m->dirty_offset,
+	};
 }
 
 bool emu_set_jit(struct emu_cpu *cpu, bool on)
@@ -228,7 +244,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 	memset(&cpu->exit, 0, sizeof(cpu->exit));
 	cpu->exit.reason = EMU_EXIT_LIMIT;
 	cpu->code_changed = false;
-	cpu->run_end = end;
+	cpu->chain_limit = end >= EMU_MAX_BLOCK_INSNS ? end - EMU_MAX_BLOCK_INSNS + 1 : 0;
 
 	struct emu_block *b = NULL;
 	while (cpu->icount < end) {

@@ -211,8 +211,8 @@ static bool predicted_write(struct tmem *m, uint64_t addr, const uint8_t *p, siz
 					(uint8_t)(1u << (off % 8));
 		}
 	uint64_t page = addr & ~4095ull;
-	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8) &&
-			   (addr & 7) + size <= 8 && !watched(m, addr) &&
+	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) &&
+			   (size == 16 ? addr % 16 == 0 : (addr & 7) + size <= 8) && !watched(m, addr) &&
 			   m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag ==
 				   (page | EMU_INLINE_PAGE_WRITABLE);
 	m->called_inline_writes += inline_form;
@@ -582,6 +582,55 @@ static ZydisEncoderOperand rand_mem(struct gen *g, unsigned size, uint64_t *pref
 	}
 }
 
+static ZydisEncoderOperand XMM(unsigned n)
+{
+	ZydisEncoderOperand o;
+	memset(&o, 0, sizeof(o));
+	o.type = ZYDIS_OPERAND_TYPE_REGISTER;
+	o.reg.value = (ZydisRegister)(ZYDIS_REGISTER_XMM0 + n);
+	return o;
+}
+
+/* An SSE move between an XMM register and memory: movd, movq, movss,
+ * movsd, or one of the whole-register moves (aligned ones fault when the
+ * address is not); half of them at an address aligned to 16 in the data
+ * page below B (the page above it is never in the inline table). */
+static bool gen_vector_move(struct gen *g)
+{
+	static const ZydisMnemonic whole[] = {
+		ZYDIS_MNEMONIC_MOVDQA, ZYDIS_MNEMONIC_MOVDQU, ZYDIS_MNEMONIC_MOVAPS,
+		ZYDIS_MNEMONIC_MOVUPS, ZYDIS_MNEMONIC_MOVAPD, ZYDIS_MNEMONIC_MOVUPD,
+	};
+	static const ZydisMnemonic nontemporal[] = { ZYDIS_MNEMONIC_MOVNTDQ, ZYDIS_MNEMONIC_MOVNTPS,
+						     ZYDIS_MNEMONIC_MOVNTPD };
+	static const ZydisMnemonic low[] = { ZYDIS_MNEMONIC_MOVD, ZYDIS_MNEMONIC_MOVQ,
+					     ZYDIS_MNEMONIC_MOVSS, ZYDIS_MNEMONIC_MOVSD };
+	struct rng *r = &g->r;
+	bool store = chance(r, 50);
+	ZydisMnemonic mn;
+	unsigned n = 16;
+	if (chance(r, 50)) {
+		mn = store && chance(r, 20) ? nontemporal[below(r, 3)] : whole[below(r, 6)];
+	} else {
+		unsigned k = below(r, 4);
+		mn = low[k];
+		n = k % 2 ? 8 : 4;
+	}
+	uint64_t pre = 0;
+	ZydisEncoderOperand m = chance(r, 50)
+		? M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 0x1000 / 16) - 0x1000, n, 8)
+		: rand_mem(g, n, &pre);
+	ZydisEncoderOperand v = XMM(below(r, 16));
+	if (store)
+		return EMITP(&g->a, mn, pre, m, v);
+	/* A load of 4 or 8 bytes zeroes the rest of the register: set
+	 * first, or it would be zero already from the runs before the
+	 * translation. */
+	if (n < 16 && chance(r, 50) && !EMIT(&g->a, ZYDIS_MNEMONIC_PCMPEQB, v, v))
+		return false;
+	return EMITP(&g->a, mn, pre, v, m);
+}
+
 /* One instruction the translator lowers, in one of its forms. */
 static bool gen_lowered(struct gen *g)
 {
@@ -590,7 +639,7 @@ static bool gen_lowered(struct gen *g)
 	unsigned size = pick_size(g);
 	uint64_t pre;
 	ZydisMnemonic alu = alu_ops[below(r, 7)];
-	switch (below(r, 16)) {
+	switch (below(r, 18)) {
 	case 0:
 		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size), R(src_reg(g, size), size));
 	case 1:
@@ -667,6 +716,8 @@ static bool gen_lowered(struct gen *g)
 		unsigned count = chance(r, 20) ? below(r, 2) : below(r, chance(r, 10) ? 256 : 8 * size + 4);
 		return EMIT(a, shift_ops[below(r, 3)], R(dst_reg(g, size), size), I(count));
 	}
+	case 15: case 16:
+		return gen_vector_move(g);
 	default:
 		switch (below(r, 3)) {
 		case 0: return EMIT0(a, ZYDIS_MNEMONIC_NOP);
@@ -1152,6 +1203,11 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	struct emu_regs *r = emu_regs(m->cpu);
 	memcpy(r->gpr, p->gpr, sizeof(r->gpr));
 	r->rflags = p->rflags;
+	/* Vector registers with every byte set (the SSE moves' other
+	 * bytes, above 128 bits too, must stay). */
+	for (unsigned v = 0; v < 32; v++)
+		for (unsigned q = 0; q < 8; q++)
+			r->zmm[v].q[q] = p->gpr[(v + q) % EMU_GPR_COUNT] * 0x9e3779b97f4a7c15ull + v;
 	r->rip = entry;
 	r->fs_base = FS_BASE;
 }
@@ -1576,12 +1632,164 @@ START_TEST(test_self_modifying)
 }
 END_TEST
 
+/* --- SSE moves ----------------------------------------------------------------- */
+
+/* A writable address outside [avoid, avoid + 16) whose prediction-cache
+ * entry is that of addr. */
+static uint64_t same_cache_entry(uint64_t addr, uint64_t avoid)
+{
+	static const uint64_t from[] = { DATA_BASE, STACK_BASE };
+	static const uint64_t size[] = { 0x1000, 0x2000 };
+	uint64_t want = ((addr >> 3) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2);
+	for (unsigned r = 0; r < 2; r++)
+		for (uint64_t c = from[r]; c < from[r] + size[r]; c += 8)
+			if ((c < avoid || c >= avoid + 16) && c != addr &&
+			    ((c >> 3) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2) == want)
+				return c;
+	ck_abort_msg("no address shares the cache entry of %#" PRIx64, addr);
+	return 0;
+}
+
+/*
+ * rbx data, ecx the counter, rdi an address sharing the cache entry of
+ * the second half of the movdqa's source: each iteration writes the
+ * counter there, so that load finds its first entry predicted and its
+ * second not. Each load first sets its register (a 4- or 8-byte load
+ * zeroes the rest); the stores put the registers' bytes back in memory.
+ * movupd and the last movdqu are 8 bytes off alignment (made by the
+ * handler).
+ */
+static void build_vector_moves(struct program *p)
+{
+	static const struct {
+		ZydisMnemonic mn;
+		unsigned size, at;
+	} loads[] = {
+		{ ZYDIS_MNEMONIC_MOVD, 4, 0x10 }, { ZYDIS_MNEMONIC_MOVQ, 8, 0x20 },
+		{ ZYDIS_MNEMONIC_MOVSS, 4, 0x30 }, { ZYDIS_MNEMONIC_MOVSD, 8, 0x40 },
+		{ ZYDIS_MNEMONIC_MOVDQA, 16, 0x50 }, { ZYDIS_MNEMONIC_MOVDQU, 16, 0x60 },
+		{ ZYDIS_MNEMONIC_MOVAPS, 16, 0x70 }, { ZYDIS_MNEMONIC_MOVUPD, 16, 0x88 },
+	}, stores[] = {
+		{ ZYDIS_MNEMONIC_MOVD, 4, 0x400 }, { ZYDIS_MNEMONIC_MOVQ, 8, 0x410 },
+		{ ZYDIS_MNEMONIC_MOVSS, 4, 0x420 }, { ZYDIS_MNEMONIC_MOVSD, 8, 0x430 },
+		{ ZYDIS_MNEMONIC_MOVDQA, 16, 0x440 }, { ZYDIS_MNEMONIC_MOVUPS, 16, 0x450 },
+		{ ZYDIS_MNEMONIC_MOVNTDQ, 16, 0x460 }, { ZYDIS_MNEMONIC_MOVDQU, 16, 0x478 },
+	};
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	uint64_t data = DATA_BASE + 0x100;
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RDI, NO_REG, 0, 0, 8, 8), R(EMU_RCX, 8)));
+	for (unsigned i = 0; i < 8; i++) {
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PCMPEQB, XMM(i + 1), XMM(i + 1)));
+		ck_assert(EMIT(&a, loads[i].mn, XMM(i + 1),
+			       M(EMU_RBX, NO_REG, 0, loads[i].at, loads[i].size, 8)));
+	}
+	for (unsigned i = 0; i < 8; i++)
+		ck_assert(EMIT(&a, stores[i].mn, M(EMU_RBX, NO_REG, 0, stores[i].at, stores[i].size, 8),
+			       XMM(i + 1)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+	for (unsigned i = 0; i < 0x100; i++) /* no zero bytes */
+		p->image[R_DATA][0x100 + i] = (uint8_t)(0x80 + i);
+	p->func_end = 0;
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RBX] = data;
+	p->gpr[EMU_RDI] = same_cache_entry(data + 0x58, data + 0x50);
+	p->gpr[EMU_RCX] = 400;
+	p->rflags = 0x202;
+	p->B = EMU_RBX;
+	p->Ix = EMU_RSI;
+	p->C = EMU_RCX;
+	p->F = NO_F;
+}
+
+START_TEST(test_vector_moves)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	struct rng r = { test_seed() | 1 };
+	build_vector_moves(p);
+	for (int v = 0; v < V_COUNT; v++) {
+		struct context c = { "SSE moves", test_seed(), 0, v };
+		compare_whole(&c, p, a, b, ENTRY_ADDR);
+		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+		ck_assert_uint_eq(emu_icount(a->cpu), 400 * 27);
+		if (v == V_INLINE) /* translated code made reads and writes itself */
+			ck_assert(b->mem.called_hits < a->mem.called_hits &&
+				  b->mem.called_inline_writes < a->mem.called_inline_writes);
+		for (int k = 0; k < 8; k++)
+			compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+	}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
+/* --- the budget at a chained block's end ------------------------------------- */
+
+/* A loop of one block of the most instructions a block holds, chained to
+ * itself once hot: a run whose budget ends one short of a second whole
+ * block goes home after the first, exactly at the limit. */
+START_TEST(test_chain_limit)
+{
+	enum { BLOCK = 32 }; /* EMU_MAX_BLOCK_INSNS */
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	memset(p, 0, sizeof(*p));
+	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	for (unsigned i = 0; i < BLOCK - 2; i++)
+		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), I(1)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&as, ZYDIS_MNEMONIC_UD2));
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RCX] = 1000;
+	p->rflags = 0x202;
+	machine_start(a, p, V_PLAIN, false, ENTRY_ADDR);
+	machine_start(b, p, V_PLAIN, true, ENTRY_ADDR);
+	for (unsigned budget = 2 * BLOCK - 1; budget <= 2 * BLOCK + 1; budget++) {
+		char msg[512];
+		size_t from = 0;
+		/* hot, translated, and chained (the run loop saw it follow
+		 * itself within one run) */
+		emu_run(a->cpu, 100 * BLOCK);
+		emu_run(b->cpu, 100 * BLOCK);
+		uint64_t before = emu_icount(b->cpu);
+		emu_run(a->cpu, budget);
+		emu_run(b->cpu, budget);
+		ck_assert_uint_eq(emu_icount(b->cpu), before + budget);
+		if (differ(a, b, &from, msg, sizeof(msg)))
+			ck_abort_msg("budget %u: %s", budget, msg);
+		/* back to a block's start */
+		emu_run(a->cpu, BLOCK - budget % BLOCK);
+		emu_run(b->cpu, BLOCK - budget % BLOCK);
+	}
+	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 static Suite *emu_jit_suite(void)
 {
 	Suite *s = suite_create("emu_jit");
 	TCase *tc = tcase_create("differential");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_random_sized);
+	tcase_add_test(tc, test_vector_moves);
+	tcase_add_test(tc, test_chain_limit);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
