@@ -857,6 +857,12 @@ static int gt_goto(void *ctx, uint64_t time)
 	t->signal_due = false;
 	target_end_diversion(t, "moving in time");
 	uint64_t begin = target_history_begin(t);
+	/* A time the first pass has not reached needs the whole pass: run it
+	 * here, with its progress on gdb's console, or gdb (waiting for the
+	 * monitor command's answer) gives up ("Ignoring packet error"). */
+	const struct replay_session *s = t->s;
+	if (time > begin && !s->pass_done && time > s->pass_reach && target_whole_history(t) < 0)
+		return -1;
 	return replay_session_goto(t->s, time < begin ? begin : target_image_bound(t, time));
 }
 

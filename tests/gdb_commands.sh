@@ -58,14 +58,16 @@ else
 	echo "gdb_commands: no script(1): the terminal case is not checked"
 fi
 
-# The first resume or `monitor when` of a session waits for the first
-# pass over the whole trace (seconds on this one, more under the
-# sanitizers): its progress lines keep gdb's 2-second packet waits from
-# running out ("Ignoring packet error").
+# The first resume, `monitor when` or `monitor goto` far ahead of a
+# session waits for the first pass over the whole trace (seconds on this
+# one, more under the sanitizers): its progress lines keep gdb's 2-second
+# packet waits from running out ("Ignoring packet error"). --no-index: each
+# session makes the pass (the first would otherwise write an index the
+# others read).
 cc -g -O0 -o late "$here/programs/late.c" || exit 1
 "$build/ttrec" run -q -o late.idna ./late > /dev/null
-for first in continue 'monitor when' stepi; do
-	gdb -batch -nx ./late -ex "target remote | $build/ttreplay late.idna" -ex "$first" \
+for first in continue 'monitor when' 'monitor goto 200000000' stepi; do
+	gdb -batch -nx ./late -ex "target remote | $build/ttreplay --no-index late.idna" -ex "$first" \
 		> first.out 2>&1
 	if grep -q 'Ignoring packet error\|Remote connection closed\|Remote communication error' first.out
 	then bad "gdb gave up waiting on a first '$first': $(grep -m1 'packet error\|Remote' first.out)"

@@ -69,6 +69,22 @@ head -c 1000 /dev/urandom > "c.idna.pack/$id.zst"
 debug damaged.out
 expect damaged.out '^ttreplay: warning: .*/counter is not the file recorded' "a damaged copy is not served"
 
+# `ttrec pack` with no trace packs latest.idna's, named after the trace the
+# link points to: the pack stays with that trace when the next recording
+# moves the link.
+mkdir linked && cd linked || exit 1
+cc -g -O0 -o counter ../counter.c || exit 1
+"$build/ttrec" run -q ./counter 5 > /dev/null
+"$build/ttrec" pack > pack.out 2>&1
+expect pack.out '^ttrec pack: [3-9] files packed into counter-0\.idna\.pack' "the pack of the trace latest.idna points to"
+"$build/ttrec" run -q ./counter 2 > /dev/null
+cc -g -O0 -o counter ../rebuilt.c || exit 1
+gdb -batch -nx -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay counter-0.idna" \
+	-ex 'break bump' -ex continue -ex 'print counter' > linked.out 2>&1
+expect linked.out 'the packed copy serves' "the trace finds its pack once latest.idna moved on"
+expect linked.out '^\$1 = 15$' "the recorded value, from the pack"
+cd .. || exit 1
+
 # Bad input.
 "$build/ttrec" pack missing.idna > missing.out 2>&1
 rc=$?

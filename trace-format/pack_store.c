@@ -20,9 +20,27 @@
 
 #define PACK_ZSTD_LEVEL 9
 
+/* A link to a trace (ttrec's latest.idna) names the pack of the trace it
+ * points to: the next recording moves the link, and the pack must stay
+ * with the trace whose files it holds. */
 int pack_store_dir(const char *trace_path, char *out, size_t size)
 {
-	int n = snprintf(out, size, "%s.pack", trace_path);
+	char target[4096];
+	struct stat st;
+	ssize_t len;
+	int n;
+	if (lstat(trace_path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (len = readlink(trace_path, target, sizeof(target) - 1)) > 0) {
+		target[len] = '\0';
+		const char *slash = strrchr(trace_path, '/');
+		if (target[0] == '/' || !slash)
+			n = snprintf(out, size, "%s.pack", target);
+		else
+			n = snprintf(out, size, "%.*s/%s.pack", (int)(slash - trace_path), trace_path,
+				     target);
+	} else {
+		n = snprintf(out, size, "%s.pack", trace_path);
+	}
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 

@@ -16,7 +16,8 @@
  * the reader allocate. */
 #define PACK_STORE_MAX_FILE (1ull << 30)
 
-/* The pack folder of a trace: TRACE.pack. 0, or -1 if it does not fit. */
+/* The pack folder of a trace: TRACE.pack, or for a link to a trace the
+ * pack of the trace it points to. 0, or -1 if it does not fit. */
 int pack_store_dir(const char *trace_path, char *out, size_t size);
 
 /*

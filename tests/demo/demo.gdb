@@ -10,6 +10,7 @@ echo \n=== who wrote it? (a query that does not move the current time)\n
 last-write a->history
 echo \n=== watch the corrupted field, and run BACKWARDS to the write that corrupted it\n
 watch -l a->history
+echo (gdb names the watchpoint once when it is set, and again when it stops there)\n
 reverse-continue
 echo (backwards, gdb's "Old value" is the value after the write, "New value" the one before it)\n
 bt
