@@ -24,7 +24,8 @@ snapshots() { sed -n 's/^snapshots: //p' "$1"; }
 small=$(snapshots small.out.raw) large=$(snapshots large.out.raw)
 if [ -n "$small" ] && [ -n "$large" ] && [ "$small" -lt "$large" ]; then ok
 else bad "a 1M budget kept $small snapshots, a 4G one $large"; fi
-expect large.out '^\$18 = ' "the script ran to its end"
+expect large.out '^next-write of ' "the script ran to its end"
+expect large.out '^Old value = 13$' "a watchpoint back to the first of three writes"
 expect large.out 'Breakpoint 1, start_round \(k=34\)' "reverse-continue twice to a breakpoint"
 if cmp -s large.out small.out; then ok
 else bad "a small budget answers otherwise: $(diff large.out small.out | head -6 | tr '\n' ' ')"; fi

@@ -45,6 +45,14 @@ watch round_marker
 reverse-continue
 print round_marker
 delete
+echo \n@@ a value written three times in the whole history\n
+continue
+watch rare_marker.value
+reverse-continue
+reverse-continue
+reverse-continue
+monitor when
+delete
 echo \n@@ who wrote it\n
 eval "monitor last-write %lu 8", &cells[37][9]
 eval "monitor next-write %lu 8", &round_marker

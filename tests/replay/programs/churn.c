@@ -9,10 +9,18 @@
 
 long cells[PAGES][WORDS];
 long round_marker;
+/* Written in three rounds only, on a page nothing else writes: only
+ * the segments that wrote it may have the hit of a watchpoint on it. */
+struct {
+	long value;
+	char rest[4096 - sizeof(long)];
+} rare_marker __attribute__((aligned(4096)));
 
 static void start_round(long k)
 {
 	round_marker = k;
+	if (k % 13 == 0)
+		rare_marker.value = k;
 }
 
 int main(void)
