@@ -276,12 +276,20 @@ static int summarise_threads(struct replay_session *s)
 	return 0;
 }
 
-/* By default a quarter of the machine's memory, at most 4 GiB. */
+/*
+ * By default 512 MiB, or a quarter of the machine's memory when that is
+ * less. The budget bounds the replay's whole heap (the live and future
+ * images, the trace's buffers and the snapshots), so the peak resident
+ * size stays a little above it whatever the history's length: 0.55 GB
+ * for `sort -n` of 10^6 numbers (5.1 G instructions), where a 4 GiB budget
+ * peaked at 3.2 GB (BENCHMARKS.md, the first pass's memory). A smaller
+ * budget costs longer replays to go back, not other answers.
+ */
 static uint64_t default_snapshot_budget(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 	uint64_t quarter = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 4 : 0;
-	uint64_t cap = 4ull << 30;
+	uint64_t cap = 512ull << 20;
 	return quarter && quarter < cap ? quarter : cap;
 }
 

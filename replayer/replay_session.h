@@ -66,8 +66,8 @@ struct replay_summary {
 
 /* How a session replays. */
 struct replay_options {
-	/* Snapshots are kept within this many bytes (0: a quarter of the
-	 * machine's memory, at most 4 GiB). */
+	/* Snapshots are kept within this many bytes of heap (0: 512 MiB, or
+	 * a quarter of the machine's memory when less). */
 	uint64_t snapshot_memory;
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
