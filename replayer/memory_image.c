@@ -561,6 +561,20 @@ bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
 	return true;
 }
 
+bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
+			   struct memory_image_page *p)
+{
+	struct slot *s = page_addr % PAGE_SIZE || p->timed != m->timed ? NULL : find(m, page_addr);
+	if (!s)
+		return memory_image_add_page(m, page_addr, p);
+	p->refs++;
+	release(s->page);
+	s->page = p;
+	/* find() made this slot the recent one of its page. */
+	recent_of(m, page_addr)->page = p;
+	return true;
+}
+
 struct memory_image *memory_image_new_timed(void)
 {
 	struct memory_image *m = memory_image_new();

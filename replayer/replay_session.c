@@ -177,7 +177,7 @@ int replay_session_pass_boundary(struct replay_session *s)
 	if (s->n_snapshots)
 		s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
 	if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
-	    replay_memory_in_use(s) > s->snapshot_budget)
+	    replay_memory_in_use(s) > s->snapshot_budget && replay_session_spill_some(s) != 0)
 		thin_snapshots(s);
 	if (take_snapshot(s) != 0) {
 		snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
@@ -499,6 +499,7 @@ void replay_session_close(struct replay_session *s)
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;
+	replay_session_spill_close(s);
 	free(s->summary.threads);
 	s->summary.threads = NULL;
 	s->summary.n_threads = 0;
@@ -574,8 +575,14 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 			resim_close(&s->sim);
 			s->sim_open = false;
 		}
-		if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &snap->state) != 0) {
-			snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
+		struct resim_state read_back;
+		const struct resim_state *st = replay_session_snapshot_state(s, k, &read_back);
+		int rc = st ? resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, st) : -1;
+		if (st == &read_back)
+			resim_state_free(&read_back);
+		if (rc != 0) {
+			if (st)
+				snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 			return -1;
 		}
 		s->sim_open = true;

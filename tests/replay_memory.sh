@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Snapshots within a memory budget (ttreplay --snapshot-memory): a session
-# whose budget keeps only a few of them answers a gdb script (goto back
-# and forth, reverse-continue to breakpoints, watchpoints both ways, who
-# wrote a value) exactly like one whose budget keeps them all, over a
-# program that rewrites a megabyte all through its history.
+# whose budget keeps only a few of them in memory (the others in a spill
+# file, or, where none can be made, thinned away) answers a gdb script
+# (goto back and forth, reverse-continue to breakpoints, watchpoints both
+# ways, who wrote a value) exactly like one whose budget keeps them all,
+# over a program that rewrites a megabyte all through its history.
 set -u
 here=$(cd "$(dirname "$0")/replay" && pwd)
 . "$(dirname "$0")/shared/checks.sh"
@@ -12,22 +13,36 @@ cc -g -O0 -o churn "$here/programs/churn.c" || exit 1
 "$build/ttrec" run -q -o churn.idna ./churn > /dev/null || exit 1
 "$build/ttreplay" --gdb-commands > commands.gdb
 
-session() { # OUT BUDGET: the script's answers, without the pass's progress
+session() { # OUT BUDGET [ENV...]: the script's answers, without the pass's progress
+	local out=$1 budget=$2; shift 2
 	gdb -batch -nx -ex 'set remotetimeout 600' ./churn -x commands.gdb \
-		-ex "target remote | $build/ttreplay --no-index --snapshot-memory $2 churn.idna" \
-		-x "$here/budget.gdb" -ex 'monitor info' > "$1.raw" 2>&1
-	grep -vE '^(ttreplay: reading the trace|snapshots: |moves started from )' "$1.raw" > "$1"
+		-ex "target remote | env $* $build/ttreplay --no-index --snapshot-memory $budget churn.idna" \
+		-x "$here/budget.gdb" -ex 'monitor info' > "$out.raw" 2>&1
+	grep -vE '^(ttreplay: reading the trace|snapshots|moves started from )' "$out.raw" > "$out"
 }
-session small.out 1M
 session large.out 4G
-snapshots() { sed -n 's/^snapshots: //p' "$1"; }
-small=$(snapshots small.out.raw) large=$(snapshots large.out.raw)
-if [ -n "$small" ] && [ -n "$large" ] && [ "$small" -lt "$large" ]; then ok
-else bad "a 1M budget kept $small snapshots, a 4G one $large"; fi
+session small.out 1M
+# No spill file can be made: the snapshots are thinned instead.
+session thin.out 1M XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
+field() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
+all=$(field large.out.raw snapshots)
+if [ -n "$all" ] && [ "$(field large.out.raw 'snapshots in the spill file')" = 0 ]; then ok
+else bad "a 4G budget spilled snapshots: $(grep '^snapshots' large.out.raw | tr '\n' ' ')"; fi
+spilled=$(field small.out.raw 'snapshots in the spill file')
+if [ "$(field small.out.raw snapshots)" = "$all" ] && [ -n "$spilled" ] && [ "$spilled" -gt 0 ]; then ok
+else bad "a 1M budget kept its snapshots in a file: $(grep '^snapshots' small.out.raw | tr '\n' ' ')"; fi
+kept=$(field thin.out.raw snapshots)
+if [ -n "$kept" ] && [ -n "$all" ] && [ "$kept" -lt "$all" ] &&
+   [ "$(field thin.out.raw 'snapshots in the spill file')" = 0 ]; then ok
+else bad "without a spill file a 1M budget thins: $(grep '^snapshots' thin.out.raw | tr '\n' ' ')"; fi
 expect large.out '^next-write of ' "the script ran to its end"
 expect large.out '^Old value = 13$' "a watchpoint back to the first of three writes"
 expect large.out 'Breakpoint 1, start_round \(k=34\)' "reverse-continue twice to a breakpoint"
-if cmp -s large.out small.out; then ok
-else bad "a small budget answers otherwise: $(diff large.out small.out | head -6 | tr '\n' ' ')"; fi
+same() { # REFERENCE OUT DESCRIPTION
+	if cmp -s "$1" "$2"; then ok
+	else bad "$3 answers otherwise: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
+}
+same large.out small.out "a 1M budget (snapshots in the spill file)"
+same large.out thin.out "a 1M budget without a spill file (thinned)"
 
 finish replay_memory
