@@ -48,6 +48,7 @@ static int take_snapshot(struct replay_session *s)
 		s->cap_snapshots = cap;
 	}
 	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
+	memset(snap, 0, sizeof(*snap));
 	snap->written_pages = code_page_set_new();
 	snap->code_pages = code_page_set_new();
 	if (!snap->written_pages || !snap->code_pages || resim_save(&s->sim, &snap->state) != 0) {
