@@ -127,7 +127,7 @@ expect early-lazy.out '^first pass: read to time [0-9]+ of the history, not fini
 expect early-whole.out '^first pass: finished' "monitor info once the pass is done"
 stops() { # what gdb showed from the first stop on, monitor info left out
 	sed -n '/^Breakpoint 1, /,$p' "$1" |
-		grep -vE '^(ttreplay: reading|first pass:|instructions:|syscalls:|signals:|snapshots:|moves )'
+		grep -vE '^(ttreplay: reading|first pass:|instructions:|syscalls:|signals:|snapshots( in the spill file)?:|moves )'
 }
 if [ "$(grep -c '^Breakpoint 1, early_function' early-lazy.out)" = 2 ] &&
    stops early-lazy.out > early-lazy.stops && stops early-whole.out > early-whole.stops &&
