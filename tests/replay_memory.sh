@@ -13,17 +13,22 @@ cc -g -O0 -o churn "$here/programs/churn.c" || exit 1
 "$build/ttrec" run -q -o churn.idna ./churn > /dev/null || exit 1
 "$build/ttreplay" --gdb-commands > commands.gdb
 
-session() { # OUT BUDGET [ENV...]: the script's answers, without the pass's progress
-	local out=$1 budget=$2; shift 2
+session() { # OUT OPTIONS [ENV...]: the script's answers, without the pass's progress
+	local out=$1 options=$2; shift 2
 	gdb -batch -nx -ex 'set remotetimeout 600' ./churn -x commands.gdb \
-		-ex "target remote | env $* $build/ttreplay --no-index --snapshot-memory $budget churn.idna" \
+		-ex "target remote | env $* $build/ttreplay $options churn.idna" \
 		-x "$here/budget.gdb" -ex 'monitor info' > "$out.raw" 2>&1
-	grep -vE '^(ttreplay: reading the trace|snapshots|moves started from )' "$out.raw" > "$out"
+	grep -vE '^(ttreplay: reading the trace|snapshots|moves started from |first pass: (made|read) )' "$out.raw" > "$out"
 }
-session large.out 4G
-session small.out 1M
+session large.out '--no-index --snapshot-memory 4G'
+session small.out '--no-index --snapshot-memory 1M'
 # No spill file can be made: the snapshots are thinned instead.
-session thin.out 1M XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
+session thin.out '--no-index --snapshot-memory 1M' XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
+# The index a session with spilled snapshots writes holds those it kept
+# in memory, with the spilled ones' segment summaries: a session reading
+# it answers the same.
+session write-index.out '--snapshot-memory 1M'
+session read-index.out '--snapshot-memory 1M'
 field() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
 all=$(field large.out.raw snapshots)
 if [ -n "$all" ] && [ "$(field large.out.raw 'snapshots in the spill file')" = 0 ]; then ok
@@ -44,5 +49,8 @@ same() { # REFERENCE OUT DESCRIPTION
 }
 same large.out small.out "a 1M budget (snapshots in the spill file)"
 same large.out thin.out "a 1M budget without a spill file (thinned)"
+expect read-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the index was read"
+same large.out write-index.out "a 1M budget writing the index"
+same large.out read-index.out "the index of a session that spilled snapshots"
 
 finish replay_memory
