@@ -27,8 +27,9 @@
 #include "trace-format/idna.h"
 
 /* Instructions between the snapshots the first pass takes: going back in
- * time re-simulates at most this many (twice as many each time the
- * snapshots outgrow their memory budget and every other one goes). */
+ * time re-simulates at most this many (past the memory budget, snapshots
+ * go to a spill file; where none can be made, every other one goes and
+ * the spacing doubles each time). */
 #define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
 
 struct replay_snapshot {
