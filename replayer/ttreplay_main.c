@@ -305,7 +305,8 @@ static int make_index(struct replay_session *s)
 		printf("ttreplay: %s is up to date\n", s->index_path);
 	else if (s->index_state == REPLAY_INDEX_WRITTEN)
 		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
-		       s->index_path, s->summary.instructions, s->n_snapshots);
+		       s->index_path, s->summary.instructions,
+		       s->n_snapshots - replay_session_spilled_count(s)); /* what it holds */
 	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
 		fprintf(stderr, "ttreplay: %s\n", s->index_error);
 	else

@@ -52,5 +52,12 @@ same large.out thin.out "a 1M budget without a spill file (thinned)"
 expect read-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the index was read"
 same large.out write-index.out "a 1M budget writing the index"
 same large.out read-index.out "the index of a session that spilled snapshots"
+# ttreplay --index says how many snapshots the index holds: not the
+# spilled ones.
+rm -f churn.idna.idx
+"$build/ttreplay" --index --snapshot-memory 1M churn.idna > index.out 2>&1
+held=$(sed -n 's/^ttreplay: wrote .*, \([0-9]*\) snapshots)$/\1/p' index.out)
+if [ -n "$held" ] && [ -n "$all" ] && [ "$held" -gt 0 ] && [ "$held" -lt "$all" ]; then ok
+else bad "--index with a 1M budget: $(cat index.out)"; fi
 
 finish replay_memory
