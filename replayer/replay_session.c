@@ -282,7 +282,7 @@ static int summarise_threads(struct replay_session *s)
  * less. The budget bounds the replay's whole heap (the live and future
  * images, the trace's buffers and the snapshots in memory, the others
  * being in the spill file), so the peak resident size stays a little
- * above it whatever the history's length: 0.64 GB for `sort -n` of 10^6
+ * above it whatever the history's length: 0.66 GB for `sort -n` of 10^6
  * numbers (5.1 G instructions), where a 4 GiB budget peaked at 3.2 GB
  * (BENCHMARKS.md, replay memory). A smaller budget costs reading
  * snapshots back to go back, not other answers.
