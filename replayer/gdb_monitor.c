@@ -203,6 +203,10 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves,
 			 (unsigned long long)t->segments_skipped);
 		print(print_ctx, line);
+		snprintf(line, sizeof(line), "snapshots in the spill file: %zu (%llu MiB)\n",
+			 replay_session_spilled_count(t->s),
+			 (unsigned long long)(snapshot_spill_bytes(t->s->spill) >> 20));
+		print(print_ctx, line);
 		print(print_ctx, t->s->index_state == REPLAY_INDEX_READ ? "first pass: read from "
 									  : "first pass: made in this session\n");
 		if (t->s->index_state == REPLAY_INDEX_READ) {

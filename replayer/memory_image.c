@@ -323,10 +323,48 @@ size_t memory_image_load(const struct memory_image *m, uint64_t addr, void *buf,
  * are unknown at every time (a range the kernel changed covers them). */
 #define BLOCKED (1ull << 63)
 
-/* [off, off + n) of a future image's page at pa: forgotten, its words
- * blocked. */
-static void block_piece(struct memory_image *future, uint64_t pa, unsigned off, unsigned n)
+/* An operation on the piece [off, off + n) of the image's page at pa. */
+typedef void piece_op(struct memory_image *m, uint64_t pa, unsigned off, unsigned n, bool flag);
+
+/* Ranges of more than this many pages are changed only in the pages the
+ * image holds (a whole new mapping is not worth pages of its own). */
+#define MAX_WALK_PAGES 64u
+
+/*
+ * Calls op for each piece of [addr, addr+len) within one page: every page
+ * of the range, or with only_held the pages the image holds; a range of
+ * more than MAX_WALK_PAGES pages walks the held pages whatever only_held
+ * says (op must not add pages to the image then: it may replace a held
+ * page by its private copy).
+ */
+static void each_piece(struct memory_image *m, uint64_t addr, uint64_t len, bool only_held,
+		       piece_op *op, bool flag)
 {
+	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+	if (len > MAX_WALK_PAGES * (uint64_t)PAGE_SIZE) {
+		for (unsigned b = 0; b < BUCKETS; b++)
+			for (struct slot *s = m->buckets[b]; s; s = s->next)
+				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
+					uint64_t lo = s->addr > addr ? s->addr : addr;
+					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
+					op(m, s->addr, (unsigned)(lo - s->addr), (unsigned)(hi - lo), flag);
+				}
+		return;
+	}
+	for (uint64_t a = addr; a < end;) {
+		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
+		if (!only_held || find(m, pa))
+			op(m, pa, (unsigned)(a - pa), (unsigned)(hi - a), flag);
+		a = hi;
+	}
+}
+
+/* A piece of a future image: forgotten, its words blocked. */
+static void block_piece(struct memory_image *future, uint64_t pa, unsigned off, unsigned n,
+			bool unused)
+{
+	(void)unused;
 	struct memory_image_page *p = writable_page(future, pa);
 	if (!p)
 		return;
@@ -335,7 +373,7 @@ static void block_piece(struct memory_image *future, uint64_t pa, unsigned off, 
 		p->valid_from[w] |= BLOCKED;
 }
 
-/* [off, off + n) of a page the image holds: forgotten, or zero and known. */
+/* A piece of a page the image holds: forgotten, or zero and known. */
 static void change_piece(struct memory_image *m, uint64_t pa, unsigned off, unsigned n, bool zero)
 {
 	struct memory_image_page *p = writable_page(m, pa);
@@ -346,69 +384,20 @@ static void change_piece(struct memory_image *m, uint64_t pa, unsigned off, unsi
 	set_known(p, off, n, zero);
 }
 
-/* change_piece over the pages of [addr, addr+len) the image holds. */
-static void change_held_pages(struct memory_image *m, uint64_t addr, uint64_t len, bool zero)
-{
-	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
-	if (len > 64ull * PAGE_SIZE) {
-		/* Large ranges: walk the pages the image has. */
-		for (unsigned b = 0; b < BUCKETS; b++)
-			for (struct slot *s = m->buckets[b]; s; s = s->next)
-				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
-					uint64_t lo = s->addr > addr ? s->addr : addr;
-					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
-					change_piece(m, s->addr, (unsigned)(lo - s->addr),
-						     (unsigned)(hi - lo), zero);
-				}
-		return;
-	}
-	for (uint64_t a = addr; a < end;) {
-		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
-		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
-		if (find(m, pa))
-			change_piece(m, pa, (unsigned)(a - pa), (unsigned)(hi - a), zero);
-		a = hi;
-	}
-}
-
 void memory_image_forget(struct memory_image *m, uint64_t addr, uint64_t len)
 {
-	change_held_pages(m, addr, len, false);
+	each_piece(m, addr, len, true, change_piece, false);
 }
 
 void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len)
 {
-	change_held_pages(m, addr, len, true);
+	each_piece(m, addr, len, true, change_piece, true);
 }
-
-/* A future image's pages of at most this many pages are made for a
- * blocked range; past it, only the pages it holds are blocked. */
-#define MAX_BLOCK_PAGES 64u
 
 void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len)
 {
-	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
-	bool make = len <= MAX_BLOCK_PAGES * (uint64_t)PAGE_SIZE;
 	future->timed = true; /* before its first page */
-	if (!make) {
-		/* Held pages only: the large-range walk of forget, then the
-		 * words' flags below per held page. */
-		for (unsigned b = 0; b < BUCKETS; b++)
-			for (struct slot *s = future->buckets[b]; s; s = s->next)
-				if (s->addr + PAGE_SIZE > addr && s->addr < end) {
-					uint64_t lo = s->addr > addr ? s->addr : addr;
-					uint64_t hi = s->addr + PAGE_SIZE < end ? s->addr + PAGE_SIZE : end;
-					block_piece(future, s->addr, (unsigned)(lo - s->addr),
-						    (unsigned)(hi - lo));
-				}
-		return;
-	}
-	for (uint64_t a = addr; a < end;) {
-		uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
-		uint64_t hi = pa + PAGE_SIZE < end ? pa + PAGE_SIZE : end;
-		block_piece(future, pa, (unsigned)(a - pa), (unsigned)(hi - a));
-		a = hi;
-	}
+	each_piece(future, addr, len, false, block_piece, false);
 }
 
 bool memory_image_blocked(const struct memory_image *future, uint64_t addr)
@@ -569,6 +558,20 @@ bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
 	unsigned b = bucket_of(page_addr);
 	s->next = m->buckets[b];
 	m->buckets[b] = s;
+	return true;
+}
+
+bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
+			   struct memory_image_page *p)
+{
+	struct slot *s = page_addr % PAGE_SIZE || p->timed != m->timed ? NULL : find(m, page_addr);
+	if (!s)
+		return memory_image_add_page(m, page_addr, p);
+	p->refs++;
+	release(s->page);
+	s->page = p;
+	/* find() made this slot the recent one of its page. */
+	recent_of(m, page_addr)->page = p;
 	return true;
 }
 

@@ -112,6 +112,11 @@ struct memory_image_page *memory_image_page_make(const struct memory_image_page_
 void memory_image_page_put(struct memory_image_page *p);
 bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
 			   struct memory_image_page *p);
+/* Like memory_image_add_page, but a page the image has at page_addr is
+ * replaced (a snapshot restored from its base image and the pages that
+ * differ, snapshot_spill.h). */
+bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
+			   struct memory_image_page *p);
 /* An empty image whose pages carry times (a future image). */
 struct memory_image *memory_image_new_timed(void);
 

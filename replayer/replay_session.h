@@ -22,12 +22,14 @@
 #include "emulator/emu.h"
 #include "replayer/module_files.h"
 #include "replayer/resim.h"
+#include "replayer/snapshot_spill.h"
 #include "trace-format/code_page_set.h"
 #include "trace-format/idna.h"
 
 /* Instructions between the snapshots the first pass takes: going back in
- * time re-simulates at most this many (twice as many each time the
- * snapshots outgrow their memory budget and every other one goes). */
+ * time re-simulates at most this many (past the memory budget, snapshots
+ * go to a spill file; where none can be made, every other one goes and
+ * the spacing doubles each time). */
 #define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
 
 struct replay_snapshot {
@@ -41,6 +43,12 @@ struct replay_snapshot {
 	 * emu_report_code.) */
 	struct code_page_set *written_pages;
 	struct code_page_set *code_pages;
+	/* In the spill file (replay_session_spill.c): state keeps only its
+	 * time and counts; the rest is read back from `spill`, whose image
+	 * is based on the snapshot at time spill_base's. */
+	bool spilled;
+	uint64_t spill_base;
+	struct spill_ref spill;
 };
 
 /* One thread of the history, for --info. */
@@ -74,8 +82,8 @@ struct replay_summary {
 
 /* How a session replays. */
 struct replay_options {
-	/* Snapshots are kept within this many bytes (0: a quarter of the
-	 * machine's memory, at most 4 GiB). */
+	/* Snapshots are kept within this many bytes of heap (0: 512 MiB, or
+	 * a quarter of the machine's memory when less). */
 	uint64_t snapshot_memory;
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
@@ -111,6 +119,8 @@ struct replay_session {
 	uint64_t snapshot_interval;   /* doubles each time snapshots are thinned */
 	uint64_t snapshot_bytes;      /* what they pin, estimated */
 	uint64_t snapshot_budget;
+	struct snapshot_spill *spill; /* snapshots beyond the budget, once any */
+	bool spill_failed;            /* no spill file: thin instead */
 	struct replay_summary summary;   /* valid once the first pass is done */
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
 	bool pass_done;               /* the first pass has run to the end (or failed) */
@@ -195,5 +205,23 @@ bool replay_session_segment_may_execute(const struct replay_session *s, size_t k
 
 /* The snapshot index to start from for time t. */
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);
+
+/* --- snapshots beyond the budget (replay_session_spill.c) ---------------- */
+
+/* Sends every other snapshot in memory to the spill file. 0, or -1 when
+ * there is no spill file (the caller thins the snapshots instead). */
+int replay_session_spill_some(struct replay_session *s);
+/* Snapshot k's whole state: its own, or read back into *tmp (the caller
+ * frees it with resim_state_free when the result is tmp). NULL with
+ * s->error. */
+const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
+							struct resim_state *tmp);
+/* How many snapshots are in the spill file, and its size. */
+size_t replay_session_spilled_count(const struct replay_session *s);
+void replay_session_spill_close(struct replay_session *s);
+/* The snapshots in memory, with the spilled ones' summaries merged into
+ * the one before each: what the replay index holds. */
+struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n);
+void replay_session_index_view_free(struct replay_snapshot *v, size_t n);
 
 #endif

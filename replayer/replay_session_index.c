@@ -148,6 +148,7 @@ static void install(struct replay_session *s, struct replay_index_contents *c)
 		code_page_set_free(s->snapshots[i].code_pages);
 	}
 	free(s->snapshots);
+	replay_session_spill_close(s);
 	free(s->summary.threads);
 	memory_image_free(s->future);
 	s->snapshots = c->snapshots;
@@ -208,13 +209,18 @@ static int write_at(struct replay_session *s, const struct replay_index_identity
 		unlink(tmp);
 		return -1;
 	}
+	/* Spilled snapshots are not in the index: a session reading it
+	 * holds what it holds in memory. */
+	size_t n = 0;
+	struct replay_snapshot *kept = replay_session_index_view(s, &n);
 	struct replay_index_contents c = {
-		.snapshots = s->snapshots, .n_snapshots = s->n_snapshots,
+		.snapshots = kept, .n_snapshots = n,
 		.snapshot_interval = s->snapshot_interval, .summary = s->summary,
 		.summary_incomplete = s->summary_incomplete, .future = s->future,
 	};
-	int rc = replay_index_write(f, id, &c);
-	int saved = errno;
+	int rc = kept ? replay_index_write(f, id, &c) : -1;
+	int saved = kept ? errno : ENOMEM;
+	replay_session_index_view_free(kept, n);
 	if (fclose(f) != 0 && rc == 0) {
 		rc = -1;
 		saved = errno;

@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"  --info           print what the trace holds (key: value lines)\n"
 		"  --json           with --info: one JSON object\n"
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
-		"                   (K, M, G suffixes; default: a quarter of RAM, at most 4G)\n"
+		"                   (K, M, G suffixes; default: 512M, less on machines\n"
+		"                   with under 2G of RAM)\n"
 		"  -p, --process PID|COMMAND  the process PID of the recording (its own, or a\n"
 		"                   child's trace written by ttrec --follow-fork), or the first\n"
 		"                   process that ran a program named COMMAND, from its exec of\n"
@@ -349,7 +350,8 @@ static int make_index(struct replay_session *s)
 		printf("ttreplay: %s is up to date\n", s->index_path);
 	else if (s->index_state == REPLAY_INDEX_WRITTEN)
 		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
-		       s->index_path, s->summary.instructions, s->n_snapshots);
+		       s->index_path, s->summary.instructions,
+		       s->n_snapshots - replay_session_spilled_count(s)); /* what it holds */
 	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
 		fprintf(stderr, "ttreplay: %s\n", s->index_error);
 	else

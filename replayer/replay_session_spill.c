@@ -1,0 +1,206 @@
+/*
+ * replay_session_spill.c — the first pass's snapshots beyond the memory
+ * budget, kept in a spill file (snapshot_spill.h) instead of dropped.
+ *
+ * Whenever the replay's heap passes the budget, every other snapshot kept
+ * in memory (never the first nor the last) goes to the file, written as
+ * the pages it does not share with the one kept before it (its base), and
+ * what stays in memory is its time, counts and segment summaries: going
+ * back still starts at most one snapshot interval before the target, and
+ * backward searches still skip segments by their summaries. Reading one
+ * back reads its base first when that went to the file too (a chain, one
+ * link per round of spilling since). Only when no spill file can be made
+ * does the session thin its snapshots instead (replay_session.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replayer/replay_session.h"
+#include "replayer/snapshot_spill.h"
+
+/* Spilling stops when fewer snapshots than this stay in memory. */
+#define MIN_IN_MEMORY 8
+
+/* The user's cache folder for the spill file, as for the replay index,
+ * else the temporary folder. */
+static struct snapshot_spill *open_spill(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char folder[4096];
+	int n = -1;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(folder, sizeof(folder), "%s/ttreplay", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(folder, sizeof(folder), "%s/.cache/ttreplay", home);
+	struct snapshot_spill *f = NULL;
+	if (n > 0 && (size_t)n < sizeof(folder))
+		f = snapshot_spill_open(folder);
+	return f ? f : snapshot_spill_open(NULL);
+}
+
+/* Snapshot k to the file, base its in-memory predecessor b. */
+static int spill_one(struct replay_session *s, size_t k, size_t b)
+{
+	struct replay_snapshot *snap = &s->snapshots[k];
+	if (snapshot_spill_put(s->spill, &snap->state, s->snapshots[b].state.image, &snap->spill) != 0)
+		return -1;
+	uint64_t time = snap->state.time;
+	struct resim_counts counts = snap->state.counts;
+	resim_state_free(&snap->state);
+	snap->state.time = time;
+	snap->state.counts = counts; /* segment_may_have_events reads them */
+	snap->spill_base = s->snapshots[b].icount;
+	snap->spilled = true;
+	return 0;
+}
+
+int replay_session_spill_some(struct replay_session *s)
+{
+	if (s->spill_failed)
+		return -1;
+	if (!s->spill && !(s->spill = open_spill())) {
+		s->spill_failed = true;
+		return -1;
+	}
+	size_t in_memory = 0;
+	for (size_t i = 0; i < s->n_snapshots; i++)
+		in_memory += !s->snapshots[i].spilled;
+	if (in_memory < MIN_IN_MEMORY)
+		return 0;
+	/* In memory: m0 (the first), m1, m2, ..., the last. m1, m3, ... go,
+	 * each based on the one before it, which stays. */
+	size_t base = 0, seen = 0;
+	for (size_t i = 1; i + 1 < s->n_snapshots; i++) {
+		if (s->snapshots[i].spilled)
+			continue;
+		if (++seen % 2 == 0) {
+			base = i;
+			continue;
+		}
+		if (spill_one(s, i, base) != 0)
+			/* The disk is full, say: what went stays readable, the
+			 * rest stays in memory, over the budget, and no
+			 * snapshot may be thinned away from under a spilled
+			 * one's base. */
+			return 0;
+	}
+	return 0;
+}
+
+const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
+							struct resim_state *tmp)
+{
+	if (!s->snapshots[k].spilled)
+		return &s->snapshots[k].state;
+	/* The chain down to a snapshot in memory, then read back up. */
+	size_t depth = 0, *chain = malloc(s->n_snapshots * sizeof(*chain));
+	if (!chain) {
+		snprintf(s->error, sizeof(s->error), "out of memory");
+		return NULL;
+	}
+	size_t j = k;
+	while (s->snapshots[j].spilled && depth < s->n_snapshots) {
+		chain[depth++] = j;
+		size_t b = replay_session_snapshot_for(s, s->snapshots[j].spill_base);
+		if (s->snapshots[b].icount != s->snapshots[j].spill_base || b >= j)
+			break;
+		j = b;
+	}
+	if (s->snapshots[j].spilled) {
+		free(chain);
+		snprintf(s->error, sizeof(s->error), "a spilled snapshot lost its base");
+		return NULL;
+	}
+	const struct memory_image *base = s->snapshots[j].state.image;
+	struct resim_state prev;
+	bool have_prev = false;
+	while (depth) {
+		struct resim_state cur;
+		if (snapshot_spill_get(s->spill, &s->snapshots[chain[--depth]].spill, base, &cur) != 0) {
+			if (have_prev)
+				resim_state_free(&prev);
+			free(chain);
+			snprintf(s->error, sizeof(s->error), "cannot read a snapshot back from the spill file");
+			return NULL;
+		}
+		/* cur's image shares prev's pages: prev can go. */
+		if (have_prev)
+			resim_state_free(&prev);
+		prev = cur;
+		have_prev = true;
+		base = prev.image;
+	}
+	free(chain);
+	*tmp = prev;
+	return tmp;
+}
+
+void replay_session_spill_close(struct replay_session *s)
+{
+	snapshot_spill_close(s->spill);
+	s->spill = NULL;
+	s->spill_failed = false;
+}
+
+size_t replay_session_spilled_count(const struct replay_session *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_snapshots; i++)
+		n += s->snapshots[i].spilled;
+	return n;
+}
+
+/*
+ * The snapshots an index can hold (replay_index_write reads whole states):
+ * those in memory, each with the summaries of the spilled ones after it
+ * merged into its own, as thinning merges them. The copies' page sets are
+ * new (replay_session_index_view_free); their states are the session's.
+ */
+struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n)
+{
+	struct replay_snapshot *v = calloc(s->n_snapshots, sizeof(*v));
+	if (!v)
+		return NULL;
+	size_t m = 0;
+	bool failed = false;
+	for (size_t i = 0; i < s->n_snapshots && !failed; i++) {
+		const struct replay_snapshot *snap = &s->snapshots[i];
+		if (!snap->spilled) {
+			v[m] = *snap;
+			v[m].written_pages = snap->written_pages ? code_page_set_clone(snap->written_pages) : NULL;
+			v[m].code_pages = snap->code_pages ? code_page_set_clone(snap->code_pages) : NULL;
+			failed = (snap->written_pages && !v[m].written_pages) ||
+				 (snap->code_pages && !v[m].code_pages);
+			m++;
+			continue;
+		}
+		struct replay_snapshot *into = &v[m - 1];
+		/* An absent set means "unknown": it stays absent. */
+		if (into->written_pages && (!snap->written_pages ||
+					    !code_page_set_add_all(into->written_pages, snap->written_pages))) {
+			code_page_set_free(into->written_pages);
+			into->written_pages = NULL;
+		}
+		if (into->code_pages && (!snap->code_pages ||
+					 !code_page_set_add_all(into->code_pages, snap->code_pages))) {
+			code_page_set_free(into->code_pages);
+			into->code_pages = NULL;
+		}
+	}
+	*n = m;
+	if (failed) {
+		replay_session_index_view_free(v, m);
+		return NULL;
+	}
+	return v;
+}
+
+void replay_session_index_view_free(struct replay_snapshot *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		code_page_set_free(v[i].written_pages);
+		code_page_set_free(v[i].code_pages);
+	}
+	free(v);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Snapshots within a memory budget (ttreplay --snapshot-memory): a session
+# whose budget keeps only a few of them in memory (the others in a spill
+# file, or, where none can be made, thinned away) answers a gdb script
+# (goto back and forth, reverse-continue to breakpoints, watchpoints both
+# ways, who wrote a value) exactly like one whose budget keeps them all,
+# over a program that rewrites a megabyte all through its history.
+set -u
+here=$(cd "$(dirname "$0")/replay" && pwd)
+. "$(dirname "$0")/shared/checks.sh"
+
+cc -g -O0 -o churn "$here/programs/churn.c" || exit 1
+"$build/ttrec" run -q -o churn.idna ./churn > /dev/null || exit 1
+"$build/ttreplay" --gdb-commands > commands.gdb
+
+session() { # OUT OPTIONS [ENV...]: the script's answers, without the pass's progress
+	local out=$1 options=$2; shift 2
+	gdb -batch -nx -ex 'set remotetimeout 600' ./churn -x commands.gdb \
+		-ex "target remote | env $* $build/ttreplay $options churn.idna" \
+		-x "$here/budget.gdb" -ex 'monitor info' > "$out.raw" 2>&1
+	grep -vE '^(ttreplay: reading the trace|snapshots|moves started from |segments forward continues skipped: |first pass: (made|read) )' "$out.raw" > "$out"
+}
+session large.out '--no-index --snapshot-memory 4G'
+session small.out '--no-index --snapshot-memory 1M'
+# No spill file can be made: the snapshots are thinned instead.
+session thin.out '--no-index --snapshot-memory 1M' XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
+# The index a session with spilled snapshots writes holds those it kept
+# in memory, with the spilled ones' segment summaries: a session reading
+# it answers the same.
+session write-index.out '--snapshot-memory 1M'
+session read-index.out '--snapshot-memory 1M'
+field() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
+all=$(field large.out.raw snapshots)
+if [ -n "$all" ] && [ "$(field large.out.raw 'snapshots in the spill file')" = 0 ]; then ok
+else bad "a 4G budget spilled snapshots: $(grep '^snapshots' large.out.raw | tr '\n' ' ')"; fi
+spilled=$(field small.out.raw 'snapshots in the spill file')
+if [ "$(field small.out.raw snapshots)" = "$all" ] && [ -n "$spilled" ] && [ "$spilled" -gt 0 ]; then ok
+else bad "a 1M budget kept its snapshots in a file: $(grep '^snapshots' small.out.raw | tr '\n' ' ')"; fi
+kept=$(field thin.out.raw snapshots)
+if [ -n "$kept" ] && [ -n "$all" ] && [ "$kept" -lt "$all" ] &&
+   [ "$(field thin.out.raw 'snapshots in the spill file')" = 0 ]; then ok
+else bad "without a spill file a 1M budget thins: $(grep '^snapshots' thin.out.raw | tr '\n' ' ')"; fi
+expect large.out '^next-write of ' "the script ran to its end"
+expect large.out '^Old value = 13$' "a watchpoint back to the first of three writes"
+expect large.out 'Breakpoint 1, start_round \(k=34\)' "reverse-continue twice to a breakpoint"
+same() { # REFERENCE OUT DESCRIPTION
+	if cmp -s "$1" "$2"; then ok
+	else bad "$3 answers otherwise: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
+}
+same large.out small.out "a 1M budget (snapshots in the spill file)"
+same large.out thin.out "a 1M budget without a spill file (thinned)"
+expect read-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the index was read"
+same large.out write-index.out "a 1M budget writing the index"
+same large.out read-index.out "the index of a session that spilled snapshots"
+# ttreplay --index says how many snapshots the index holds: not the
+# spilled ones.
+rm -f churn.idna.idx
+"$build/ttreplay" --index --snapshot-memory 1M churn.idna > index.out 2>&1
+held=$(sed -n 's/^ttreplay: wrote .*, \([0-9]*\) snapshots)$/\1/p' index.out)
+if [ -n "$held" ] && [ -n "$all" ] && [ "$held" -gt 0 ] && [ "$held" -lt "$all" ]; then ok
+else bad "--index with a 1M budget: $(cat index.out)"; fi
+
+finish replay_memory
