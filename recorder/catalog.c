@@ -259,15 +259,8 @@ static int processes_of(const char *path, long pid, long ppid, int depth)
 		return 0;
 	/* Children: <path minus .idna>.<pid>.idna beside it. */
 	char dir[4096], prefix[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof(dir), ".");
-	size_t blen = strlen(base) - 5; /* base ends in .idna */
-	snprintf(prefix, sizeof(prefix), "%.*s.", (int)blen, base);
+	if (idna_descendant_traces_place(path, dir, sizeof(dir), prefix, sizeof(prefix)) != 0)
+		return 0;
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;

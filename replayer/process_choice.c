@@ -51,15 +51,9 @@ static int find_command(const char *trace, const char *command, char *path, size
 		return 0;
 	}
 	char dir[4096], prefix[4096];
-	snprintf(dir, sizeof(dir), "%s", trace);
-	char *slash = strrchr(dir, '/');
-	const char *base = slash ? slash + 1 : trace;
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof(dir), ".");
-	snprintf(prefix, sizeof(prefix), "%.*s.", (int)(strlen(base) - 5), base);
-	DIR *d = opendir(dir);
+	DIR *d = idna_descendant_traces_place(trace, dir, sizeof(dir), prefix, sizeof(prefix)) == 0
+			 ? opendir(dir)
+			 : NULL;
 	char **names = NULL;
 	size_t n = 0;
 	struct dirent *e;

@@ -36,3 +36,19 @@ int idna_child_trace_name(const char *trace, long pid, char *out, size_t size)
 	int w = snprintf(out, size, "%.*s.%ld.idna", (int)len, parent, pid);
 	return w < 0 || (size_t)w >= size ? -1 : 0;
 }
+
+int idna_descendant_traces_place(const char *trace, char *dir, size_t dir_size, char *prefix,
+				 size_t prefix_size)
+{
+	const char *slash = strrchr(trace, '/');
+	const char *base = slash ? slash + 1 : trace;
+	size_t len = strlen(base);
+	if (len <= 5 || strcmp(base + len - 5, ".idna") != 0)
+		return -1;
+	int w = slash ? snprintf(dir, dir_size, "%.*s", (int)(slash - trace), trace)
+		      : snprintf(dir, dir_size, ".");
+	if (w < 0 || (size_t)w >= dir_size)
+		return -1;
+	w = snprintf(prefix, prefix_size, "%.*s.", (int)(len - 5), base);
+	return w < 0 || (size_t)w >= prefix_size ? -1 : 0;
+}

@@ -13,6 +13,13 @@
  * stands for the trace it names). 0, or -1 if it does not fit. */
 int idna_child_trace_name(const char *trace, long pid, char *out, size_t size);
 
+/* Where the traces of the recording `trace`'s descendants are: trace's
+ * folder ("." when it names none) and the prefix their file names start
+ * with (trace's file name minus .idna, then a dot). 0, or -1 if trace
+ * does not end in .idna or does not fit. */
+int idna_descendant_traces_place(const char *trace, char *dir, size_t dir_size, char *prefix,
+				 size_t prefix_size);
+
 /* The trace a link such as latest.idna names (relative to the link's
  * folder), or trace itself when it is no link. 0, or -1 if it does not
  * fit. */
