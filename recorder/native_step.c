@@ -172,7 +172,8 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 			break;
 		}
 		struct tracee_stop next;
-		int held = job_stop_hold(&rec->cur->tracee, &next);
+		int held = job_stop_hold(&rec->cur->tracee, stop->info.si_signo,
+					 !rec->opt->attach_pid, &next);
 		if (held < 0)
 			return failed(rec, "cannot wait for the stopped program");
 		if (held > 0)
