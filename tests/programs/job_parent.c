@@ -8,7 +8,8 @@
  * SIGINT the child sends it is counted (--count), or counted and sent
  * back to the child as timeout(1) does (--relay). At the end it prints
  * how many continues it saw and signals it got from the child, and exits
- * with the child's status (128+N if killed by signal N).
+ * with the child's status (128+N if killed by signal N). A SIGTERM or
+ * SIGINT from another process kills the job and job_parent.
  *
  * Its lines are printed while the child is stopped, or after its end, so
  * that they come in the same place among the child's in every run.
@@ -31,7 +32,13 @@ static void on_child_signal(int signo, siginfo_t *si, void *context)
 		if (relay)
 			kill(child, signo);
 		from_child++;
+		return;
 	}
+	/* From anyone else (timeout(1) bounding a test): the job ends. */
+	if (child > 0)
+		kill(-child, SIGKILL);
+	signal(signo, SIG_DFL);
+	raise(signo);
 }
 
 int main(int argc, char **argv)
