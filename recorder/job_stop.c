@@ -97,7 +97,8 @@ static void stop_with_program(pid_t tid, int stop_signal)
 		kill(tid, SIGCONT); /* ttrec alone was continued */
 }
 
-int job_stop_hold(struct tracee *t, int stop_signal, bool stand_in, struct tracee_stop *stop)
+int job_stop_hold(struct tracee *t, int stop_signal, bool stand_in, bool (*ended)(void),
+		  struct tracee_stop *stop)
 {
 	if (stand_in && supervisor_signals_continues_counted())
 		stop_with_program(t->pid, stop_signal);
@@ -107,7 +108,7 @@ int job_stop_hold(struct tracee *t, int stop_signal, bool stand_in, struct trace
 		int r = tracee_poll(t, stop);
 		if (r != 0)
 			return r;
-		if (continue_pending(t->pid) || supervisor_signals_stop_request(NULL))
+		if (continue_pending(t->pid) || ended())
 			return 0;
 		nanosleep(&tick, NULL);
 	}

@@ -23,9 +23,10 @@
  * a SIGCONT is pending for it (the caller resumes it: the kernel then
  * delivers the SIGCONT), 1 when t reported another stop meanwhile (in
  * *stop: killed, say), or -1 on failure. stand_in: ttrec started the
- * program (ttrec run), and stops with it. A recording ended by a user's
- * signal ends the wait too (the program is being killed: its death comes
- * as the next stop). */
-int job_stop_hold(struct tracee *t, int stop_signal, bool stand_in, struct tracee_stop *stop);
+ * program (ttrec run), and stops with it. A recording the user ends
+ * (ended() true) ends the wait too: the program is being killed, and its
+ * death comes as the next stop, or let go. */
+int job_stop_hold(struct tracee *t, int stop_signal, bool stand_in, bool (*ended)(void),
+		  struct tracee_stop *stop);
 
 #endif
