@@ -145,6 +145,11 @@ static int catch_stop_signals(pid_t pid)
 	return 0;
 }
 
+bool attach_stop_requested(void)
+{
+	return stop_requested;
+}
+
 void recording_poll_point(struct recording *rec)
 {
 	if (stop_requested)
@@ -170,7 +175,7 @@ bool recording_on_event(struct recording *rec, int event)
 		return false;
 	case PTRACE_EVENT_STOP:
 		if (!stop_requested)
-			return false; /* a group stop: resumed, job control is not recorded */
+			return false; /* a stop that is over (group stops are not events) */
 		rec->interrupted_in_step = true;
 		rec->finished = true;
 		return true;

@@ -26,6 +26,7 @@
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
+#include "recorder/supervisor_signals.h"
 
 /* Looks at a fresh background step this many times (yielding the CPU in
  * between) before leaving it to the scheduler: most syscalls return that
@@ -116,6 +117,13 @@ static enum native_outcome failed(struct recording *rec, const char *what)
 	return NATIVE_ERROR;
 }
 
+/* A user asked to end the recording (ttrec run) or to let the process go
+ * (ttrec attach). */
+static bool recording_ended_by_user(void)
+{
+	return supervisor_signals_stop_request(NULL) || attach_stop_requested();
+}
+
 /* One stop of the current thread's step: done, or resumed again. */
 static enum native_outcome on_stop(struct recording *rec, const struct tracee_stop *stop,
 				   bool *resumed)
@@ -172,7 +180,8 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 			break;
 		}
 		struct tracee_stop next;
-		int held = job_stop_hold(&rec->cur->tracee, &next);
+		int held = job_stop_hold(&rec->cur->tracee, stop->info.si_signo,
+					 !rec->opt->attach_pid, recording_ended_by_user, &next);
 		if (held < 0)
 			return failed(rec, "cannot wait for the stopped program");
 		if (held > 0)

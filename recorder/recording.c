@@ -562,7 +562,8 @@ static int handle_syscall(struct recording *rec)
 			return answered < 0 ? -1 : 0;
 	}
 	struct clock_answer ours = { 0 };
-	enum syscall_answer_kind kind = syscall_answer(p->nr, args, rec->own_pid, &ours.result);
+	enum syscall_answer_kind kind = syscall_answer(p->nr, args, rec->own_pid, !rec->opt->attach_pid,
+						    &ours.result);
 	if (kind != ANSWER_NONE) {
 		if (syscall_answer_name(kind))
 			rec->res->ptrace_answered[kind - ANSWER_TRACEME]++;
@@ -1041,6 +1042,8 @@ enum record_error record_program(const struct record_options *opt,
 	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
 		recording_check_killed(&rec);
 	pid_t sender;
+	if (!opt->attach_pid)
+		res->passed_signal = supervisor_signals_passed(&res->passed_sender);
 	int stop_signal = opt->attach_pid ? 0 : supervisor_signals_stop_request(&sender);
 	if (stop_signal) {
 		end_on_request(&rec);

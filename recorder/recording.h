@@ -92,6 +92,9 @@ struct record_result {
 	 * program was killed (supervisor_signals.h); 0 if not. */
 	int stop_signal;
 	pid_t stop_sender;
+	/* ttrec run: the first such signal, passed on to the program. */
+	int passed_signal;
+	pid_t passed_sender;
 	/* --follow-fork: children recorded, each into <trace minus .idna>.PID.idna */
 	uint64_t n_children;
 	pid_t children[16];    /* the first ones */

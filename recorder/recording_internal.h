@@ -201,6 +201,8 @@ int recording_grow_stack(void *ctx, uint64_t page_addr);
 
 /* --- attach.c --------------------------------------------------------- */
 
+/* Whether the user asked an attached recording to let the process go. */
+bool attach_stop_requested(void);
 /* Seizes opt->attach_pid and stops it (rec->tracee set up). */
 int attach_seize(struct recording *rec);
 /* Patches its vDSO and starts the trace from its state. */

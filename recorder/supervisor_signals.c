@@ -14,6 +14,10 @@
 static volatile sig_atomic_t program_pid;
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t stop_sender;
+static volatile sig_atomic_t passed_signal;
+static volatile sig_atomic_t passed_sender;
+static volatile sig_atomic_t continues;
+static bool continues_counted;
 
 /* The parent of pid from /proc/PID/stat (the field after the command's
  * closing parenthesis and the state), or -1. */
@@ -75,19 +79,43 @@ static bool ends_recording(int signo)
 	return signo == SIGINT || signo == SIGTERM || signo == SIGHUP;
 }
 
+/* The first of them is passed on; a second ends the recording. */
+static void end_or_pass(int signo, const siginfo_t *si)
+{
+	if (stop_signal)
+		return; /* the program is being killed already */
+	if (program_pid <= 0 || passed_signal) {
+		stop_signal = signo;
+		stop_sender = si->si_pid;
+		/* Now, not at the next look of the main loop: the program
+		 * may wait in a system call, and the step waiting for it with
+		 * it. Before the program runs, at its start. */
+		if (program_pid > 0)
+			kill(program_pid, SIGKILL);
+		return;
+	}
+	passed_signal = signo;
+	passed_sender = si->si_pid;
+	kill(program_pid, signo);
+}
+
 static void on_signal(int signo, siginfo_t *si, void *context)
 {
 	(void)context;
 	int saved = errno;
-	if (ends_recording(signo) && from_outside(si) && !stop_signal) {
-		stop_signal = signo;
-		stop_sender = si->si_pid;
-		/* Now, not at the next look of the main loop: the program may
-		 * wait in a system call, and the step waiting for it with it. */
-		if (program_pid > 0)
-			kill(program_pid, SIGKILL);
+	if (from_outside(si)) {
+		if (ends_recording(signo))
+			end_or_pass(signo, si);
+		else if (program_pid > 0)
+			kill(program_pid, signo);
 	}
 	errno = saved;
+}
+
+static void on_continue(int signo)
+{
+	(void)signo;
+	continues++;
 }
 
 /* The signals whose default action ends a process, faults aside. */
@@ -118,6 +146,18 @@ int supervisor_signals_install(void)
 		if (sigaction(signo, &sa, NULL) != 0)
 			return -1;
 	}
+	/* SIGCONT continues ttrec whatever its disposition; a handler
+	 * counts it (unless ignored: the program inherits that). */
+	struct sigaction old;
+	if (sigaction(SIGCONT, NULL, &old) != 0)
+		return -1;
+	if (old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO)) {
+		struct sigaction sa = { .sa_handler = on_continue, .sa_flags = SA_RESTART };
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGCONT, &sa, NULL) != 0)
+			return -1;
+		continues_counted = true;
+	}
 	return 0;
 }
 
@@ -133,4 +173,21 @@ int supervisor_signals_stop_request(pid_t *sender)
 	if (sender)
 		*sender = stop_sender;
 	return stop_signal;
+}
+
+int supervisor_signals_passed(pid_t *sender)
+{
+	if (sender)
+		*sender = passed_sender;
+	return passed_signal;
+}
+
+unsigned long supervisor_signals_continues(void)
+{
+	return (unsigned long)continues;
+}
+
+bool supervisor_signals_continues_counted(void)
+{
+	return continues_counted;
 }

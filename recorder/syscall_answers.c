@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "recorder/syscall_answers.h"
 
@@ -15,30 +16,37 @@ static bool is_stop_signal(uint64_t sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* kill, tkill or tgkill of a stop signal aimed at the recorder alone. */
-static bool stop_signal_to(long nr, const uint64_t args[6], pid_t recorder)
+/* The signal of a kill, tkill or tgkill aimed at the recorder alone, or
+ * -1. */
+static long signal_to(long nr, const uint64_t args[6], pid_t recorder)
 {
 	switch (nr) {
 	case SYS_kill:
 	case SYS_tkill:
-		return (pid_t)args[0] == recorder && is_stop_signal(args[1]);
+		return (pid_t)args[0] == recorder ? (long)args[1] : -1;
 	case SYS_tgkill:
-		return (pid_t)args[0] == recorder && is_stop_signal(args[2]);
+		return (pid_t)args[0] == recorder ? (long)args[2] : -1;
 	default:
-		return false;
+		return -1;
 	}
 }
 
 enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t recorder,
-					int64_t *result)
+					bool parent, int64_t *result)
 {
 	if (nr == SYS_rseq) {
 		*result = -ENOSYS;
 		return ANSWER_RSEQ;
 	}
-	if (stop_signal_to(nr, args, recorder)) {
+	long sig = signal_to(nr, args, recorder);
+	if (sig >= 0 && is_stop_signal((uint64_t)sig)) {
 		*result = 0;
 		return ANSWER_STOP_TTREC;
+	}
+	if (sig >= 0 && parent) {
+		/* An invalid number fails here as it would there (EINVAL). */
+		*result = kill(getppid(), (int)sig) == 0 ? 0 : -errno;
+		return ANSWER_TO_PARENT;
 	}
 	if (nr != SYS_ptrace)
 		return ANSWER_NONE;

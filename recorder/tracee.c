@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -105,7 +106,8 @@ int tracee_seize(struct tracee *t, pid_t pid, long options)
 			goto detach_error;
 		switch (stop.kind) {
 		case TRACEE_STOP_EVENT:
-			if (stop.event != PTRACE_EVENT_STOP)
+		case TRACEE_STOP_GROUP: /* it was stopped already */
+			if (stop.kind == TRACEE_STOP_EVENT && stop.event != PTRACE_EVENT_STOP)
 				break;
 			if (probe_xstate_size(t) != 0)
 				goto detach_error;
@@ -247,6 +249,11 @@ static bool is_step_trap(const siginfo_t *si)
 		si->si_code == TRAP_UNK);
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
 int tracee_decode_status(struct tracee *t, int status, struct tracee_stop *stop)
 {
 	memset(stop, 0, sizeof(*stop));
@@ -265,6 +272,13 @@ int tracee_decode_status(struct tracee *t, int status, struct tracee_stop *stop)
 	int event = status >> 16;
 	if (event == PTRACE_EVENT_EXEC) {
 		stop->kind = TRACEE_STOP_EXEC;
+		return 0;
+	}
+	/* A seized thread (ttrec attach) reports its group stop as an event
+	 * stop with the stop signal; other event stops show SIGTRAP. */
+	if (event == PTRACE_EVENT_STOP && is_stop_signal(WSTOPSIG(status))) {
+		stop->kind = TRACEE_STOP_GROUP;
+		stop->info.si_signo = WSTOPSIG(status);
 		return 0;
 	}
 	if (event != 0) {

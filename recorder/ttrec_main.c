@@ -281,8 +281,11 @@ static int record(struct record_options *opt, const char *path, bool force, bool
 				(int)opt->attach_pid, res.term_signal, strsignal(res.term_signal));
 		return 0;
 	}
-	/* A user's signal to ttrec ended the recording: ttrec ends as that
-	 * signal asked (supervisor_signals.h). */
+	/* A user's signal to ttrec went to the program, or ended the
+	 * recording: ttrec ends as that signal asked (supervisor_signals.h). */
+	if (res.passed_signal && !quiet)
+		fprintf(stderr, "ttrec: signal %d (%s) from process %d was passed to the program\n",
+			res.passed_signal, strsignal(res.passed_signal), (int)res.passed_sender);
 	if (res.stop_signal) {
 		fprintf(stderr, "ttrec: recording ended by signal %d (%s) from process %d: "
 				"the program was killed; the trace is complete\n",

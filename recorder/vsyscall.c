@@ -63,6 +63,9 @@ int recording_vsyscall(struct recording *rec)
 	r->gpr[EMU_RAX] = (uint64_t)res.ret;
 	r->rip = ret_addr;
 	r->gpr[EMU_RSP] += 8;
+	/* The entry retires as one instruction, as replay counts every
+	 * syscall record (and as a native single step sees it). */
+	emu_set_icount(rec->cpu, emu_icount(rec->cpu) + 1);
 	rec->res->syscalls++;
 	return log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, (uint64_t)res.ret);
 }

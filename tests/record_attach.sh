@@ -170,7 +170,43 @@ sleep 0.2
 expect_error resume-parked-not-parked 77 'cannot take parked process' --resume-parked=0,1000 $prog
 wait $prog
 [ $? -eq 23 ] || fail "resume-parked-not-parked: the program did not survive"
-# 4. The progress line: never when stderr is not a terminal, once a
+# 4. A program that stops and is continued by another process while
+# attached: each stop is held until the SIGCONT, its handler runs first
+# (stop_continue's own continuer child waits for each stop).
+STOPPER=$BUILD/tests/programs/stop_continue
+start_stopper() { # start_stopper OUT: in the background, $prog, once ready
+	"$STOPPER" wait-usr1 >"$1" &
+	prog=$!
+	for _ in $(seq 600); do
+		grep -q ready "$1" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+start_stopper "$tmp/stops.native"
+kill -USR1 $prog
+wait $prog
+start_stopper "$tmp/stops.out"
+timeout "$LIMIT" "$TTREC" attach -q -o "$tmp/stops.idna" $prog 2>"$tmp/stops.err" &
+rec=$!
+for _ in $(seq 600); do
+	grep -q "TracerPid:[[:space:]]*[1-9]" /proc/$prog/status 2>/dev/null && break
+	sleep 0.1
+done
+kill -USR1 $prog
+# (the continuer gives up after ten minutes: bounded)
+wait $rec
+rec_rc=$?
+wait $prog
+prog_rc=$?
+if [ $rec_rc -ne 0 ] || [ $prog_rc -ne 0 ] ||
+   ! cmp -s "$tmp/stops.native" "$tmp/stops.out"; then
+	fail "attach-stops: ttrec exit $rec_rc, program exit $prog_rc, output:"
+	diff "$tmp/stops.native" "$tmp/stops.out" | head -5
+	cat "$tmp/stops.err"
+elif verify_trace attach-stops "$tmp/stops.idna"; then
+	echo "ok: attach-stops (each stop held until its SIGCONT)"
+fi
+# 5. The progress line: never when stderr is not a terminal, once a
 # recording is past a second when it is.
 count=40
 "$COUNTER" $count >/dev/null &

@@ -1,14 +1,22 @@
 #!/bin/bash
 # record_signals.sh — signals aimed at ttrec (man/ttrec.1, SIGNALS SENT TO
-# TTREC). Each case runs in a process group of its own (setsid, or a job
-# of this script with job control on), so that the program's kill(0, ...)
-# reaches ttrec and the program, never this script.
-#   - the program signals its parent (ttrec) or its group: ttrec survives,
-#     the program's fate and output are those of its native run, the
-#     trace replays consistently;
-#   - a user's SIGTERM, SIGINT or SIGHUP to ttrec: the recording ends, the
-#     program (waiting in pause()) is killed, ttrec exits 128+N with a
-#     message, and the trace is complete (replays to the recorded end).
+# TTREC) and job control. Each case runs in a process group of its own
+# (setsid, a job of this script with job control on, or a job of
+# tests/programs/job_parent, a parent with job control), so that the
+# program's kill(0, ...) reaches ttrec and the program, never this script.
+#   - the program signals its group: ttrec survives, the program's fate
+#     and output are those of its native run, the trace replays
+#     consistently;
+#   - the program signals its parent (ttrec): the parent of ttrec gets
+#     it, as natively the program's parent does; one that sends it back
+#     (as timeout(1) does) reaches the program;
+#   - the program stops (itself or its process group): its parent sees
+#     the job stop, and the job goes on at a SIGCONT to the group or to
+#     ttrec alone, the program's SIGCONT handler first;
+#   - a user's SIGTERM, SIGINT or SIGHUP to ttrec reaches the program
+#     (waiting in pause(), it dies of it: ttrec exits 128+N); a second one
+#     ends the recording (ttrec kills the program, says so and exits
+#     128+N); the trace is complete (replays to the recorded end).
 set -u
 BUILD=${BUILD:-build}
 BUILD=$(cd "$BUILD" && pwd)
@@ -31,7 +39,7 @@ verify() { # verify NAME TRACE
 	fi
 }
 
-for mode in parent-int group-abrt group-usr1; do
+for mode in group-abrt group-usr1; do
 	# (in a shell of its own: its "Aborted" line is not ours)
 	bash -c 'cd "$1" && setsid -w "$2" "$3"' - "$tmp" "$PROG" "$mode" >"$tmp/$mode.native" 2>/dev/null
 	native_rc=$?
@@ -65,22 +73,51 @@ else
 	verify parent-stop "$tmp/parent-stop.idna" && echo "ok: parent-stop (ttrec not stopped)"
 fi
 
+# Under a parent with job control: the same output and status as the
+# native run (the parent's own lines included: the stops it saw, the
+# signals it got from its child).
+JOB_PARENT=$BUILD/tests/programs/job_parent
+STOPPER=$BUILD/tests/programs/job_stop_self
+while read -r name parent_opts prog mode; do
+	[ "$parent_opts" = - ] && parent_opts=
+	# shellcheck disable=SC2086 # options: one word or none
+	timeout "$LIMIT" "$JOB_PARENT" $parent_opts -- "$prog" "$mode" >"$tmp/$name.native" 2>&1
+	native_rc=$?
+	# shellcheck disable=SC2086
+	(cd "$tmp" && timeout "$LIMIT" "$JOB_PARENT" $parent_opts -- "$TTREC" run -q -o "$tmp/$name.idna" -- "$prog" "$mode") \
+		>"$tmp/$name.rec" 2>"$tmp/$name.err"
+	rec_rc=$?
+	if [ $rec_rc -ne $native_rc ] || ! cmp -s "$tmp/$name.native" "$tmp/$name.rec"; then
+		fail "$name: exit $rec_rc (natively $native_rc), output:"
+		diff "$tmp/$name.native" "$tmp/$name.rec" | head -8
+		cat "$tmp/$name.err"
+		continue
+	fi
+	verify "$name" "$tmp/$name.idna" && echo "ok: $name (exit $rec_rc)"
+done <<CASES
+parent-int --count $PROG parent-int
+term-parent --relay $PROG term-parent
+tstp-self - $STOPPER tstp-self
+tstp-self-cont-pid --cont-pid $STOPPER tstp-self
+stop-group - $STOPPER stop-group
+stop-group-cont-pid --cont-pid $STOPPER stop-group
+CASES
+
 # A user's signal to ttrec alone: this script is the sender, from outside
-# the job's process group.
+# the job's process group. The first reaches the program.
 set -m
-for sig in TERM INT HUP; do
-	num=$(kill -l "$sig")
-	out=$tmp/user-$sig
+start_waiting() { # start_waiting NAME MODE: ttrec in the background, $pid
 	# Default dispositions: a script started in the background has SIGINT
 	# ignored, and ttrec leaves an ignored signal ignored.
-	env --default-signal=INT,TERM,HUP "$TTREC" run -q -o "$out.idna" -- "$PROG" wait \
-		>"$out.out" 2>"$out.err" &
+	env --default-signal=INT,TERM,HUP "$TTREC" run -q -o "$1.idna" -- "$PROG" "$2" \
+		>"$1.out" 2>"$1.err" &
 	pid=$!
 	for _ in $(seq 600); do
-		grep -q ready "$out.out" 2>/dev/null && break
+		grep -q ready "$1.out" 2>/dev/null && break
 		sleep 0.1
 	done
-	kill -"$sig" "$pid"
+}
+wait_bounded() { # wait_bounded: ttrec's status, in $rc
 	# A ttrec that does not end must fail the test, not hang it.
 	(sleep "$LIMIT"; kill -KILL "$pid" 2>/dev/null) &
 	watchdog=$!
@@ -88,19 +125,44 @@ for sig in TERM INT HUP; do
 	rc=$?
 	kill "$watchdog" 2>/dev/null
 	wait "$watchdog" 2>/dev/null
-	if [ $rc -ne $((128 + num)) ] || ! grep -q "^ttrec: recording ended by signal $num " "$out.err"; then
+}
+complete() { # complete NAME TRACE: the trace ends with the program's death
+	if ! "$BUILD/ttdump" "$2" | grep -q 'process-exit'; then
+		fail "$1: the trace has no end"
+		return 1
+	fi
+	verify "$1" "$2"
+}
+for sig in TERM INT HUP; do
+	num=$(kill -l "$sig")
+	out=$tmp/user-$sig
+	start_waiting "$out" wait
+	kill -"$sig" "$pid"
+	wait_bounded
+	if [ $rc -ne $((128 + num)) ] || ! grep -q "^ttrec: the program was killed by signal $num " "$out.err"; then
 		fail "user $sig: exit $rc (want $((128 + num))), stderr:"
 		cat "$out.err"
 		continue
 	fi
-	# Complete: the trace ends with the program's death, which replay
-	# reaches.
-	if ! "$BUILD/ttdump" "$out.idna" | grep -q 'process-exit'; then
-		fail "user $sig: the trace has no end"
-		continue
-	fi
-	verify "user-$sig" "$out.idna" && echo "ok: user $sig (exit $rc)"
+	complete "user-$sig" "$out.idna" && echo "ok: user $sig (exit $rc)"
 done
+# A program that handles the first: the second ends the recording.
+out=$tmp/user-twice
+start_waiting "$out" wait-term
+kill -TERM "$pid"
+for _ in $(seq 600); do
+	grep -q "SIGTERM handled" "$out.out" 2>/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$pid"
+wait_bounded
+if [ $rc -ne 143 ] || ! grep -q "^ttrec: recording ended by signal 15 " "$out.err" ||
+   ! grep -q "SIGTERM handled: waiting on" "$out.out"; then
+	fail "user TERM twice: exit $rc (want 143), output and stderr:"
+	cat "$out.out" "$out.err"
+else
+	complete user-twice "$out.idna" && echo "ok: user TERM twice (exit $rc)"
+fi
 # timeout(1), ttrec's parent and in its process group, is outside too: a
 # recording it bounds ends at its SIGTERM, with a complete trace.
 set +m

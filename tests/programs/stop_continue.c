@@ -13,6 +13,12 @@
  * system call (state T or t, /proc/PID/syscall's number, the stop signal
  * no longer pending), in the phase the program announced through shared
  * memory.
+ *
+ * With the argument wait-usr1 it first prints "ready" and waits for a
+ * SIGUSR1 (for `ttrec attach`, tests/record_attach.sh), and makes no
+ * thread: glibc aborts in a thread made while attached (its rseq
+ * registration, which ttrec refuses, failing where the first thread's
+ * succeeded).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -136,8 +142,26 @@ static void continuer(pid_t parent)
 	_exit(0);
 }
 
-int main(void)
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int signo)
 {
+	(void)signo;
+	usr1_seen = 1;
+}
+
+int main(int argc, char **argv)
+{
+	int attached = argc > 1 && strcmp(argv[1], "wait-usr1") == 0;
+	if (attached) {
+		/* A poll, not sigsuspend: the signal may come while ttrec
+		 * attaches, which restarts the call it interrupted. */
+		struct timespec ms = { 0, 1000000 };
+		signal(SIGUSR1, on_usr1);
+		say("ready\n");
+		while (!usr1_seen)
+			nanosleep(&ms, NULL);
+	}
 	/* A process group of its own, whose parent is in another one: the
 	 * kernel discards SIGTSTP's stop in an orphaned group. */
 	setpgid(0, 0);
@@ -168,18 +192,25 @@ int main(void)
 	kill(getpid(), SIGTSTP);
 	stage = 7;
 	say("after SIGTSTP\n");
-	pthread_t thread;
-	if (pipe(pipe_fds) != 0 || pthread_create(&thread, NULL, reader, NULL) != 0)
-		return perror("pipe, pthread_create"), 1;
-	struct timespec settle = { 0, 50 * 1000 * 1000 }; /* the reader in read(2), likely */
-	nanosleep(&settle, NULL);
-	*phase = SYS_kill;
-	stage = 8;
-	kill(getpid(), SIGSTOP);
-	stage = 9;
-	say("after the stop with a reader\n");
-	if (write(pipe_fds[1], "x", 1) != 1 || pthread_join(thread, NULL) != 0)
-		return perror("write, pthread_join"), 1;
+	if (attached) {
+		*phase = SYS_kill;
+		stage = 8;
+		kill(getpid(), SIGSTOP);
+		say("after the last stop\n");
+	} else {
+		pthread_t thread;
+		if (pipe(pipe_fds) != 0 || pthread_create(&thread, NULL, reader, NULL) != 0)
+			return perror("pipe, pthread_create"), 1;
+		struct timespec settle = { 0, 50 * 1000 * 1000 }; /* the reader in read(2), likely */
+		nanosleep(&settle, NULL);
+		*phase = SYS_kill;
+		stage = 8;
+		kill(getpid(), SIGSTOP);
+		stage = 9;
+		say("after the stop with a reader\n");
+		if (write(pipe_fds[1], "x", 1) != 1 || pthread_join(thread, NULL) != 0)
+			return perror("write, pthread_join"), 1;
+	}
 	int status;
 	if (waitpid(child, &status, 0) != child)
 		return perror("waitpid"), 1;
