@@ -35,7 +35,12 @@ enum syscall_answer_kind syscall_answer(long nr, const uint64_t args[6], pid_t r
 					bool parent, int64_t *result)
 {
 	if (nr == SYS_rseq) {
-		*result = -ENOSYS;
+		/* Attached, the process's first thread registered before ttrec
+		 * came, and glibc then aborts a new thread whose registration
+		 * fails: it is answered 0, nothing registered, and the thread's
+		 * area keeps glibc's "cpu not known yet" (sched_getcpu asks the
+		 * kernel instead). */
+		*result = parent ? -ENOSYS : 0;
 		return ANSWER_RSEQ;
 	}
 	long sig = signal_to(nr, args, recorder);

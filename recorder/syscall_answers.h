@@ -2,7 +2,9 @@
  * syscall_answers.h — system calls ttrec answers itself instead of letting
  * the real process make them, because made for real they would hurt the
  * recording or the recorder: rseq (the kernel would update the area
- * behind the emulated program: fails with ENOSYS, as under rr),
+ * behind the emulated program: fails with ENOSYS, as under rr; under
+ * ttrec attach answered 0 without effect, since glibc aborts a new thread
+ * whose registration fails where the first thread's succeeded),
  * ptrace(PTRACE_TRACEME) (the process is ttrec's to trace: answered 0, as
  * natively, without effect) and ptrace attaching to ttrec itself (it
  * would stop the recorder the program waits for: EPERM), and a stop
@@ -24,7 +26,7 @@
 
 enum syscall_answer_kind {
 	ANSWER_NONE,          /* the real process makes it */
-	ANSWER_RSEQ,          /* -ENOSYS */
+	ANSWER_RSEQ,          /* -ENOSYS (attached: 0, nothing registered) */
 	ANSWER_TRACEME,       /* 0, nothing done: the program cannot be traced */
 	ANSWER_ATTACH_TTREC,  /* -EPERM: the program tried to trace ttrec */
 	ANSWER_STOP_TTREC,    /* 0, nothing done: a stop signal to ttrec */

@@ -133,6 +133,32 @@ if [ -z "$why" ] && verify_trace attach-threads "$tmp/thr.idna"; then
 	echo "ok: attach-threads"
 fi
 
+# 2c. A process whose first thread registered rseq before the attach,
+# making a thread for each line while attached: glibc aborts a thread
+# whose rseq registration fails, so the program must run on unharmed.
+count=30
+"$COUNTER" $count spawning >"$tmp/spawn.out" &
+prog=$!
+sleep 0.3
+timeout "$LIMIT" "$TTREC" attach -o "$tmp/spawn.idna" $prog 2>"$tmp/spawn.err" &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rec_rc=$?
+wait $prog
+prog_rc=$?
+why=""
+[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/spawn.err")"
+[ $prog_rc -eq 23 ] || why="$why${why:+; }program exit $prog_rc, want 23"
+out_why=$(check_counter_output "$tmp/spawn.out" $count) || why="$why${why:+; }$out_why"
+threads=$(sed -n 's/.* \([0-9][0-9]*\) threads,.*/\1/p' "$tmp/spawn.err" | head -1)
+[ "${threads:-0}" -ge 3 ] || why="$why${why:+; }no thread made while attached: $(head -1 "$tmp/spawn.err")"
+[ -z "$why" ] || fail "attach-spawning: $why"
+if [ -z "$why" ] && verify_trace attach-spawning "$tmp/spawn.idna"; then
+	echo "ok: attach-spawning"
+fi
+
 # 3. Errors: one line on stderr, a status of its own, no trace left.
 expect_error() {
 	local name=$1 want=$2 pattern=$3
