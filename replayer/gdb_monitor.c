@@ -29,8 +29,22 @@ static int find_access(struct gdb_target *t, enum gdbstub_break_kind kind, uint6
 	t->n_points = 1;
 	uint64_t start = replay_session_now(s);
 	struct gdbstub_stop stop;
-	int r = dir == GDBSTUB_BACKWARD ? target_backward(t, start, true, false, &stop)
-					: target_forward(t, UINT64_MAX, NULL, NULL, &stop);
+	int r;
+	if (dir == GDBSTUB_BACKWARD) {
+		r = target_backward(t, start, true, false, &stop);
+	} else {
+		/* A forward run stops at received signals and caught syscalls
+		 * as a continue does; the search goes on past them, as the
+		 * backward one does not count them. */
+		bool catching = t->catching;
+		t->catching = false;
+		uint64_t signal_stops = 0;
+		do
+			r = target_forward(t, UINT64_MAX, NULL, NULL, &stop);
+		while (r == 0 && stop.reason == GDBSTUB_STOP_SIGNAL &&
+		       signal_stops++ <= s->summary.signals);
+		t->catching = catching;
+	}
 	int found = r == 0 && stop.reason == GDBSTUB_STOP_WATCHPOINT;
 	if (found) {
 		/* Forward runs stop just after the access; backward searches

@@ -71,4 +71,17 @@ expect indexed.out.raw '^first pass: read from .*ahead\.idna\.idx$' "the index w
 [ "$(skipped indexed.out.raw)" -gt 0 ] 2>/dev/null && ok ||
 	bad "no segment skipped with the index: $(grep '^segments' indexed.out.raw)"
 
+# monitor next-write looks past the signals and the caught syscall on the
+# way (a continue stops at them; the search must not end there and say
+# there is no write).
+gdb -batch -nx -ex 'set remotetimeout 600' ./ahead -ex "target remote | $build/ttreplay ahead.idna" \
+	-ex 'break touch' -ex 'catch syscall getppid' -ex continue \
+	-ex 'eval "monitor next-write %lu 8", (unsigned long) &late_value[0]' \
+	-ex 'monitor when' > next-write.out 2>&1
+expect next-write.out '^next-write of \[0x[0-9a-f]+, \+8\): time [0-9]+, by the instruction at ' \
+	"monitor next-write past a signal and a caught syscall"
+expect next-write.out '^Breakpoint 1, touch \(k=1\)' "next-write: from the first breakpoint"
+if [ "$(grep -c '^time [0-9]* of ' next-write.out)" = 1 ]; then ok
+else bad "next-write: monitor when after it: $(grep '^time' next-write.out)"; fi
+
 finish forward_skip
