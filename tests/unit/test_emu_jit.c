@@ -1542,6 +1542,26 @@ static const char *const target_names[T_COUNT] = { "own block, ahead", "own bloc
 						    "next block", "code page, no code" };
 
 /* rbx data, rsi the target, ecx the counter, r8 the sum of what eax loads. */
+/* The end of a loop from ENTRY_ADDR that rcx runs 400 times, and what
+ * such a program starts with besides its own registers: the stack, the
+ * flags, and its fixed registers (struct program: base rbx, index rsi,
+ * counter rcx, no faulting base). */
+static void end_counted_loop(struct program *p, struct asmb *a)
+{
+	ck_assert(EMIT(a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
+	ck_assert(emit_branch(a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(a, ZYDIS_MNEMONIC_UD2));
+	p->func_end = 0;
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + a->len;
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RCX] = 400;
+	p->rflags = 0x202;
+	p->B = EMU_RBX;
+	p->Ix = EMU_RSI;
+	p->C = EMU_RCX;
+	p->F = NO_F;
+}
+
 static void build_smc(struct program *p, enum smc_target t, enum writer w)
 {
 	memset(p, 0, sizeof(*p));
@@ -1569,21 +1589,10 @@ static void build_smc(struct program *p, enum smc_target t, enum writer w)
 		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
 	}
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R8, 8), R(EMU_RAX, 8)));
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
-	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
-	ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
-	p->func_end = 0;
-	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
-	p->gpr[EMU_RSP] = STACK_TOP;
+	end_counted_loop(p, &a);
 	p->gpr[EMU_RBX] = DATA_BASE + 0x100;
 	p->gpr[EMU_RSI] = imm_at;
-	p->gpr[EMU_RCX] = 400;
 	p->gpr[EMU_R9] = 0x22222222;
-	p->rflags = 0x202;
-	p->B = EMU_RBX;
-	p->Ix = EMU_RSI;
-	p->C = EMU_RCX;
-	p->F = NO_F;
 }
 
 START_TEST(test_self_modifying)
@@ -1688,22 +1697,11 @@ static void build_vector_moves(struct program *p)
 	for (unsigned i = 0; i < 8; i++)
 		ck_assert(EMIT(&a, stores[i].mn, M(EMU_RBX, NO_REG, 0, stores[i].at, stores[i].size, 8),
 			       XMM(i + 1)));
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
-	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
-	ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_UD2));
+	end_counted_loop(p, &a);
 	for (unsigned i = 0; i < 0x100; i++) /* no zero bytes */
 		p->image[R_DATA][0x100 + i] = (uint8_t)(0x80 + i);
-	p->func_end = 0;
-	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
-	p->gpr[EMU_RSP] = STACK_TOP;
 	p->gpr[EMU_RBX] = data;
 	p->gpr[EMU_RDI] = same_cache_entry(data + 0x58, data + 0x50);
-	p->gpr[EMU_RCX] = 400;
-	p->rflags = 0x202;
-	p->B = EMU_RBX;
-	p->Ix = EMU_RSI;
-	p->C = EMU_RCX;
-	p->F = NO_F;
 }
 
 START_TEST(test_vector_moves)
