@@ -3,10 +3,10 @@
  * a syscall changed without the recorder logging its bytes. An address-
  * space change makes a range zero (a fresh anonymous mapping, private
  * anonymous pages MADV_DONTNEED dropped) or unknown (a file mapping, an
- * unmapped or moved range); an undescribed syscall may have written what
- * its pointer arguments point at, which becomes unknown. Replay then shows
- * the zeros, or refuses the unknown bytes until the program reads them,
- * instead of the bytes it knew from before.
+ * unmapped or moved range). Replay then shows the zeros, or refuses the
+ * unknown bytes until the program reads them, instead of the bytes it knew
+ * from before. An undescribed syscall may have written what its pointer
+ * arguments point at: those bytes are logged as read back after it.
  */
 #include <stddef.h>
 #include <sys/mman.h>
@@ -19,7 +19,7 @@
  * argument, when nothing says how much: a page. */
 #define GUESSED_OUTPUT 4096u
 
-static int log_span(struct recording *rec, uint64_t addr, uint64_t span, uint32_t flags)
+int kernel_writes_log_span(struct recording *rec, uint64_t addr, uint64_t span, uint32_t flags)
 {
 	if (!span || addr + span < addr)
 		return 0;
@@ -47,7 +47,7 @@ static int log_dontneed(struct recording *rec, uint64_t addr, uint64_t len)
 		if (lo >= hi || (m->flags & MAPPING_SHARED))
 			continue;
 		uint32_t flags = m->flags & MAPPING_FILE ? IDNA_KWRITE_UNKNOWN : IDNA_KWRITE_ZERO;
-		if (log_span(rec, lo, hi - lo, flags) != 0)
+		if (kernel_writes_log_span(rec, lo, hi - lo, flags) != 0)
 			return -1;
 	}
 	return 0;
@@ -60,17 +60,17 @@ static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6
 		return 0;
 	switch (nr) {
 	case SYS_mmap: /* over whatever was there: a new mapping's bytes */
-		return log_span(rec, (uint64_t)result, a[1],
+		return kernel_writes_log_span(rec, (uint64_t)result, a[1],
 				a[3] & MAP_ANONYMOUS ? IDNA_KWRITE_ZERO : IDNA_KWRITE_UNKNOWN);
 	case SYS_munmap:
-		return log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN);
+		return kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN);
 	case SYS_mremap: /* the old range is gone or moved; a grown part is new */
 		if ((uint64_t)result == a[0])
-			return a[2] > a[1] ? log_span(rec, a[0] + a[1], a[2] - a[1],
+			return a[2] > a[1] ? kernel_writes_log_span(rec, a[0] + a[1], a[2] - a[1],
 						      IDNA_KWRITE_UNKNOWN) : 0;
-		if (log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN) != 0)
+		if (kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN) != 0)
 			return -1;
-		return log_span(rec, (uint64_t)result, a[2], IDNA_KWRITE_UNKNOWN);
+		return kernel_writes_log_span(rec, (uint64_t)result, a[2], IDNA_KWRITE_UNKNOWN);
 	case SYS_madvise:
 		switch (a[2]) {
 		case MADV_DONTNEED:
@@ -78,7 +78,7 @@ static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6
 			return log_dontneed(rec, a[0], a[1]);
 		case MADV_FREE:   /* dropped or not, as memory pressure decides */
 		case MADV_REMOVE: /* the file's hole: zeros, or the file's bytes */
-			return log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN);
+			return kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN);
 		default:
 			return 0;
 		}
@@ -101,18 +101,23 @@ static int log_guessed_output(struct recording *rec, uint64_t p)
 	if (!m || !(m->flags & MAPPING_WRITE))
 		return 0;
 	uint64_t span = m->end - p < GUESSED_OUTPUT ? m->end - p : GUESSED_OUTPUT;
-	return log_span(rec, p, span, IDNA_KWRITE_UNKNOWN);
+	return kernel_writes_log_read_back(rec, p, span);
 }
 
 /* An undescribed syscall: an ioctl whose number encodes its output is
  * exact; otherwise every argument that points into writable memory may
- * have had a page written behind it. */
+ * have had a page written behind it. Those bytes are read back from the
+ * process and logged: what they hold after the call is exact whether or
+ * not the kernel changed them, so replay shows them from the call on
+ * (only a part that cannot be read becomes unknown). The kernel may have
+ * written elsewhere too; the recorder's own cache forgets everything for
+ * that (recording.c). */
 static int log_undescribed(struct recording *rec, long nr, const uint64_t a[6])
 {
 	if (nr == SYS_ioctl) {
 		uint32_t cmd = (uint32_t)a[1];
 		if (IOC_DIR(cmd) & IOC_READ)
-			return log_span(rec, a[2], IOC_SIZE(cmd), IDNA_KWRITE_UNKNOWN);
+			return kernel_writes_log_read_back(rec, a[2], IOC_SIZE(cmd));
 		if (IOC_DIR(cmd) == IOC_WRITE_ONLY)
 			return 0;
 		return log_guessed_output(rec, a[2]); /* an old number: no size in it */

@@ -3,7 +3,9 @@
  * from the stopped process after the transition and cut into records of
  * at most IDNA_MAX_KERNEL_WRITE bytes. Bytes that cannot be read (an
  * output pointer into unmapped memory: the kernel could not write there
- * either) are left out.
+ * either) are left out, except behind an undescribed syscall, where the
+ * bytes read back stand for what it may have written and the unreadable
+ * rest is logged unknown (kernel_write_ranges.c says why).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +56,10 @@ int kernel_writes_log_bytes(struct recording *rec, uint64_t addr, const void *by
 }
 
 /* Reads [addr, addr+len) from the process and logs what is readable of it,
- * one page-bounded piece at a time past a hole. */
-static int log_range(struct recording *rec, uint64_t addr, uint64_t len, uint32_t flags)
+ * one page-bounded piece at a time past a hole. A hole is left out, or,
+ * with holes_unknown, logged as a range whose bytes are unknown. */
+static int log_range(struct recording *rec, uint64_t addr, uint64_t len, uint32_t flags,
+		     bool holes_unknown)
 {
 	uint8_t buf[IDNA_MAX_KERNEL_WRITE];
 	while (len) {
@@ -63,14 +67,31 @@ static int log_range(struct recording *rec, uint64_t addr, uint64_t len, uint32_
 		size_t got = remote_memory_fetch(&rec->rm, addr, buf, want);
 		if (got && log_run(rec, addr, buf, got, flags) != 0)
 			return -1;
-		if (got < want) /* a hole: go on at the next page */
-			got += 4096 - ((addr + got) & 4095);
+		if (holes_unknown)
+			rec->res->undescribed_bytes_logged += got;
+		if (got < want) { /* a hole: go on at the next page */
+			uint64_t hole = 4096 - ((addr + got) & 4095);
+			hole = hole < len - got ? hole : len - got;
+			if (holes_unknown) {
+				if (kernel_writes_log_span(rec, addr + got, hole, IDNA_KWRITE_UNKNOWN) != 0)
+					return -1;
+				rec->res->undescribed_bytes_unknown += hole;
+			}
+			got += hole;
+		}
 		if (got >= len)
 			break;
 		addr += got;
 		len -= got;
 	}
 	return 0;
+}
+
+int kernel_writes_log_read_back(struct recording *rec, uint64_t addr, uint64_t len)
+{
+	if (!len || addr + len < addr)
+		return 0;
+	return log_range(rec, addr, len, 0, true);
 }
 
 int kernel_writes_log_syscall(struct recording *rec, const struct syscall_effect *e)
@@ -80,7 +101,7 @@ int kernel_writes_log_syscall(struct recording *rec, const struct syscall_effect
 	case SYSCALL_KIND_THREAD:  /* the tids written for the new thread */
 	case SYSCALL_KIND_PROCESS: /* the child's tid in the parent */
 		for (size_t i = 0; i < e->count; i++)
-			if (log_range(rec, e->ranges[i].addr, e->ranges[i].len, 0) != 0)
+			if (log_range(rec, e->ranges[i].addr, e->ranges[i].len, 0, false) != 0)
 				return -1;
 		return 0;
 	case SYSCALL_KIND_UNKNOWN:
@@ -95,7 +116,7 @@ int kernel_writes_log_signal_frame(struct recording *rec, uint64_t old_rsp, uint
 	uint64_t end = old_rsp - RED_ZONE;
 	if (old_rsp < RED_ZONE || new_rsp >= end || end - new_rsp > MAX_FRAME_SPAN)
 		end = new_rsp + FRAME_FIXED_BYTES + rec->tracee.xstate_size;
-	return log_range(rec, new_rsp, end - new_rsp, IDNA_KWRITE_SIGNAL_FRAME);
+	return log_range(rec, new_rsp, end - new_rsp, IDNA_KWRITE_SIGNAL_FRAME, false);
 }
 
 /* The bound on an initial stack logged whole: arguments and environment
@@ -114,7 +135,7 @@ int kernel_writes_log_image(struct recording *rec, uint64_t rsp, bool with_stack
 		uint64_t from = stack ? rsp : m->start;
 		if (m->end - from > MAX_INITIAL_STACK)
 			continue;
-		if (log_range(rec, from, m->end - from, IDNA_KWRITE_IMAGE) != 0)
+		if (log_range(rec, from, m->end - from, IDNA_KWRITE_IMAGE, false) != 0)
 			return -1;
 	}
 	return 0;

@@ -31,6 +31,15 @@ int kernel_writes_log_syscall(struct recording *rec, const struct syscall_effect
 int kernel_writes_log_ranges(struct recording *rec, long nr, const uint64_t args[6],
 			     int64_t result, const struct syscall_effect *e);
 
+/* Logs [addr, addr+span) as made zero (IDNA_KWRITE_ZERO) or unknown
+ * (IDNA_KWRITE_UNKNOWN) by the transition that follows. 0, or -1 as above. */
+int kernel_writes_log_span(struct recording *rec, uint64_t addr, uint64_t span, uint32_t flags);
+
+/* Logs the bytes now at [addr, addr+len), read back from the process, as
+ * what an undescribed syscall wrote there; a part that cannot be read is
+ * logged unknown. Both counted in the record_result. 0, or -1 as above. */
+int kernel_writes_log_read_back(struct recording *rec, uint64_t addr, uint64_t len);
+
 /* Logs bytes the recorder itself answered for the kernel. */
 int kernel_writes_log_bytes(struct recording *rec, uint64_t addr, const void *bytes, size_t len);
 

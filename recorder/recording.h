@@ -81,6 +81,10 @@ struct record_result {
 	uint64_t undescribed;
 	struct { long nr; uint64_t request; uint64_t count; } undescribed_kinds[8];
 	size_t n_undescribed_kinds;
+	/* What they may have written (kernel_write_ranges.c): bytes logged
+	 * as read back after the call, and bytes that could not be read,
+	 * unknown to replay. */
+	uint64_t undescribed_bytes_logged, undescribed_bytes_unknown;
 	/* The program's ptrace calls ttrec answered itself: [0] TRACEME
 	 * (answered 0, without effect), [1] attaching to ttrec (refused);
 	 * and [2] its stop signals to ttrec (answered 0, without effect). */

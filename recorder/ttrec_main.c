@@ -109,6 +109,9 @@ static void print_summary(const char *trace, const struct record_result *r)
 			fprintf(stderr, "=%" PRIu64, r->undescribed_kinds[i].count);
 		}
 		fprintf(stderr, "\n");
+		fprintf(stderr, "ttrec: they may have written %" PRIu64 " bytes, logged as read back "
+			"after each call (%" PRIu64 " unreadable, unknown to replay)\n",
+			r->undescribed_bytes_logged, r->undescribed_bytes_unknown);
 	}
 	for (int i = 0; i < ANSWER_REPORTED; i++)
 		if (r->ptrace_answered[i])

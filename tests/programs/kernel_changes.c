@@ -1,17 +1,20 @@
 /*
- * kernel_changes.c — memory the kernel changes without the recorder
- * logging the bytes: two ioctls the recorder's syscall table does not
- * describe (TIOCGPTN, whose number encodes its output size, and the older
- * TIOCOUTQ, whose number does not), MADV_DONTNEED on a written private
- * anonymous page, mmap(MAP_FIXED) over a written page, and munmap of one.
+ * kernel_changes.c — memory the kernel changes behind the recorder's
+ * syscall table: three ioctls it does not describe (TIOCGPTN, whose
+ * number encodes its output size, and the older TIOCOUTQ and FIOQSIZE,
+ * whose numbers do not), MADV_DONTNEED on a written private anonymous
+ * page, mmap(MAP_FIXED) over a written page, munmap of one, and an
+ * ioctl output at the end of a file's mapped bytes.
  * Every change is followed by another syscall before the program reads
  * the bytes, so at the line after it a debugger has no later read to
- * show them from: it must show the new bytes or none, never the old ones
- * (tests/kernel_changes.sh).
+ * show them from: it must show the new bytes (the ioctls' outputs
+ * exactly, as the argument "show" prints them at the end) or, for the
+ * unmapped page, none; never the old ones (tests/kernel_changes.sh).
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,6 +23,7 @@
  * those reads. */
 unsigned int ptn = 12345;
 int outq = 23456;
+long long qsize = 34567;
 char *anon_page, *fixed_page, *gone_page;
 
 static char *new_page(char c)
@@ -31,11 +35,14 @@ static char *new_page(char c)
 	return p;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	printf("before: %u %d\n", ptn, outq);
-	int pty = posix_openpt(O_RDWR | O_NOCTTY);
-	if (pty < 0)
+	/* The second pty's number is not 0, which TIOCGPTN's output would
+	 * be on a machine with no other pty. */
+	int first = posix_openpt(O_RDWR | O_NOCTTY), pty = posix_openpt(O_RDWR | O_NOCTTY);
+	int root = open("/", O_RDONLY | O_DIRECTORY);
+	if (first < 0 || pty < 0 || root < 0)
 		return 1;
 	anon_page = new_page('A');
 	fixed_page = new_page('F');
@@ -46,6 +53,9 @@ int main(void)
 	if (ioctl(pty, TIOCOUTQ, &outq) != 0)
 		return 1;
 	getpid(); /* after TIOCOUTQ */
+	if (ioctl(root, FIOQSIZE, &qsize) != 0) /* the directory's size */
+		return 1;
+	getpid(); /* after FIOQSIZE */
 	if (madvise(anon_page, 4096, MADV_DONTNEED) != 0)
 		return 1;
 	getpid(); /* after MADV_DONTNEED */
@@ -56,7 +66,23 @@ int main(void)
 	if (munmap(gone_page, 4096) != 0)
 		return 1;
 	getpid(); /* after munmap */
+	/* An output at the end of the one page of a file mapped with two: the
+	 * page the recorder reads back behind the pointer runs past the
+	 * file's end, which cannot be read; that part is logged unknown. */
+	int file = memfd_create("edge", 0);
+	if (file < 0 || ftruncate(file, 4096) != 0)
+		return 1;
+	char *edge = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
+	if (edge == MAP_FAILED)
+		return 1;
+	int *edge_outq = (int *)(edge + 4096 - sizeof(int));
+	*edge_outq = 34567;
+	if (ioctl(pty, TIOCOUTQ, edge_outq) != 0)
+		return 1;
+	getpid(); /* after the edge */
 	printf("after: %s %d %d %d\n", ptn == 12345 ? "same" : "changed", outq, anon_page[0],
 	       fixed_page[0]);
+	if (argc > 1 && strcmp(argv[1], "show") == 0)
+		printf("outputs: %u %d %lld\n", ptn, outq, qsize); /* they vary */
 	return 0;
 }
