@@ -2,8 +2,8 @@
  * kernel_write_ranges.c — KERNEL_WRITE range records (man/idna.5): memory
  * a syscall changed without the recorder logging its bytes. An address-
  * space change makes a range zero (a fresh anonymous mapping, private
- * anonymous pages MADV_DONTNEED dropped) or unknown (a file mapping, an
- * unmapped or moved range). Replay then shows the zeros, or refuses the
+ * anonymous pages MADV_DONTNEED dropped, heap pages brk added) or unknown
+ * (a file mapping, an unmapped or moved range). Replay then shows the zeros, or refuses the
  * unknown bytes until the program reads them, instead of the bytes it knew
  * from before. An undescribed syscall may have written what its pointer
  * arguments point at: those bytes are logged as read back after it.
@@ -53,6 +53,20 @@ static int log_dontneed(struct recording *rec, uint64_t addr, uint64_t len)
 	return 0;
 }
 
+/* brk moved the end of the heap from rec->program_break (the answer
+ * before this one; 0: no earlier call, which only tells where the heap
+ * is) to new_break: the whole pages past the old end are new, zero; those
+ * past the new end are gone. The page holding a break keeps its bytes. */
+static int log_break_change(struct recording *rec, uint64_t new_break)
+{
+	uint64_t old = (rec->program_break + 4095) & ~4095ull, now = (new_break + 4095) & ~4095ull;
+	if (!rec->program_break || old == now)
+		return 0;
+	if (now > old)
+		return kernel_writes_log_span(rec, old, now - old, IDNA_KWRITE_ZERO);
+	return kernel_writes_log_span(rec, now, old - now, IDNA_KWRITE_UNKNOWN);
+}
+
 static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6],
 			      int64_t result)
 {
@@ -71,6 +85,8 @@ static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6
 		if (kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN) != 0)
 			return -1;
 		return kernel_writes_log_span(rec, (uint64_t)result, a[2], IDNA_KWRITE_UNKNOWN);
+	case SYS_brk:
+		return log_break_change(rec, (uint64_t)result);
 	case SYS_madvise:
 		switch (a[2]) {
 		case MADV_DONTNEED:
@@ -83,7 +99,7 @@ static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6
 			return 0;
 		}
 	default:
-		return 0; /* mprotect, brk, shmdt: bytes unchanged or the range gone for good */
+		return 0; /* mprotect, shmdt: bytes unchanged or the range gone for good */
 	}
 }
 

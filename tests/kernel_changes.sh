@@ -4,9 +4,9 @@
 # recorder does not describe, gdb shows its output as the program had it
 # (read back after the call: TIOCGPTN, whose number gives the size;
 # TIOCOUTQ and FIOQSIZE, a page behind the pointer), and a watchpoint on
-# it stops at the ioctl going backwards; after MADV_DONTNEED and
-# mmap(MAP_FIXED) the zeros, after munmap "Cannot access memory"; never
-# the old bytes. Back before each, the old ones again. A first pass that
+# it stops at the ioctl going backwards; after MADV_DONTNEED, mmap(MAP_FIXED)
+# and brk taking a heap page back and giving it again the zeros, after
+# munmap and that brk "Cannot access memory"; never the old bytes. Back before each, the old ones again. A first pass that
 # made the replay index shows the same.
 set -u
 src=$(cd "$(dirname "$0")/programs" && pwd)
@@ -15,7 +15,7 @@ src=$(cd "$(dirname "$0")/programs" && pwd)
 cc -D_GNU_SOURCE -g -O0 -o kernel_changes "$src/kernel_changes.c" || exit 1
 "$build/ttrec" run -q -o kc.idna ./kernel_changes show > kc.out 2> kc.err
 status_is 0 $? "recording kernel_changes"
-expect kc.out '^after: changed 0 0 0$' "kernel_changes ran"
+expect kc.out '^after: changed 0 0 0 0$' "kernel_changes ran"
 # The ioctls' outputs as the recorded program printed them.
 read -r ptn_real outq_real qsize_real < <(sed -n 's/^outputs: //p' kc.out)
 
@@ -36,6 +36,8 @@ visit qsize 'ioctl(root, FIOQSIZE' 'after FIOQSIZE' qsize
 visit anon 'madvise(anon_page' 'after MADV_DONTNEED' 'anon_page[0]'
 visit fixed 'mmap(fixed_page' 'after MAP_FIXED' 'fixed_page[0]'
 visit gone 'munmap(gone_page' 'after munmap' 'gone_page[0]'
+visit shrunk 'sbrk(-8' 'after brk shrank' 'heap_page[0]'
+visit grew 'if (sbrk(8' 'after brk grew' 'heap_page[0]'
 visit edge 'ioctl(pty, TIOCOUTQ, edge_outq)' 'after the edge' '*edge_outq'
 # watch NAME COMMENT EXPR: from the line after the ioctl back to it.
 watch_args=()
@@ -69,6 +71,10 @@ check_session() { # OUT WHICH
 	is "$(answer "$o" fixed-before)" "= 70 'F'\$" "$w: the page before it was mapped over"
 	is "$(answer "$o" gone-after)" "$unavailable" "$w: an unmapped page"
 	is "$(answer "$o" gone-before)" "= 85 'U'\$" "$w: the page before munmap"
+	is "$(answer "$o" shrunk-after)" "$unavailable" "$w: a heap page brk took away"
+	is "$(answer "$o" shrunk-before)" "= 72 'H'\$" "$w: the heap page before brk took it"
+	is "$(answer "$o" grew-after)" "= 0 '\\\\000'\$" "$w: the heap page brk gave back"
+	is "$(answer "$o" grew-before)" "$unavailable" "$w: the heap page before brk gave it back"
 	is "$(answer "$o" edge-after)" "^\\\$[0-9]+ = $outq_real\$" "$w: an output before the file's end"
 	is "$(answer "$o" edge-before)" '= 34567$' "$w: that output before the ioctl"
 }

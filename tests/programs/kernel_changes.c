@@ -3,8 +3,9 @@
  * syscall table: three ioctls it does not describe (TIOCGPTN, whose
  * number encodes its output size, and the older TIOCOUTQ and FIOQSIZE,
  * whose numbers do not), MADV_DONTNEED on a written private anonymous
- * page, mmap(MAP_FIXED) over a written page, munmap of one, and an
- * ioctl output at the end of a file's mapped bytes.
+ * page, mmap(MAP_FIXED) over a written page, munmap of one, a written
+ * heap page brk takes away and gives back, and an ioctl output at the end
+ * of a file's mapped bytes.
  * Every change is followed by another syscall before the program reads
  * the bytes, so at the line after it a debugger has no later read to
  * show them from: it must show the new bytes (the ioctls' outputs
@@ -12,6 +13,7 @@
  * unmapped page, none; never the old ones (tests/kernel_changes.sh).
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@
 unsigned int ptn = 12345;
 int outq = 23456;
 long long qsize = 34567;
-char *anon_page, *fixed_page, *gone_page;
+char *anon_page, *fixed_page, *gone_page, *heap_page;
 
 static char *new_page(char c)
 {
@@ -66,6 +68,18 @@ int main(int argc, char **argv)
 	if (munmap(gone_page, 4096) != 0)
 		return 1;
 	getpid(); /* after munmap */
+	/* A heap page brk takes away and gives back: zero again. */
+	char *heap = sbrk(8 * 4096);
+	if (heap == (void *)-1)
+		return 1;
+	heap_page = (char *)(((uintptr_t)heap + 4095) & ~(uintptr_t)4095);
+	heap_page[0] = 'H';
+	if (sbrk(-8 * 4096) == (void *)-1)
+		return 1;
+	getpid(); /* after brk shrank */
+	if (sbrk(8 * 4096) == (void *)-1)
+		return 1;
+	getpid(); /* after brk grew */
 	/* An output at the end of the one page of a file mapped with two: the
 	 * page the recorder reads back behind the pointer runs past the
 	 * file's end, which cannot be read; that part is logged unknown. */
@@ -80,8 +94,8 @@ int main(int argc, char **argv)
 	if (ioctl(pty, TIOCOUTQ, edge_outq) != 0)
 		return 1;
 	getpid(); /* after the edge */
-	printf("after: %s %d %d %d\n", ptn == 12345 ? "same" : "changed", outq, anon_page[0],
-	       fixed_page[0]);
+	printf("after: %s %d %d %d %d\n", ptn == 12345 ? "same" : "changed", outq, anon_page[0],
+	       fixed_page[0], heap_page[0]);
 	if (argc > 1 && strcmp(argv[1], "show") == 0)
 		printf("outputs: %u %d %lld\n", ptn, outq, qsize); /* they vary */
 	return 0;
