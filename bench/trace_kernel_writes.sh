@@ -38,3 +38,8 @@ run cat-10M-random cat "$tmp/random"
 run sort-200k sort -n "$tmp/numbers"
 run python3-pass python3 -c pass
 run ls-l-usr-bin ls -l /usr/bin
+# ioctls the recorder does not describe: what they may have written is
+# logged as read back (4 bytes for TIOCGPTN, a page of the stack for
+# TIOCOUTQ).
+run ioctl-sized-100k "$BUILD/bench/syscall_workload" ioctl-sized 100000
+run ioctl-old-100k "$BUILD/bench/syscall_workload" ioctl-old 100000
