@@ -3,9 +3,9 @@
  * a syscall changed without the recorder logging its bytes. An address-
  * space change makes a range zero (a fresh anonymous mapping, private
  * anonymous pages MADV_DONTNEED dropped, heap pages brk added) or unknown
- * (a file mapping, an unmapped or moved range). Replay then shows the zeros, or refuses the
- * unknown bytes until the program reads them, instead of the bytes it knew
- * from before. An undescribed syscall may have written what its pointer
+ * (a file mapping, an unmapped or moved range). Replay then shows the
+ * zeros, or refuses the unknown bytes until the program reads them,
+ * instead of the bytes it knew from before. An undescribed syscall may have written what its pointer
  * arguments point at: those bytes are logged as read back after it.
  */
 #include <stddef.h>
@@ -75,13 +75,15 @@ static int log_mapping_change(struct recording *rec, long nr, const uint64_t a[6
 	switch (nr) {
 	case SYS_mmap: /* over whatever was there: a new mapping's bytes */
 		return kernel_writes_log_span(rec, (uint64_t)result, a[1],
-				a[3] & MAP_ANONYMOUS ? IDNA_KWRITE_ZERO : IDNA_KWRITE_UNKNOWN);
+					      a[3] & MAP_ANONYMOUS ? IDNA_KWRITE_ZERO
+								   : IDNA_KWRITE_UNKNOWN);
 	case SYS_munmap:
 		return kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN);
 	case SYS_mremap: /* the old range is gone or moved; a grown part is new */
 		if ((uint64_t)result == a[0])
 			return a[2] > a[1] ? kernel_writes_log_span(rec, a[0] + a[1], a[2] - a[1],
-						      IDNA_KWRITE_UNKNOWN) : 0;
+								    IDNA_KWRITE_UNKNOWN)
+					   : 0;
 		if (kernel_writes_log_span(rec, a[0], a[1], IDNA_KWRITE_UNKNOWN) != 0)
 			return -1;
 		return kernel_writes_log_span(rec, (uint64_t)result, a[2], IDNA_KWRITE_UNKNOWN);
