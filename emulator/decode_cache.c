@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 #include "jit.h"
@@ -29,6 +30,12 @@
 #define PAGE_BUCKETS (1u << 12)
 #define JUMP_CACHE_SIZE (1u << 16)
 #define PAGE_FILTER_BITS EMU_CODE_FILTER_BITS
+/* Buckets ever filled since the table was last emptied, listed so that
+ * freeing, emptying and walking the table cost what it holds: a replay
+ * restored for one backward step decodes a few dozen blocks, and walking
+ * all 2^18 buckets twice (translations forgotten, blocks freed) was most
+ * of the step. Beyond this many, walks go over every bucket. */
+#define OCCUPIED_LIST_MAX (1u << 13)
 
 /* Blocks that touch one page. */
 struct code_page {
@@ -50,6 +57,9 @@ struct emu_decode_cache {
 	uint64_t page_filter[PAGE_FILTER_BITS / 64];
 	struct emu_block *retired;
 	size_t n_retired;
+	uint64_t occupied_bits[BLOCK_BUCKETS / 64];
+	uint32_t occupied[OCCUPIED_LIST_MAX];
+	size_t n_occupied; /* > OCCUPIED_LIST_MAX: the list overflowed */
 };
 
 /* Retired blocks kept before they are freed: freeing bumps the link
@@ -85,9 +95,49 @@ static inline void page_filter_set(struct emu_decode_cache *c, uint64_t page)
 	c->page_filter[bit / 64] |= 1ull << (bit % 64);
 }
 
+static void note_occupied(struct emu_decode_cache *c, unsigned h)
+{
+	uint64_t bit = 1ull << (h % 64);
+	if (c->occupied_bits[h / 64] & bit)
+		return;
+	c->occupied_bits[h / 64] |= bit;
+	if (c->n_occupied < OCCUPIED_LIST_MAX)
+		c->occupied[c->n_occupied] = h;
+	c->n_occupied++;
+}
+
+/* How many buckets a walk visits, and the k-th of them: each bucket that
+ * may hold blocks once. */
+static size_t buckets_to_visit(const struct emu_decode_cache *c)
+{
+	return c->n_occupied > OCCUPIED_LIST_MAX ? BLOCK_BUCKETS : c->n_occupied;
+}
+
+static unsigned bucket_to_visit(const struct emu_decode_cache *c, size_t k)
+{
+	return c->n_occupied > OCCUPIED_LIST_MAX ? (unsigned)k : c->occupied[k];
+}
+
+/* The table is empty again. */
+static void forget_occupied(struct emu_decode_cache *c)
+{
+	if (c->n_occupied > OCCUPIED_LIST_MAX)
+		memset(c->occupied_bits, 0, sizeof(c->occupied_bits));
+	else
+		for (size_t k = 0; k < c->n_occupied; k++)
+			c->occupied_bits[c->occupied[k] / 64] = 0;
+	c->n_occupied = 0;
+}
+
 struct emu_decode_cache *emu_decode_cache_new(void)
 {
-	return calloc(1, sizeof(struct emu_decode_cache));
+	/* Mapped, not calloc'd (3 MiB): a replay restored for a backward
+	 * step makes a new emulator, and calloc of a size freed before is
+	 * served from the heap once glibc has raised its mmap threshold and
+	 * clears all of it; mapped pages cost only when touched. */
+	void *c = mmap(NULL, sizeof(struct emu_decode_cache), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return c == MAP_FAILED ? NULL : c;
 }
 
 const uint64_t *emu_decode_cache_page_filter(const struct emu_decode_cache *c)
@@ -133,8 +183,8 @@ void emu_decode_cache_free(struct emu_decode_cache *c)
 {
 	if (!c)
 		return;
-	for (unsigned i = 0; i < BLOCK_BUCKETS; i++) {
-		struct emu_block *b = c->buckets[i];
+	for (size_t k = 0; k < buckets_to_visit(c); k++) {
+		struct emu_block *b = c->buckets[bucket_to_visit(c, k)];
 		while (b) {
 			struct emu_block *next = b->hash_next;
 			free(b);
@@ -143,7 +193,7 @@ void emu_decode_cache_free(struct emu_decode_cache *c)
 	}
 	free_pages(c);
 	free_retired(c);
-	free(c);
+	munmap(c, sizeof(*c));
 }
 
 static struct code_page *find_page(struct emu_decode_cache *c, uint64_t page,
@@ -257,7 +307,8 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 {
 	struct emu_decode_cache *c = cpu->cache;
 	if (len == UINT64_MAX || addr + len < addr) {
-		for (unsigned i = 0; i < BLOCK_BUCKETS; i++) {
+		for (size_t k = 0; k < buckets_to_visit(c); k++) {
+			unsigned i = bucket_to_visit(c, k);
 			struct emu_block *b = c->buckets[i];
 			while (b) {
 				struct emu_block *next = b->hash_next;
@@ -266,6 +317,7 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 			}
 			c->buckets[i] = NULL;
 		}
+		forget_occupied(c);
 		free_pages(c);
 		memset(c->page_filter, 0, sizeof(c->page_filter));
 		memset(c->jump, 0, sizeof(c->jump));
@@ -283,8 +335,8 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
 
 void emu_decode_cache_forget_translations(struct emu_decode_cache *c)
 {
-	for (unsigned i = 0; i < BLOCK_BUCKETS; i++)
-		for (struct emu_block *b = c->buckets[i]; b; b = b->hash_next) {
+	for (size_t k = 0; k < buckets_to_visit(c); k++)
+		for (struct emu_block *b = c->buckets[bucket_to_visit(c, k)]; b; b = b->hash_next) {
 			if (b->jit)
 				emu_jit_forget(b);
 			b->heat = 0;
@@ -296,8 +348,8 @@ void emu_decode_cache_forget_translations(struct emu_decode_cache *c)
 
 void emu_decode_cache_unchain_all(struct emu_decode_cache *c)
 {
-	for (unsigned i = 0; i < BLOCK_BUCKETS; i++)
-		for (struct emu_block *b = c->buckets[i]; b; b = b->hash_next)
+	for (size_t k = 0; k < buckets_to_visit(c); k++)
+		for (struct emu_block *b = c->buckets[bucket_to_visit(c, k)]; b; b = b->hash_next)
 			if (b->jit)
 				emu_jit_unchain_into(b);
 }
@@ -418,6 +470,7 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 			}
 		b->hash_next = c->buckets[h];
 		c->buckets[h] = b;
+		note_occupied(c, h);
 	}
 	j->rip = rip;
 	j->block = b;

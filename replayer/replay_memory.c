@@ -21,8 +21,32 @@ int process_memory_init(struct process_memory *p, struct memory_image *image)
 	return 0;
 }
 
+void predict_spares_keep(struct predict_spares *sp, uint8_t *bytes, unsigned log2_entries)
+{
+	if (!bytes)
+		return;
+	if (sp->n == 0)
+		sp->log2_entries = log2_entries;
+	if (sp->n < PREDICT_SPARES_MAX && sp->log2_entries == log2_entries) {
+		sp->bytes[sp->n++] = bytes;
+		return;
+	}
+	struct predict_cache gone = { .bytes = bytes, .log2_entries = log2_entries };
+	predict_cache_fini(&gone);
+}
+
+void predict_spares_free(struct predict_spares *sp)
+{
+	while (sp->n) {
+		struct predict_cache gone = { .bytes = sp->bytes[--sp->n],
+					      .log2_entries = sp->log2_entries };
+		predict_cache_fini(&gone);
+	}
+}
+
 void process_memory_fini(struct process_memory *p)
 {
+	predict_spares_free(&p->spares);
 	code_page_set_free(p->code_pages);
 	memory_image_free(p->image);
 	p->code_pages = NULL;
@@ -39,15 +63,32 @@ int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct proc
 	return 0;
 }
 
-int replay_memory_cache_acquire(struct replay_memory *m)
+static int acquire(struct replay_memory *m, bool zeroed)
 {
 	if (m->cache.bytes)
 		return 0;
+	struct predict_spares *sp = &m->proc->spares;
+	if (sp->n && sp->log2_entries == m->cache.log2_entries) {
+		m->cache.bytes = sp->bytes[--sp->n];
+		if (zeroed)
+			predict_cache_zero(&m->cache);
+		return 0;
+	}
 	struct predict_cache fresh;
 	if (!predict_cache_init(&fresh, m->cache.log2_entries))
 		return -1;
 	m->cache.bytes = fresh.bytes; /* its counts stay */
 	return 0;
+}
+
+int replay_memory_cache_acquire(struct replay_memory *m)
+{
+	return acquire(m, true);
+}
+
+int replay_memory_cache_acquire_to_overwrite(struct replay_memory *m)
+{
+	return acquire(m, false);
 }
 
 void replay_memory_cache_release(struct replay_memory *m)

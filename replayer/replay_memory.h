@@ -25,6 +25,24 @@
  * watchpoints). */
 typedef void replay_access_fn(void *ctx, uint64_t addr, size_t len, bool write);
 
+/* Prediction-cache tables of a replay that another one replaces
+ * (resim_reopen_state), all of one size: its threads take these instead
+ * of allocating new ones. A table allocated anew (1 MiB by default) is
+ * cleared whole by calloc once glibc serves that size from its heap, at
+ * every restore of a replay state (each backward step); a spare one is
+ * zeroed where it is not zero yet. */
+#define PREDICT_SPARES_MAX 8
+struct predict_spares {
+	uint8_t *bytes[PREDICT_SPARES_MAX];
+	size_t n;
+	unsigned log2_entries;
+};
+
+/* Keeps cache table `bytes` (log2_entries) in spares, or frees it when
+ * they are full or of another size. */
+void predict_spares_keep(struct predict_spares *sp, uint8_t *bytes, unsigned log2_entries);
+void predict_spares_free(struct predict_spares *sp);
+
 /* Shared by every thread of the replayed process. */
 struct process_memory {
 	/* Pages whose code was logged since the last checkpoint of any
@@ -51,6 +69,7 @@ struct process_memory {
 	/* Instruction fetches (decoding), for the first pass's summaries. */
 	void (*on_fetch)(void *ctx, uint64_t addr, size_t len);
 	void *fetch_ctx;
+	struct predict_spares spares;   /* freed with it */
 };
 
 /* Takes ownership of image (freed on failure too). 0, or -1. */
@@ -77,6 +96,9 @@ void replay_memory_fini(struct replay_memory *m);
 /* 0, or -1 when memory is short. A cache made again after a release
  * starts empty; its counts carry on. */
 int replay_memory_cache_acquire(struct replay_memory *m);
+/* The same, for a caller that writes the whole table next (a restore):
+ * a spare table (predict_spares) is taken as it is, not zeroed first. */
+int replay_memory_cache_acquire_to_overwrite(struct replay_memory *m);
 void replay_memory_cache_release(struct replay_memory *m);
 /* Whether the thread's cache exists (acquired, not released). */
 static inline bool replay_memory_cache_held(const struct replay_memory *m)

@@ -594,13 +594,16 @@ int replay_session_goto(struct replay_session *s, uint64_t t)
 	uint64_t now = s->sim_open ? resim_now(&s->sim) : UINT64_MAX;
 	bool run_on = s->sim_open && now <= t && !s->sim.ended && now >= snap->icount;
 	if (!run_on) {
-		if (s->sim_open) {
-			resim_close(&s->sim);
-			s->sim_open = false;
-		}
 		struct resim_state read_back;
 		const struct resim_state *st = replay_session_snapshot_state(s, k, &read_back);
-		int rc = st ? resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, st) : -1;
+		int rc = -1;
+		if (st && s->sim_open)
+			rc = resim_reopen_state(&s->sim, s->cache_log2, s->jit, st);
+		else if (st)
+			rc = resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, st);
+		else if (s->sim_open)
+			resim_close(&s->sim);
+		s->sim_open = false;
 		if (st == &read_back)
 			resim_state_free(&read_back);
 		if (rc != 0) {

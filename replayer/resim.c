@@ -46,16 +46,23 @@ static enum resim_status fail(struct resim *s, const char *what)
 
 /* The process's parts: the emulator, the memory image, the threads. */
 static int open_process(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
-			bool jit, struct memory_image *image)
+			bool jit, struct memory_image *image, struct predict_spares *spares)
 {
 	memset(s, 0, sizeof(*s));
 	s->last_delivery_at = UINT64_MAX;
 	s->reader = reader;
 	if (process_memory_init(&s->proc, image) != 0) {
+		if (spares)
+			predict_spares_free(spares);
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
-	if (resim_threads_open(s, cache_log2) != 0)
+	if (spares) {
+		s->proc.spares = *spares;
+		spares->n = 0;
+	}
+	/* (A replay carrying spares starts at a saved state: resim_state.c.) */
+	if (resim_threads_open(s, cache_log2, spares == NULL) != 0)
 		return -1;
 	s->cpu = emu_new(&replay_memory_ops, &s->threads[0].mem);
 	if (!s->cpu) {
@@ -88,7 +95,13 @@ static int start_at_first_checkpoint(struct resim *s)
 int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2, bool jit,
 	       struct memory_image *image)
 {
-	if (open_process(s, reader, cache_log2, jit, image) != 0) {
+	return resim_open_carrying(s, reader, cache_log2, jit, image, NULL);
+}
+
+int resim_open_carrying(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+			bool jit, struct memory_image *image, struct predict_spares *spares)
+{
+	if (open_process(s, reader, cache_log2, jit, image, spares) != 0) {
 		resim_close(s);
 		return -1;
 	}
@@ -119,7 +132,7 @@ int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 			     bool jit, struct memory_image *image, const struct idna_checkpoint *cp)
 {
-	if (open_process(s, reader, cache_log2, jit, image) != 0)
+	if (open_process(s, reader, cache_log2, jit, image, NULL) != 0)
 		goto fail;
 	struct resim_thread *t = &s->threads[0];
 	if (s->n_threads != 1 || t->stream != cp->stream) {

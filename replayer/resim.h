@@ -130,6 +130,12 @@ struct resim {
 int resim_open(struct resim *s, struct idna_reader *reader, unsigned cache_log2, bool jit,
 	       struct memory_image *image);
 void resim_close(struct resim *s);
+/* resim_open for a replay that resim_open_state goes on to restore (no
+ * thread's prediction cache is made: the restore makes them), its threads
+ * taking their cache tables from `spares` before allocating any; the
+ * replay owns them from then on. NULL: resim_open. */
+int resim_open_carrying(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+			bool jit, struct memory_image *image, struct predict_spares *spares);
 
 /* Starts a one-thread trace's replay at checkpoint cp of its stream (the
  * first pass's workers, pass_parallel.c): time as in the whole replay.
@@ -174,6 +180,13 @@ void resim_state_free(struct resim_state *st);
 /* Starts a re-simulation at a saved state (with a copy of its image). */
 int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 		     bool jit, const struct resim_state *st);
+/* Closes the open re-simulation s and starts it again at saved state st
+ * of the same trace, as resim_close and resim_open_state do, its threads'
+ * prediction-cache tables kept for the new one (a backward step restores
+ * a state each time: step_history.c). Decoded code is not kept: the new
+ * replay fetches it again as the trace says. 0, or -1 with s->error. */
+int resim_reopen_state(struct resim *s, unsigned cache_log2, bool jit,
+		       const struct resim_state *st);
 
 /* Runs until the global time reaches target, the observer stops it, or
  * history ends. */
@@ -199,7 +212,9 @@ int resim_declared_end(struct resim *s, uint64_t *end);
 /* --- threads (resim_threads.c) --------------------------------------- */
 
 /* Builds the thread table from the trace: one thread per stream. */
-int resim_threads_open(struct resim *s, unsigned cache_log2);
+/* With initial_cache, the initial thread gets its (empty) prediction
+ * cache; a replay started at a saved state restores it instead. */
+int resim_threads_open(struct resim *s, unsigned cache_log2, bool initial_cache);
 void resim_threads_close(struct resim *s);
 
 /* Whether thread i exists at the current time. */

@@ -104,7 +104,9 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->declared_end_known = st->declared_end_known;
 	if (!st->started || st->finished)
 		return 0;
-	if (replay_memory_cache_acquire(&t->mem) != 0) {
+	/* (The copy is written over the whole table.) */
+	if ((st->cache.blocks ? replay_memory_cache_acquire_to_overwrite(&t->mem)
+			      : replay_memory_cache_acquire(&t->mem)) != 0) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
@@ -117,18 +119,21 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	return 0;
 }
 
-int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
-		     bool jit, const struct resim_state *st)
+static int open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+		      bool jit, const struct resim_state *st, struct predict_spares *spares)
 {
 	struct memory_image *image = memory_image_snapshot(st->image);
 	if (!image) {
+		if (spares)
+			predict_spares_free(spares);
 		memset(s, 0, sizeof(*s));
 		snprintf(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
 	/* Opens the threads as the trace lists them: the state must have
 	 * been saved from the same trace. */
-	if (resim_open(s, reader, cache_log2, jit, image) != 0)
+	struct predict_spares none = { .n = 0 };
+	if (resim_open_carrying(s, reader, cache_log2, jit, image, spares ? spares : &none) != 0)
 		return -1;
 	/* The cursors opened at the streams' starts give way to the saved
 	 * positions. */
@@ -163,4 +168,25 @@ int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache
 	s->clock_offset = st->clock_offset;
 	s->counts = st->counts;
 	return 0;
+}
+
+int resim_open_state(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
+		     bool jit, const struct resim_state *st)
+{
+	return open_state(s, reader, cache_log2, jit, st, NULL);
+}
+
+int resim_reopen_state(struct resim *s, unsigned cache_log2, bool jit,
+		       const struct resim_state *st)
+{
+	struct predict_spares spares = s->proc.spares;
+	s->proc.spares.n = 0;
+	for (size_t i = 0; i < s->n_threads; i++) {
+		struct predict_cache *c = &s->threads[i].mem.cache;
+		predict_spares_keep(&spares, c->bytes, c->log2_entries);
+		c->bytes = NULL;
+	}
+	struct idna_reader *reader = s->reader;
+	resim_close(s);
+	return open_state(s, reader, cache_log2, jit, st, &spares);
 }

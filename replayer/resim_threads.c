@@ -86,7 +86,7 @@ static bool stream_replayable(struct resim *s, uint32_t stream,
 	return *first != NULL;
 }
 
-int resim_threads_open(struct resim *s, unsigned cache_log2)
+int resim_threads_open(struct resim *s, unsigned cache_log2, bool initial_cache)
 {
 	size_t n_streams = idna_reader_stream_count(s->reader);
 	uint32_t *streams = calloc(n_streams ? n_streams : 1, sizeof(*streams));
@@ -135,7 +135,7 @@ int resim_threads_open(struct resim *s, unsigned cache_log2)
 	 * thread whose first checkpoint comes first. */
 	if (!s->ring_start) {
 		s->threads[0].started = true;
-		if (replay_memory_cache_acquire(&s->threads[0].mem) != 0) {
+		if (initial_cache && replay_memory_cache_acquire(&s->threads[0].mem) != 0) {
 			snprintf(s->error, sizeof(s->error), "out of memory");
 			return -1;
 		}

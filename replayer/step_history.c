@@ -56,10 +56,11 @@ static void keep_current(struct step_history *h, struct replay_session *s)
 /* Starts the session's replay at kept state i. */
 static int restore(struct step_history *h, struct replay_session *s, size_t i)
 {
-	if (s->sim_open)
-		resim_close(&s->sim);
+	int r = s->sim_open
+		? resim_reopen_state(&s->sim, s->cache_log2, s->jit, &h->kept[i].state)
+		: resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &h->kept[i].state);
 	s->sim_open = false;
-	if (resim_open_state(&s->sim, s->reader, s->cache_log2, s->jit, &h->kept[i].state) != 0) {
+	if (r != 0) {
 		snprintf(s->error, sizeof(s->error), "%s", s->sim.error);
 		return -1;
 	}

@@ -42,7 +42,7 @@ static bool block_is_zero(const uint8_t *p, size_t len)
 	return any == 0;
 }
 
-void predict_cache_flush(struct predict_cache *pc)
+void predict_cache_zero(struct predict_cache *pc)
 {
 	/* Only blocks that hold something are cleared: a large cache whose
 	 * lines were never filled stays uncommitted memory (reading pages
@@ -52,6 +52,11 @@ void predict_cache_flush(struct predict_cache *pc)
 	for (size_t at = 0; at < size; at += block)
 		if (!block_is_zero(pc->bytes + at, block))
 			memset(pc->bytes + at, 0, block);
+}
+
+void predict_cache_flush(struct predict_cache *pc)
+{
+	predict_cache_zero(pc);
 	predict_cache_end_run(pc);
 }
 

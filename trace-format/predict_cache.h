@@ -49,6 +49,9 @@ void predict_cache_fini(struct predict_cache *pc);
 
 /* Zeros every entry and the run of hits: what a checkpoint frame does. */
 void predict_cache_flush(struct predict_cache *pc);
+/* Zeros the table (as at its start) without ending the run of hits:
+ * only blocks not zero yet are written. */
+void predict_cache_zero(struct predict_cache *pc);
 
 /* The value the cache predicts for n (1..64) bytes at addr. */
 void predict_cache_predict(const struct predict_cache *pc, uint64_t addr, uint8_t *out, unsigned n);

@@ -299,6 +299,46 @@ START_TEST(test_refetch)
 }
 END_TEST
 
+START_TEST(test_invalidate_many_blocks)
+{
+	/* More blocks than the decode cache lists its filled buckets for
+	 * (it walks the whole table then): emptying it still drops every
+	 * block, twice over, and freeing it frees them all (SAN=1). A chain
+	 * of `jmp` to the next instruction is one block per jump. */
+	enum { JUMPS = 20000 };
+	struct harness h;
+	two_logged_blocks(&h); /* (for its fetch-counting memory) */
+	size_t len = 2 * JUMPS + 2;
+	uint8_t *code = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(code, MAP_FAILED);
+	for (size_t i = 0; i < JUMPS; i++) {
+		code[2 * i] = 0xeb; /* jmp +0 */
+		code[2 * i + 1] = 0x00;
+	}
+	code[2 * JUMPS] = 0x0f; /* ud2 */
+	code[2 * JUMPS + 1] = 0x0b;
+	uint64_t start = (uint64_t)(uintptr_t)code;
+	size_t counts[3];
+	for (int round = 0; round < 3; round++) {
+		memset(&fetches, 0, sizeof(fetches));
+		emu_regs(h.cpu)->rip = start;
+		ck_assert_int_eq(emu_run(h.cpu, 10 * JUMPS), EMU_EXIT_FAULT);
+		counts[round] = fetches.count;
+		ck_assert_uint_ge(counts[round], JUMPS);
+		memset(&fetches, 0, sizeof(fetches));
+		emu_regs(h.cpu)->rip = start;
+		ck_assert_int_eq(emu_run(h.cpu, 10 * JUMPS), EMU_EXIT_FAULT);
+		ck_assert_uint_eq(fetches.count, 0); /* all decoded */
+		emu_invalidate_code(h.cpu, 0, UINT64_MAX);
+	}
+	ck_assert_uint_eq(counts[1], counts[0]);
+	ck_assert_uint_eq(counts[2], counts[0]);
+	munmap(code, len);
+	harness_fini(&h);
+}
+END_TEST
+
 /* What emu_report_code reported, for test_report_code. */
 static struct code_reports {
 	uint64_t addr[8], len[8];
@@ -369,6 +409,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_self_modifying_code);
 	tcase_add_test(tc, test_cache_line_flush);
 	tcase_add_test(tc, test_refetch);
+	tcase_add_test(tc, test_invalidate_many_blocks);
 	tcase_add_test(tc, test_report_code);
 	tcase_add_test(tc, test_limit);
 	suite_add_tcase(s, tc);
