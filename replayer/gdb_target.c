@@ -742,9 +742,14 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
+	long k = thread_index(t, tid);
+	if (k >= 0 && (!t->div || t->rep_done)) {
+		int r = target_rep_step(t, (size_t)k, dir, stop);
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+	}
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
-	long k = thread_index(t, tid);
 	if (k < 0 || (dir != GDBSTUB_FORWARD && target_whole_history(t) != 0))
 		return -1;
 	if (dir == GDBSTUB_FORWARD) {
@@ -757,7 +762,10 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
-	return step_backward(t, (size_t)k, stop);
+	if (step_backward(t, (size_t)k, stop) != 0)
+		return -1;
+	target_rep_land(t, (size_t)k, stop);
+	return 0;
 }
 
 static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn interrupted,
@@ -767,6 +775,9 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
+	int inside = target_rep_resume(t, dir, stop);
+	if (inside != 0)
+		return inside < 0 ? -1 : 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
@@ -785,7 +796,10 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
-	return target_backward(t, replay_session_now(t->s), true, true, stop);
+	if (target_backward(t, replay_session_now(t->s), true, true, stop) != 0)
+		return -1;
+	target_rep_land(t, t->s->sim.current, stop);
+	return 0;
 }
 
 

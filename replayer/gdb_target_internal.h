@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emulator/emu.h"
 #include "gdbstub/target.h"
 #include "replayer/gdb_target.h"
 #include "replayer/step_history.h"
@@ -94,6 +95,11 @@ struct gdb_target {
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;
 	bool div_regs_changed; /* its thread's registers differ (or did) */
+	/* Inside a rep string instruction (gdb_rep_steps.c): the replay at
+	 * its start, `div` its thread after rep_done iterations of `rep`;
+	 * 0 when not inside one. */
+	uint64_t rep_done;
+	struct emu_rep_string rep;
 	/* The last stop at a syscall's entry or return (catch syscall): while
 	 * the replay is still there, gdb reads the registers a live process
 	 * shows at that ptrace stop (orig_rax the number; at the entry, rax
@@ -164,6 +170,19 @@ int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
 			 gdbstub_interrupt_fn interrupted, void *interrupt_ctx,
 			 struct gdbstub_stop *stop);
 void target_end_diversion(struct gdb_target *t, const char *why);
+
+/* gdb_rep_steps.c: a step of thread k inside a rep string instruction,
+ * one iteration each way, as the CPU single-steps it: 1 when done
+ * (*stop), 0 when the step is an ordinary one of the replay (the position
+ * left, if there was one), -1. target_rep_resume: a continue from inside
+ * one, which a breakpoint on it stops after one iteration each way (1);
+ * else 0, the position left for the instruction's start. target_rep_land:
+ * after a backward step or continue that stopped at thread k's rep
+ * instruction it had run (stop), to its last iteration instead. */
+int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
+		    struct gdbstub_stop *stop);
+int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop);
+void target_rep_land(struct gdb_target *t, size_t k, const struct gdbstub_stop *stop);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);
