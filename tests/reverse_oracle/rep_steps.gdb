@@ -206,6 +206,15 @@ info registers rcx rsi rdi rip eflags
 x/16xb dst_bytes
 stepi
 info registers rcx rsi rdi rip eflags
+reverse-stepi
+info registers rcx rsi rdi rip eflags
+reverse-stepi
+info registers rcx rsi rdi rip eflags
+x/16xb dst_bytes
+stepi
+info registers rcx rsi rdi rip eflags
+stepi
+info registers rcx rsi rdi rip eflags
 continue
 info registers rcx rsi rdi rip eflags
 tbreak *rep_sequence+22
