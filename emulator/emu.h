@@ -349,14 +349,17 @@ size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,
  * comparison) as that iteration left them. emu_rep_string says whether
  * `bytes` starts with one and what a debugger stepping its iterations
  * needs: its length, its address size (rcx, rsi and rdi count in their
- * low addr_bytes bytes: 4 with a 0x67 prefix, else 8), and whether an
- * iteration's comparison can end it early (repe: when ZF is clear after
- * it; repne: when ZF is set).
+ * low addr_bytes bytes: 4 with a 0x67 prefix, else 8), its element size,
+ * whether each iteration writes an element at rdi (movs, stos), and
+ * whether an iteration's comparison can end it early (repe: when ZF is
+ * clear after it; repne: when ZF is set).
  */
 enum emu_rep_until { EMU_REP_COUNT, EMU_REP_WHILE_EQUAL, EMU_REP_WHILE_NOT_EQUAL };
 struct emu_rep_string {
 	uint8_t len;
 	uint8_t addr_bytes;
+	uint8_t elem_bytes;
+	bool writes;
 	enum emu_rep_until until;
 };
 bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out);

@@ -226,6 +226,8 @@ bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out
 		return false;
 	out->len = insn.len;
 	out->addr_bytes = insn.mem.addr32 ? 4 : 8;
+	out->elem_bytes = insn.opsize;
+	out->writes = insn.op == STR_MOVS || insn.op == STR_STOS;
 	out->until = EMU_REP_COUNT;
 	if (insn.op == STR_CMPS || insn.op == STR_SCAS)
 		out->until = (insn.attr & EMU_ATTR_REPNE) ? EMU_REP_WHILE_NOT_EQUAL : EMU_REP_WHILE_EQUAL;

@@ -122,6 +122,8 @@ static int iterate_on(struct gdb_target *t)
 	return 0;
 }
 
+static void stepped_stop(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
+
 int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 		    struct gdbstub_stop *stop)
 {
@@ -133,7 +135,7 @@ int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 		    (resim_thread_regs(&t->s->sim, k)->gpr[EMU_RCX] & count_mask(&rep)) < 2 ||
 		    !enter(t, k, &rep, 1))
 			return 0;
-		stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
+		stepped_stop(t, k, stop);
 		return 1;
 	}
 	if (diversion_thread(t->div) != k) {
@@ -143,7 +145,7 @@ int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 	if (dir == GDBSTUB_FORWARD) {
 		if (iterate_on(t) == 0)
 			return 0;
-		stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
+		stepped_stop(t, k, stop);
 		return 1;
 	}
 	uint64_t back_to = t->rep_done - 1;
@@ -152,28 +154,6 @@ int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 	if (back_to > 0 && !enter(t, k, &rep, back_to))
 		return -1;
 	stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
-	return 1;
-}
-
-int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop)
-{
-	if (!t->rep_done)
-		return 0;
-	size_t k = diversion_thread(t->div);
-	if (!target_breakpoint_at(t, diversion_regs(t->div)->rip)) {
-		target_end_diversion(t, NULL);
-		return 0;
-	}
-	/* A breakpoint on the instruction: hit after each iteration. */
-	if (dir == GDBSTUB_FORWARD) {
-		if (iterate_on(t) == 0)
-			return 0;
-		stop_here(t, k, GDBSTUB_STOP_BREAKPOINT, stop);
-		return 1;
-	}
-	if (target_rep_step(t, k, dir, stop) < 0)
-		return -1;
-	stop_here(t, k, GDBSTUB_STOP_BREAKPOINT, stop);
 	return 1;
 }
 
@@ -195,13 +175,175 @@ static uint64_t iterations_from_here(struct gdb_target *t, size_t k, const struc
 	return n;
 }
 
-void target_rep_land(struct gdb_target *t, size_t k, const struct gdbstub_stop *stop)
+/* --- write watchpoints -------------------------------------------------- */
+
+/*
+ * A hardware watchpoint traps after the iteration that wrote: a write
+ * watchpoint hit by a movs or stos stops inside it, after that iteration
+ * forwards, before it backwards (gdb compares the values itself).
+ */
+
+/* The first (or last) iteration in [lo, hi] (1-based) of the instruction
+ * rep, run from the registers r, that writes a byte a write or access
+ * watchpoint covers; 0 when none does. */
+static uint64_t watched_write(const struct gdb_target *t, const struct emu_rep_string *rep,
+			      const struct emu_regs *r, uint64_t lo, uint64_t hi, bool last,
+			      const struct point **which)
+{
+	if (!rep->writes || lo > hi)
+		return 0;
+	uint64_t mask = count_mask(rep);
+	uint64_t step = (r->rflags & EMU_DF) ? -(uint64_t)rep->elem_bytes : rep->elem_bytes;
+	uint64_t found = 0;
+	for (size_t i = 0; i < t->n_points; i++) {
+		const struct point *p = &t->points[i];
+		if (p->kind != GDBSTUB_WATCH_WRITE && p->kind != GDBSTUB_WATCH_ACCESS)
+			continue;
+		for (uint64_t n = 0; n <= hi - lo; n++) {
+			uint64_t j = last ? hi - n : lo + n;
+			if (found && (last ? j <= found : j >= found))
+				break;
+			uint64_t dst = (r->gpr[EMU_RDI] + (j - 1) * step) & mask;
+			if (dst < p->addr + p->len && dst + rep->elem_bytes > p->addr) {
+				found = j;
+				*which = p;
+				break;
+			}
+		}
+	}
+	return found;
+}
+
+/* Whether the bytes before `after` may be a rep string instruction that
+ * ends there (a cheap test before going back to look). */
+static bool rep_ends_at(struct gdb_target *t, uint64_t after)
+{
+	enum { SHORTEST = 2, LONGEST = 6 }; /* prefixes, a REX, the opcode */
+	uint8_t bytes[LONGEST];
+	struct emu_rep_string rep;
+	for (size_t len = SHORTEST; len <= LONGEST; len++)
+		if (replay_session_read_memory(t->s, after - len, bytes, len) == len &&
+		    emu_rep_string(bytes, len, &rep) && rep.len == len)
+			return true;
+	return false;
+}
+
+int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
+		     uint64_t resumed_done)
+{
+	struct replay_session *s = t->s;
+	size_t k = s->sim.current;
+	uint64_t now = replay_session_now(s);
+	if (stop->reason != GDBSTUB_STOP_WATCHPOINT || t->div || stop->tid != target_current_tid(t) ||
+	    now <= target_history_begin(t) || !rep_ends_at(t, resim_thread_regs(&s->sim, k)->rip))
+		return 0;
+	uint64_t after = resim_thread_regs(&s->sim, k)->rip;
+	if (step_history_goto(&t->near, s, now - 1) != 0)
+		return -1;
+	struct emu_rep_string rep;
+	uint64_t m = 0, j = 0;
+	const struct point *p;
+	if (rep_here(t, k, &rep) && resim_thread_regs(&s->sim, k)->rip + rep.len == after &&
+	    (m = iterations_from_here(t, k, &rep)) >= 2)
+		j = watched_write(t, &rep, resim_thread_regs(&s->sim, k),
+				  now - 1 == resumed_at ? resumed_done + 1 : 1, m, false, &p);
+	if (j > 0) {
+		/* (The run reported the instruction's first watched write;
+		 * the iterations done before the continue do not count.) */
+		stop->addr = p->addr;
+		stop->kind = p->kind;
+		if (j < m && enter(t, k, &rep, j))
+			return 0;
+	}
+	return step_history_goto(&t->near, s, now);
+}
+
+/* Inside thread k's rep instruction after n iterations (the replay at
+ * its start): stopped there by a watchpoint p. */
+static void watch_stop(struct gdb_target *t, size_t k, const struct emu_rep_string *rep, uint64_t n,
+		       const struct point *p, struct gdbstub_stop *stop)
+{
+	if (n > 0)
+		enter(t, k, rep, n);
+	stop_here(t, k, GDBSTUB_STOP_WATCHPOINT, stop);
+	stop->addr = p->addr;
+	stop->kind = p->kind;
+}
+
+int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop,
+		      uint64_t *done)
+{
+	*done = t->rep_done;
+	if (!t->rep_done)
+		return 0;
+	size_t k = diversion_thread(t->div);
+	bool at_break = target_breakpoint_at(t, diversion_regs(t->div)->rip) != NULL;
+	if (dir == GDBSTUB_FORWARD) {
+		/* A breakpoint on the instruction: hit after each iteration. */
+		if (!at_break) {
+			target_end_diversion(t, NULL);
+			return 0;
+		}
+		if (iterate_on(t) == 0)
+			return 0;
+		stop_here(t, k, GDBSTUB_STOP_BREAKPOINT, stop);
+		return 1;
+	}
+	/* Backwards: before the last iteration done that wrote a watched
+	 * byte, or one iteration back for a breakpoint on it. */
+	uint64_t n = t->rep_done;
+	struct emu_rep_string rep = t->rep;
+	target_end_diversion(t, NULL);
+	const struct point *p;
+	uint64_t j = watched_write(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
+	if (j > 0 && (!at_break || j == n)) {
+		watch_stop(t, k, &rep, j - 1, p, stop);
+		return 1;
+	}
+	if (!at_break)
+		return 0;
+	if (n > 1 && !enter(t, k, &rep, n - 1))
+		return -1;
+	stop_here(t, k, GDBSTUB_STOP_BREAKPOINT, stop);
+	return 1;
+}
+
+void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
 {
 	struct emu_rep_string rep;
-	if (t->div || (stop->reason != GDBSTUB_STOP_STEPPED && stop->reason != GDBSTUB_STOP_BREAKPOINT) ||
-	    !rep_here(t, k, &rep))
+	if (t->div || !rep_here(t, k, &rep))
 		return;
-	uint64_t n = iterations_from_here(t, k, &rep);
-	if (n >= 2)
-		enter(t, k, &rep, n - 1); /* (else at its start, as before) */
+	uint64_t n = 0;
+	switch (stop->reason) {
+	case GDBSTUB_STOP_STEPPED:
+	case GDBSTUB_STOP_BREAKPOINT:
+		n = iterations_from_here(t, k, &rep);
+		if (n >= 2)
+			enter(t, k, &rep, n - 1); /* (else at its start, as before) */
+		return;
+	case GDBSTUB_STOP_WATCHPOINT: {
+		if (stop->tid != target_current_tid(t))
+			return;
+		const struct point *p;
+		n = iterations_from_here(t, k, &rep);
+		uint64_t j = watched_write(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
+		if (j > 1)
+			watch_stop(t, k, &rep, j - 1, p, stop);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* A step forward to the iteration done last: a watchpoint's stop when it
+ * wrote a watched byte, as a single step of the CPU reports it. */
+static void stepped_stop(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
+{
+	const struct point *p;
+	uint64_t n = t->rep_done;
+	if (watched_write(t, &t->rep, resim_thread_regs(&t->s->sim, k), n, n, false, &p))
+		watch_stop(t, k, &t->rep, 0, p, stop);
+	else
+		stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
 }

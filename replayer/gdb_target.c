@@ -743,6 +743,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	if (take_due_signal(t, dir, stop))
 		return 0;
 	long k = thread_index(t, tid);
+	uint64_t at = replay_session_now(t->s), done = t->rep_done;
 	if (k >= 0 && (!t->div || t->rep_done)) {
 		int r = target_rep_step(t, (size_t)k, dir, stop);
 		if (r != 0)
@@ -758,7 +759,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 		int r = step_forward(t, (size_t)k, stop);
 		if (r == 0 && nr >= 0)
 			note_stepped_syscall(t, (size_t)k, rip, (uint64_t)nr);
-		return r;
+		return r != 0 ? r : target_rep_watch(t, stop, at, done);
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
@@ -775,7 +776,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
-	int inside = target_rep_resume(t, dir, stop);
+	uint64_t at = replay_session_now(t->s), done;
+	int inside = target_rep_resume(t, dir, stop, &done);
 	if (inside != 0)
 		return inside < 0 ? -1 : 0;
 	if (target_in_diversion(t, dir))
@@ -783,7 +785,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	/* Forward, the run is the first pass as far as it goes (its
 	 * observer sees Ctrl-C). */
 	if (dir == GDBSTUB_FORWARD)
-		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
+		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop) != 0
+			       ? -1 : target_rep_watch(t, stop, at, done);
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);

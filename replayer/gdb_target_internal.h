@@ -174,15 +174,24 @@ void target_end_diversion(struct gdb_target *t, const char *why);
 /* gdb_rep_steps.c: a step of thread k inside a rep string instruction,
  * one iteration each way, as the CPU single-steps it: 1 when done
  * (*stop), 0 when the step is an ordinary one of the replay (the position
- * left, if there was one), -1. target_rep_resume: a continue from inside
- * one, which a breakpoint on it stops after one iteration each way (1);
- * else 0, the position left for the instruction's start. target_rep_land:
- * after a backward step or continue that stopped at thread k's rep
- * instruction it had run (stop), to its last iteration instead. */
+ * left, if there was one), -1.
+ * target_rep_resume: a continue from inside one (*done: the iterations
+ * done there, else 0), which a breakpoint on it stops after one iteration
+ * each way, and backwards a write watchpoint that an iteration done wrote
+ * (1); else 0, the position left for the instruction's start.
+ * target_rep_watch: after a forward continue, a write watchpoint hit by a
+ * rep movs or stos stops after the iteration that wrote (the continue
+ * began at time resumed_at, resumed_done iterations into one, or 0).
+ * target_rep_land: after a backward step or continue that stopped at
+ * thread k's rep instruction it had run (stop), to its last iteration
+ * instead, or for a watchpoint, before the last iteration that wrote. */
 int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 		    struct gdbstub_stop *stop);
-int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop);
-void target_rep_land(struct gdb_target *t, size_t k, const struct gdbstub_stop *stop);
+int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop,
+		      uint64_t *done);
+int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
+		     uint64_t resumed_done);
+void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);
