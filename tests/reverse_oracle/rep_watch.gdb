@@ -8,19 +8,23 @@ continue
 delete
 watch dst_bytes[2]
 watch dst_bytes[4]
+watch quads[0]
 watch quads[1]
-watch dst_bytes[14]
 continue
 info registers rcx rsi rdi rip eflags
 x/16xb dst_bytes
 continue
 info registers rcx rsi rdi rip eflags
 x/16xb dst_bytes
-delete 3
-watch dst_bytes[13]
 continue
 info registers rcx rsi rdi rip eflags
 x/4xg quads
+stepi
+info registers rcx rsi rdi rip eflags
+x/4xg quads
+delete 3 4
+watch dst_bytes[14]
+watch dst_bytes[13]
 continue
 info registers rcx rsi rdi rip eflags
 x/16xb dst_bytes
