@@ -260,3 +260,19 @@ continue
 info registers rcx rsi rdi rip eflags
 x/16xb dst_bytes
 x/4xg quads
+# Software watchpoints backwards (gdb steps back and compares): they stop
+# before the iteration that wrote.
+set can-use-hw-watchpoints 0
+watch dst_bytes[14]
+watch quads[1]
+watch dst_bytes[2]
+reverse-continue
+info registers rcx rsi rdi rip eflags
+x/16xb dst_bytes
+reverse-continue
+info registers rcx rsi rdi rip eflags
+x/4xg quads
+reverse-continue
+info registers rcx rsi rdi rip eflags
+x/16xb dst_bytes
+delete
