@@ -36,4 +36,19 @@ expect hardware.out '^rcx +0x2 +2$' "stop inside rep movsb (std), rcx 2"
 expect hardware.out '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <rep_sequence\+102>$' "stop at the rep movsb (std)"
 expect hardware.out '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <rep_sequence\+39>$' "stop at the rep stosq"
 expect hardware.out '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <rep_sequence\+20>$' "stop at the rep movsb"
+
+# From inside an instruction (four of the movsb's five iterations done),
+# back to before the third, which wrote the watched byte.
+inside() {
+	gdb -batch -nx -ex 'set pagination off' -ex 'set remotetimeout 600' "$prog" \
+		-ex "target remote | $build/ttreplay rep.idna" -ex 'break *rep_sequence+20' \
+		-ex continue -ex delete -ex 'stepi 4' -ex "set can-use-hw-watchpoints $1" \
+		-ex 'watch dst_bytes[2]' -ex reverse-continue -ex 'info registers rcx rsi rdi rip' \
+		< /dev/null 2>&1 | sed -n '/^Breakpoint 1,/,$p' | sed 's/^Hardware watchpoint/Watchpoint/'
+}
+inside 1 > hardware-inside.out
+inside 0 > software-inside.out
+if cmp -s hardware-inside.out software-inside.out; then ok
+else bad "from inside, hardware watchpoints backward differ from software ones: $(diff software-inside.out hardware-inside.out | head -20)"; fi
+expect hardware-inside.out '^rcx +0x3 +3$' "from inside rep movsb: before its third iteration"
 finish rep_watch_back
