@@ -347,3 +347,19 @@ static void stepped_stop(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 	else
 		stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
 }
+
+void target_rep_save(const struct gdb_target *t, struct rep_position *p)
+{
+	p->done = t->rep_done;
+	if (!p->done)
+		return;
+	p->time = replay_session_now(t->s);
+	p->thread = diversion_thread(t->div);
+	p->rep = t->rep;
+}
+
+void target_rep_restore(struct gdb_target *t, const struct rep_position *p)
+{
+	if (p->done && !t->div && replay_session_now(t->s) == p->time && t->s->sim.current == p->thread)
+		enter(t, p->thread, &p->rep, p->done);
+}

@@ -912,6 +912,20 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 	return 0;
 }
 
+/* A monitor command inside a rep string instruction runs from its start
+ * (it may move the replay) and, when it did not, leaves the session
+ * where it was: gdb, which reads the registers again only after a move,
+ * goes on showing them. */
+static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
+{
+	struct gdb_target *t = ctx;
+	struct rep_position inside;
+	target_rep_save(t, &inside);
+	int r = gdb_target_monitor(ctx, command, print, print_ctx);
+	target_rep_restore(t, &inside);
+	return r;
+}
+
 static const struct gdbstub_target_ops ops = {
 	.threads = gt_threads,
 	.current_thread = gt_current_thread,
@@ -936,7 +950,7 @@ static const struct gdbstub_target_ops ops = {
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
 	.catch_syscalls = gt_catch_syscalls,
-	.monitor = gdb_target_monitor,
+	.monitor = gt_monitor,
 	.monitor_help = gdb_target_monitor_help,
 };
 

@@ -192,6 +192,16 @@ int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct g
 int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
 		     uint64_t resumed_done);
 void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
+/* A position inside one kept across what runs the replay from the
+ * instruction's start (a monitor command): back inside when the replay
+ * is still there. */
+struct rep_position {
+	uint64_t time, done;
+	size_t thread;
+	struct emu_rep_string rep;
+};
+void target_rep_save(const struct gdb_target *t, struct rep_position *p);
+void target_rep_restore(struct gdb_target *t, const struct rep_position *p);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Hardware watchpoints going backward over rep string instructions stop
-# where software ones do: before the iteration that wrote the watched
-# byte, inside the instruction. `record full` misses hardware watchpoints
-# while it replays its log, so tests/reverse_oracle/rep_steps.gdb checks
-# the software ones against it and this script the hardware ones against
-# the software ones, both under ttreplay.
+# Stepping inside rep string instructions where record full cannot be
+# the oracle (tests/reverse_oracle/rep_steps.gdb is where it can):
+# hardware watchpoints going backward, which record full misses while it
+# replays its log, stop where software ones do (before the iteration that
+# wrote the watched byte, inside the instruction), and a monitor command
+# inside an instruction leaves the session there.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 . "$src/shared/checks.sh"
 prog=$build/tests/reverse_programs/rep_steps
-[ -x "$prog" ] || { bad "no program $prog (make builds it)"; finish rep_watch_back; exit; }
+[ -x "$prog" ] || { bad "no program $prog (make builds it)"; finish rep_steps; exit; }
 setarch -R "$build/ttrec" run -q -o rep.idna "$prog" > rec.out 2>&1
 status_is 0 $? "ttrec run rep_steps"
 
@@ -51,4 +51,14 @@ inside 0 > software-inside.out
 if cmp -s hardware-inside.out software-inside.out; then ok
 else bad "from inside, hardware watchpoints backward differ from software ones: $(diff software-inside.out hardware-inside.out | head -20)"; fi
 expect hardware-inside.out '^rcx +0x3 +3$' "from inside rep movsb: before its third iteration"
-finish rep_watch_back
+
+# A monitor command inside: the next stepi goes on from there.
+gdb -batch -nx -ex 'set pagination off' -ex 'set remotetimeout 600' "$prog" \
+	-ex "target remote | $build/ttreplay rep.idna" -ex 'break *rep_sequence+20' \
+	-ex continue -ex delete -ex 'stepi 2' -ex 'monitor info' -ex 'info registers rcx' \
+	-ex stepi -ex 'info registers rcx' -ex 'x/5xb dst_bytes' < /dev/null > monitor.out 2>&1
+expect monitor.out '^rcx +0x3 +3$' "inside rep movsb after a monitor command"
+expect monitor.out '^rcx +0x2 +2$' "a stepi after a monitor command goes on inside"
+expect monitor.out '0x61[[:space:]]+0x62[[:space:]]+0x63[[:space:]]+0x00[[:space:]]+0x00$' \
+	"the memory three iterations wrote"
+finish rep_steps
