@@ -107,7 +107,7 @@ static void stop_here(struct gdb_target *t, size_t k, enum gdbstub_stop_reason w
 
 /* One iteration forward from inside: 1 when still inside, 0 when it was
  * the last (the position left: the replay's own step runs the
- * instruction), -1. */
+ * instruction). */
 static int iterate_on(struct gdb_target *t)
 {
 	struct emu_regs saved = *diversion_regs(t->div);
@@ -151,8 +151,8 @@ int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 	uint64_t back_to = t->rep_done - 1;
 	rep = t->rep;
 	target_end_diversion(t, NULL);
-	if (back_to > 0 && !enter(t, k, &rep, back_to))
-		return -1;
+	if (back_to > 0)
+		enter(t, k, &rep, back_to); /* (when it cannot: at the start) */
 	stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
 	return 1;
 }
@@ -302,8 +302,8 @@ int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct g
 	}
 	if (!at_break)
 		return 0;
-	if (n > 1 && !enter(t, k, &rep, n - 1))
-		return -1;
+	if (n > 1)
+		enter(t, k, &rep, n - 1);
 	stop_here(t, k, GDBSTUB_STOP_BREAKPOINT, stop);
 	return 1;
 }

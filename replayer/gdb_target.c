@@ -748,6 +748,8 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 		int r = target_rep_step(t, (size_t)k, dir, stop);
 		if (r != 0)
 			return r < 0 ? -1 : 0;
+	} else if (t->rep_done) {
+		target_end_diversion(t, NULL); /* (a thread gdb named wrongly) */
 	}
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);

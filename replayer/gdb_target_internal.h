@@ -174,7 +174,7 @@ void target_end_diversion(struct gdb_target *t, const char *why);
 /* gdb_rep_steps.c: a step of thread k inside a rep string instruction,
  * one iteration each way, as the CPU single-steps it: 1 when done
  * (*stop), 0 when the step is an ordinary one of the replay (the position
- * left, if there was one), -1.
+ * left, if there was one).
  * target_rep_resume: a continue from inside one (*done: the iterations
  * done there, else 0), which a breakpoint on it stops after one iteration
  * each way, and backwards a write watchpoint that an iteration done wrote
