@@ -5,15 +5,19 @@
  * time: the trap comes after each iteration, rip still on the instruction,
  * rcx, rsi, rdi and (cmps, scas) the flags as that iteration left them;
  * the last iteration moves rip past it. A live gdb and `record full` show
- * those stops, and a breakpoint on the instruction is hit at each of them,
- * both ways. The replay counts the instruction once (the trace is made
+ * those stops, a breakpoint on the instruction is hit at each of them,
+ * both ways, and a hardware watchpoint after the iteration that wrote.
+ * The replay counts the instruction once (the trace is made
  * that way), so a position inside one exists in the gdb session only: the
  * replay stands at the instruction's start (time t) and a diversion
  * (diversion.h) holds the thread's state after rep_done iterations, run
  * by the same emulator over the memory the replay shows at t. Any move
  * other than those below leaves the position for the instruction's start
  * (a forward one then runs the whole instruction in the replay, as
- * before).
+ * before); a monitor command comes back inside (target_rep_restore).
+ * What is not followed: read watchpoints (they stop after the whole
+ * instruction), memory another thread or process changed during the
+ * instruction (the diversion sees the memory at t).
  *
  * n iterations run as one instruction with the count register set to n,
  * then given back its own count less n and rip put back: what the CPU
