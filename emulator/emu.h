@@ -342,6 +342,28 @@ uint64_t emu_jit_translations(const struct emu_cpu *cpu);
 size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,
 		       char *buf, size_t buf_size);
 
+/*
+ * A rep-prefixed string instruction (movs, stos, lods, cmps, scas), which
+ * the CPU runs one iteration at a time: a single step stops after each
+ * one with rip still on it and rcx, rsi, rdi (and the flags of a
+ * comparison) as that iteration left them. emu_rep_string says whether
+ * `bytes` starts with one and what a debugger stepping its iterations
+ * needs: its length, its address size (rcx, rsi and rdi count in their
+ * low addr_bytes bytes: 4 with a 0x67 prefix, else 8), its element size,
+ * whether each iteration writes an element at rdi (movs, stos), and
+ * whether an iteration's comparison can end it early (repe: when ZF is
+ * clear after it; repne: when ZF is set).
+ */
+enum emu_rep_until { EMU_REP_COUNT, EMU_REP_WHILE_EQUAL, EMU_REP_WHILE_NOT_EQUAL };
+struct emu_rep_string {
+	uint8_t len;
+	uint8_t addr_bytes;
+	uint8_t elem_bytes;
+	bool writes;
+	enum emu_rep_until until;
+};
+bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out);
+
 /* Whether the emulator implements the instruction in `bytes` (decodes and
  * has semantics for it). Used by coverage reports and tests. */
 bool emu_implements(const uint8_t *bytes, size_t len);

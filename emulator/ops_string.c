@@ -218,6 +218,22 @@ static int string_insn(struct emu_cpu *cpu, const struct emu_insn *insn)
 	return r;
 }
 
+bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out)
+{
+	struct emu_insn insn;
+	if (!emu_decode(bytes, len, 0x1000, &insn) || insn.handler != string_insn ||
+	    !(insn.attr & (EMU_ATTR_REP | EMU_ATTR_REPNE)))
+		return false;
+	out->len = insn.len;
+	out->addr_bytes = insn.mem.addr32 ? 4 : 8;
+	out->elem_bytes = insn.opsize;
+	out->writes = insn.op == STR_MOVS || insn.op == STR_STOS;
+	out->until = EMU_REP_COUNT;
+	if (insn.op == STR_CMPS || insn.op == STR_SCAS)
+		out->until = (insn.attr & EMU_ATTR_REPNE) ? EMU_REP_WHILE_NOT_EQUAL : EMU_REP_WHILE_EQUAL;
+	return true;
+}
+
 /* movsd and cmpsd are also SSE mnemonics: the string forms have no
  * visible operands. */
 static emu_handler *bind_string(struct emu_insn *insn)

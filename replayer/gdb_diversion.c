@@ -52,6 +52,9 @@ void target_end_diversion(struct gdb_target *t, const char *why)
 {
 	if (!t->div)
 		return;
+	if (t->rep_done)
+		why = NULL; /* inside a rep instruction: nothing gdb changed */
+	t->rep_done = 0;
 	if (why) {
 		char line[256];
 		snprintf(line, sizeof(line),
@@ -86,6 +89,7 @@ int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *re
 	if (memcmp(&now, regs, sizeof(now)) == 0)
 		return 0; /* nothing changes */
 	bool back = as_recorded(t, (size_t)k, regs);
+	t->rep_done = 0; /* inside a rep instruction: now gdb's diversion */
 	if (t->div && diversion_thread(t->div) != (size_t)k) {
 		if (t->div_regs_changed) {
 			fprintf(stderr, "ttreplay: a diversion runs one thread: thread %lld's registers"
@@ -109,6 +113,7 @@ int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *re
 int target_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
 	struct gdb_target *t = ctx;
+	t->rep_done = 0; /* inside a rep instruction: now gdb's diversion */
 	if (!start_diversion(t, t->s->sim.current))
 		return -1;
 	if (!diversion_write_memory(t->div, addr, buf, len)) {

@@ -742,9 +742,17 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
+	long k = thread_index(t, tid);
+	uint64_t at = replay_session_now(t->s), done = t->rep_done;
+	if (k >= 0 && (!t->div || t->rep_done)) {
+		int r = target_rep_step(t, (size_t)k, dir, stop);
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+	} else if (t->rep_done) {
+		target_end_diversion(t, NULL); /* (a thread gdb named wrongly) */
+	}
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, true, tid, NULL, NULL, stop);
-	long k = thread_index(t, tid);
 	if (k < 0 || (dir != GDBSTUB_FORWARD && target_whole_history(t) != 0))
 		return -1;
 	if (dir == GDBSTUB_FORWARD) {
@@ -753,11 +761,14 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 		int r = step_forward(t, (size_t)k, stop);
 		if (r == 0 && nr >= 0)
 			note_stepped_syscall(t, (size_t)k, rip, (uint64_t)nr);
-		return r;
+		return r != 0 ? r : target_rep_watch(t, stop, at, done);
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
-	return step_backward(t, (size_t)k, stop);
+	if (step_backward(t, (size_t)k, stop) != 0)
+		return -1;
+	target_rep_land(t, (size_t)k, stop);
+	return 0;
 }
 
 static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn interrupted,
@@ -767,12 +778,17 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
+	uint64_t at = replay_session_now(t->s), done;
+	int inside = target_rep_resume(t, dir, stop, &done);
+	if (inside != 0)
+		return inside < 0 ? -1 : 0;
 	if (target_in_diversion(t, dir))
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
 	 * observer sees Ctrl-C). */
 	if (dir == GDBSTUB_FORWARD)
-		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop);
+		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop) != 0
+			       ? -1 : target_rep_watch(t, stop, at, done);
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);
@@ -785,7 +801,10 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
-	return target_backward(t, replay_session_now(t->s), true, true, stop);
+	if (target_backward(t, replay_session_now(t->s), true, true, stop) != 0)
+		return -1;
+	target_rep_land(t, t->s->sim.current, stop);
+	return 0;
 }
 
 
@@ -895,6 +914,20 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 	return 0;
 }
 
+/* A monitor command inside a rep string instruction runs from its start
+ * (it may move the replay) and, when it did not, leaves the session
+ * where it was: gdb, which reads the registers again only after a move,
+ * goes on showing them. */
+static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
+{
+	struct gdb_target *t = ctx;
+	struct rep_position inside;
+	target_rep_save(t, &inside);
+	int r = gdb_target_monitor(ctx, command, print, print_ctx);
+	target_rep_restore(t, &inside);
+	return r;
+}
+
 static const struct gdbstub_target_ops ops = {
 	.threads = gt_threads,
 	.current_thread = gt_current_thread,
@@ -919,7 +952,7 @@ static const struct gdbstub_target_ops ops = {
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
 	.catch_syscalls = gt_catch_syscalls,
-	.monitor = gdb_target_monitor,
+	.monitor = gt_monitor,
 	.monitor_help = gdb_target_monitor_help,
 };
 

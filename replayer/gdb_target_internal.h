@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emulator/emu.h"
 #include "gdbstub/target.h"
 #include "replayer/gdb_target.h"
 #include "replayer/step_history.h"
@@ -94,6 +95,11 @@ struct gdb_target {
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;
 	bool div_regs_changed; /* its thread's registers differ (or did) */
+	/* Inside a rep string instruction (gdb_rep_steps.c): the replay at
+	 * its start, `div` its thread after rep_done iterations of `rep`;
+	 * 0 when not inside one. */
+	uint64_t rep_done;
+	struct emu_rep_string rep;
 	/* The last stop at a syscall's entry or return (catch syscall): while
 	 * the replay is still there, gdb reads the registers a live process
 	 * shows at that ptrace stop (orig_rax the number; at the entry, rax
@@ -164,6 +170,38 @@ int target_diversion_run(struct gdb_target *t, bool step, int64_t tid,
 			 gdbstub_interrupt_fn interrupted, void *interrupt_ctx,
 			 struct gdbstub_stop *stop);
 void target_end_diversion(struct gdb_target *t, const char *why);
+
+/* gdb_rep_steps.c: a step of thread k inside a rep string instruction,
+ * one iteration each way, as the CPU single-steps it: 1 when done
+ * (*stop), 0 when the step is an ordinary one of the replay (the position
+ * left, if there was one).
+ * target_rep_resume: a continue from inside one (*done: the iterations
+ * done there, else 0), which a breakpoint on it stops after one iteration
+ * each way, and backwards a write watchpoint that an iteration done wrote
+ * (1); else 0, the position left for the instruction's start.
+ * target_rep_watch: after a forward continue, a write watchpoint hit by a
+ * rep movs or stos stops after the iteration that wrote (the continue
+ * began at time resumed_at, resumed_done iterations into one, or 0).
+ * target_rep_land: after a backward step or continue that stopped at
+ * thread k's rep instruction it had run (stop), to its last iteration
+ * instead, or for a watchpoint, before the last iteration that wrote. */
+int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
+		    struct gdbstub_stop *stop);
+int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop,
+		      uint64_t *done);
+int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
+		     uint64_t resumed_done);
+void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
+/* A position inside one kept across what runs the replay from the
+ * instruction's start (a monitor command): back inside when the replay
+ * is still there. */
+struct rep_position {
+	uint64_t time, done;
+	size_t thread;
+	struct emu_rep_string rep;
+};
+void target_rep_save(const struct gdb_target *t, struct rep_position *p);
+void target_rep_restore(struct gdb_target *t, const struct rep_position *p);
 
 /* gdb_monitor.c: the monitor commands the stub leaves to the target. */
 int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx);

@@ -2,8 +2,7 @@
 # registers after each (not where rdtsc, rdrand or cpuid results are
 # still in one: those are compared through convenience variables).
 # A rep-prefixed string instruction is run whole with a breakpoint
-# after it: the CPU stops a single step after each of its iterations,
-# ttreplay after the whole instruction (README, what does not work yet).
+# after it (rep_steps.gdb steps through their iterations).
 break *insn_sequence
 continue
 delete
