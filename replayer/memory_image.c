@@ -485,8 +485,22 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
 size_t memory_image_run(const struct memory_image *m, uint64_t addr, size_t len, bool known)
 {
 	size_t n = 0;
-	while (n < len && byte_known(m, addr + n) == known)
-		n++;
+	while (n < len) {
+		uint64_t a = addr + n, pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		unsigned off = (unsigned)(a - pa);
+		unsigned take = PAGE_SIZE - off < len - n ? PAGE_SIZE - off : (unsigned)(len - n);
+		const struct memory_image_page *p = find_page(m, pa);
+		/* The common cases at once: a page not held, a piece all known. */
+		if (!p || (known && all_known(p, off, take))) {
+			if (!p && known)
+				return n;
+			n += take;
+			continue;
+		}
+		for (unsigned i = off; i < off + take; i++, n++)
+			if ((bool)((p->known[i / 64] >> (i % 64)) & 1) != known)
+				return n;
+	}
 	return n;
 }
 

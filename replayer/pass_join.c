@@ -179,17 +179,25 @@ fail:
 	return -1;
 }
 
-/* Whether range k's work can be joined: it started as the table said and
- * ran to its end, or to history's end or the replay's failure. */
+/* Why range w's work cannot be joined (it did not start as the table
+ * said, or stopped before its end, or history's end, or the replay's
+ * failure), or NULL. */
 static const char *unjoinable(const struct pass_worker *w)
 {
-	if (w->out_of_budget)
-		return "the ranges' snapshots would pass the snapshot memory budget";
 	if (w->bad_start)
 		return "a range could not start at its checkpoint";
 	if (w->stopped || w->log.failed)
 		return "out of memory for the ranges' snapshots";
 	return NULL;
+}
+
+/* Whether a range stopped for the budget (the others then stopped too). */
+static bool past_budget(const struct pass_worker *w, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (w[k].out_of_budget)
+			return true;
+	return false;
 }
 
 /* The ranges replayed, the session's pass at the first one's end: their
@@ -198,6 +206,10 @@ static const char *unjoinable(const struct pass_worker *w)
  * cannot be (nothing joined then). */
 static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 {
+	if (past_budget(w, n)) {
+		s->summary.serial_reason = "the ranges' snapshots would pass the snapshot memory budget";
+		return 0;
+	}
 	size_t last = 1;
 	for (;; last++) {
 		const char *why = unjoinable(&w[last]);

@@ -9,7 +9,7 @@
  * they came from changes. memory_image_overlay (the first pass's join of
  * ranges) against the same model: top's known bytes, else base's; pages
  * shared with the inputs, and with the previous overlay's result where
- * neither input changed.
+ * neither input changed; memory_image_run's runs of (un)known bytes.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -292,6 +292,16 @@ START_TEST(test_overlay)
 			ck_assert_uint_eq(n, want);
 			if (want)
 				ck_assert_uint_eq(b, top_known[off] ? top_data[off] : base_data[off]);
+		}
+		/* memory_image_run: the runs of known and unknown bytes. */
+		for (int r = 0; r < 20; r++) {
+			uint64_t at = rng() % SPAN;
+			size_t len = 1 + rng() % (SPAN - at);
+			bool known = rng() % 2;
+			size_t want = 0;
+			while (want < len && top_known[at + want] == known)
+				want++;
+			ck_assert_uint_eq(memory_image_run(top, BASE + at, len, known), want);
 		}
 		for (uint64_t pa = BASE; pa < BASE + SPAN; pa += 4096) {
 			const void *ob = page_identity(o, pa), *bb = page_identity(base, pa),
