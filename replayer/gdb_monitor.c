@@ -229,15 +229,6 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 			print(print_ctx, t->s->index_path);
 			print(print_ctx, "\n");
 		}
-		if (m->ranges > 1 || m->serial_reason) {
-			if (m->ranges > 1)
-				snprintf(line, sizeof(line), "first pass cores: %u ranges at once\n",
-					 m->ranges);
-			else
-				snprintf(line, sizeof(line), "first pass cores: one (%s)\n",
-					 m->serial_reason);
-			print(print_ctx, line);
-		}
 		return 0;
 	}
 	if (strcmp(command, "snapshot-digests") == 0) {
