@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "replayer/gdb_target_internal.h"
+#include "replayer/pass_digest.h"
 
 /*
  * "Who wrote this value?": the nearest access of one kind to [addr,
@@ -203,7 +204,8 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		print(print_ctx, line);
 		return 0;
 	}
-	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0) &&
+	if ((strcmp(command, "info") == 0 || strcmp(command, "snapshots") == 0 ||
+	     strcmp(command, "snapshot-digests") == 0) &&
 	    target_whole_history(t) != 0)
 		return -1;
 	if (strcmp(command, "info") == 0) {
@@ -229,6 +231,20 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		}
 		return 0;
 	}
+	if (strcmp(command, "snapshot-digests") == 0) {
+		for (size_t i = 0; i < t->s->n_snapshots; i++) {
+			uint64_t h;
+			if (!pass_digest_snapshot(t->s, i, &h))
+				return -1;
+			snprintf(line, sizeof(line), "%llu %016llx\n",
+				 (unsigned long long)t->s->snapshots[i].icount, (unsigned long long)h);
+			print(print_ctx, line);
+		}
+		snprintf(line, sizeof(line), "future %016llx\n",
+			 (unsigned long long)pass_digest_image(t->s->future));
+		print(print_ctx, line);
+		return 0;
+	}
 	if (strcmp(command, "snapshots") == 0) {
 		for (size_t i = 0; i < t->s->n_snapshots; i++) {
 			snprintf(line, sizeof(line), "%llu\n", (unsigned long long)t->s->snapshots[i].icount);
@@ -249,6 +265,8 @@ const char *gdb_target_monitor_help(void *ctx)
 	       "  whether the first pass was read from the replay index (until the\n"
 	       "  first pass is finished: how far it has read)\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
+	       "snapshot-digests -- a checksum of each snapshot's state and of the first\n"
+	       "  reads' image: first passes that made the same print the same\n"
 	       "checkpoint -- remember the current time as a numbered checkpoint\n"
 	       "checkpoints -- list the checkpoints\n"
 	       "restart N -- go back (or forward) to checkpoint N\n"

@@ -482,6 +482,113 @@ size_t memory_image_load_at(const struct memory_image *future, uint64_t addr, vo
 	return done;
 }
 
+size_t memory_image_run(const struct memory_image *m, uint64_t addr, size_t len, bool known)
+{
+	size_t n = 0;
+	while (n < len) {
+		uint64_t a = addr + n, pa = a & ~(uint64_t)(PAGE_SIZE - 1);
+		unsigned off = (unsigned)(a - pa);
+		unsigned take = PAGE_SIZE - off < len - n ? PAGE_SIZE - off : (unsigned)(len - n);
+		const struct memory_image_page *p = find_page(m, pa);
+		/* The common cases at once: a page not held, a piece all known. */
+		if (!p || (known && all_known(p, off, take))) {
+			if (!p && known)
+				return n;
+			n += take;
+			continue;
+		}
+		for (unsigned i = off; i < off + take; i++, n++)
+			if ((bool)((p->known[i / 64] >> (i % 64)) & 1) != known)
+				return n;
+	}
+	return n;
+}
+
+/* Whether top's page adds nothing to base's: every byte it knows, base
+ * knows with the same value. */
+static bool page_adds_nothing(const struct memory_image_page *base,
+			      const struct memory_image_page *top)
+{
+	for (unsigned w = 0; w < PAGE_SIZE / 64; w++) {
+		uint64_t k = top->known[w];
+		if ((base->known[w] & k) != k)
+			return false;
+		for (unsigned i = 0; k && i < 64; i++, k >>= 1)
+			if ((k & 1) && base->data[w * 64 + i] != top->data[w * 64 + i])
+				return false;
+	}
+	return true;
+}
+
+/* base's page with top's known bytes over it; NULL when memory is short. */
+static struct memory_image_page *merged_page(const struct memory_image_page *base,
+					     const struct memory_image_page *top)
+{
+	/* base->timed: false, as overlay takes untimed images only. */
+	struct memory_image_page *p = malloc(page_bytes(base->timed));
+	if (!p)
+		return NULL;
+	memcpy(p, base, page_bytes(base->timed));
+	p->refs = 1;
+	for (unsigned w = 0; w < PAGE_SIZE / 64; w++) {
+		uint64_t k = top->known[w];
+		if (k == ~0ull) {
+			memcpy(p->data + w * 64, top->data + w * 64, 64);
+		} else {
+			for (unsigned i = 0; i < 64 && (k >> i); i++)
+				if ((k >> i) & 1)
+					p->data[w * 64 + i] = top->data[w * 64 + i];
+		}
+		p->known[w] |= top->known[w];
+	}
+	return p;
+}
+
+/* The page overlay puts at s->addr. *made: a new page (the caller drops
+ * its reference once the image holds it). */
+static struct memory_image_page *overlay_page(const struct memory_image *base, const struct slot *s,
+					      const struct memory_image_overlay_prev *prev,
+					      bool *made)
+{
+	*made = false;
+	struct memory_image_page *bp = find_page(base, s->addr);
+	if (!bp)
+		return s->page;
+	if (prev && find_page(prev->top, s->addr) == s->page && find_page(prev->base, s->addr) == bp) {
+		struct memory_image_page *rp = find_page(prev->result, s->addr);
+		if (rp)
+			return rp;
+	}
+	if (page_adds_nothing(bp, s->page))
+		return bp;
+	*made = true;
+	return merged_page(bp, s->page);
+}
+
+struct memory_image *memory_image_overlay(const struct memory_image *base,
+					  const struct memory_image *top,
+					  const struct memory_image_overlay_prev *prev)
+{
+	if (base->timed || top->timed)
+		return NULL;
+	struct memory_image *c = memory_image_snapshot(base);
+	if (!c)
+		return NULL;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (const struct slot *s = top->buckets[b]; s; s = s->next) {
+			bool made;
+			struct memory_image_page *p = overlay_page(base, s, prev, &made);
+			bool ok = p && memory_image_set_page(c, s->addr, p);
+			if (made && p)
+				release(p);
+			if (!ok) {
+				memory_image_free(c);
+				return NULL;
+			}
+		}
+	return c;
+}
+
 /* --- page by page, for the replay index ---------------------------------- */
 
 bool memory_image_is_timed(const struct memory_image *m)

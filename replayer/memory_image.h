@@ -78,6 +78,27 @@ void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len)
 void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len);
 bool memory_image_blocked(const struct memory_image *future, uint64_t addr);
 
+/* How many leading bytes of [addr, addr+len) are known (known true) or
+ * unknown (known false). */
+size_t memory_image_run(const struct memory_image *m, uint64_t addr, size_t len, bool known);
+
+/*
+ * The image that knows top's known bytes and, where top does not know a
+ * byte, base's: what a replay that started with an empty image (top)
+ * would know had it started with base. Its pages are both images' pages:
+ * base's where top has none or adds nothing, top's where base has none,
+ * else a merged copy. With prev, the previous overlay's inputs and result
+ * (NULL: none): a page whose top and base pages are still the ones prev's
+ * had is prev's result's page (consecutive snapshots share it). NULL when
+ * memory is short.
+ */
+struct memory_image_overlay_prev {
+	const struct memory_image *top, *base, *result;
+};
+struct memory_image *memory_image_overlay(const struct memory_image *base,
+					  const struct memory_image *top,
+					  const struct memory_image_overlay_prev *prev);
+
 /* --- page by page, for the replay index ---------------------------------- */
 
 #define MEMORY_IMAGE_PAGE 4096u

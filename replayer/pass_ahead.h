@@ -38,6 +38,17 @@ void pass_ahead_park(struct replay_session *s);
 /* replay_session.c's steps of the pass. */
 void replay_session_pass_hooks(struct replay_session *s, bool on);
 int replay_session_pass_boundary(struct replay_session *s);
+/* Runs the pass on with its hooks (first_pass: up to max_snapshots or
+ * time end). */
+enum resim_status replay_session_run_pass(struct replay_session *s, size_t max_snapshots,
+					 uint64_t end);
+/* Adds a snapshot made elsewhere (pass_join.c) as the next one, keeping
+ * the budget as a snapshot the pass takes does. 0, or -1. */
+int replay_session_add_snapshot(struct replay_session *s, const struct replay_snapshot *snap);
+/* The heap in use as the allocator counts it (0 where it cannot say). */
+uint64_t replay_heap_in_use(void);
+/* Adds the pages of [addr, addr+len) to pages; false when one could not be. */
+bool pass_note_pages(struct code_page_set *pages, uint64_t addr, size_t len);
 uint64_t replay_session_next_snapshot_time(const struct replay_session *s);
 int replay_session_summarise_history(struct replay_session *s, enum resim_status st);
 int replay_session_summarise_replay(struct replay_session *s, struct resim *sim,

@@ -17,32 +17,7 @@
 
 #include "replayer/pass_ahead.h"
 #include "replayer/pass_parallel.h"
-
-/* No checkpoint: the range starts where history does. */
-#define FROM_START SIZE_MAX
-
-struct pass_worker {
-	/* What it replays. */
-	const char *path;
-	unsigned cache_log2;
-	bool jit;
-	size_t checkpoint;        /* its reader's checkpoint index, or FROM_START */
-	uint64_t end;             /* the next range's start; UINT64_MAX: history's end */
-	uint64_t snapshot_origin, snapshot_interval; /* the serial pass's snapshot times */
-	/* What it found. */
-	struct idna_reader *reader;
-	struct resim sim;
-	bool sim_open;
-	struct resim_counts base; /* counted at its start, by the range before */
-	enum resim_status status; /* RESIM_AT_TARGET: it reached `end` */
-	size_t snapshots;         /* snapshot times it passed */
-	double cpu_seconds;       /* the CPU time its thread took */
-	char error[320];          /* why it could not start */
-	/* It could not start (out of memory, the trace unreadable), or its
-	 * checkpoint did not start it as the table said (a damaged or
-	 * hostile trace): the serial pass decides then. */
-	bool bad_start;
-};
+#include "replayer/pass_worker.h"
 
 /* The first snapshot time after t. */
 static uint64_t snapshot_after(const struct pass_worker *w, uint64_t t)
@@ -63,7 +38,7 @@ static int open_worker(struct pass_worker *w)
 		snprintf(w->error, sizeof(w->error), "out of memory");
 		return -1;
 	}
-	int rc = w->checkpoint == FROM_START
+	int rc = w->checkpoint == PASS_FROM_START
 			 ? resim_open(&w->sim, w->reader, w->cache_log2, w->jit, image)
 			 : resim_open_at_checkpoint(&w->sim, w->reader, w->cache_log2, w->jit, image,
 						    idna_reader_checkpoint(w->reader, w->checkpoint));
@@ -75,7 +50,85 @@ static int open_worker(struct pass_worker *w)
 	return 0;
 }
 
-/* Replays one range, counting the serial pass's snapshot times in it. */
+/* keep: notes the pages of code fetched into the segment being noted. */
+static void note_fetch(void *ctx, uint64_t addr, size_t len)
+{
+	struct pass_worker *w = ctx;
+	if (!pass_note_pages(w->noting->code_pages, addr, len))
+		w->summary_incomplete = true;
+}
+
+static void note_code(void *ctx, uint64_t addr, uint64_t len)
+{
+	note_fetch(ctx, addr, (size_t)len);
+}
+
+/* keep: from now on, the pages the range writes and runs go to seg's
+ * sets (made here). false when memory is short. */
+static bool note_into(struct pass_worker *w, struct replay_snapshot *seg)
+{
+	seg->written_pages = code_page_set_new();
+	seg->code_pages = code_page_set_new();
+	if (!seg->written_pages || !seg->code_pages)
+		return false;
+	w->noting = seg;
+	process_memory_note_writes(&w->sim.proc, seg->written_pages);
+	w->sim.proc.on_fetch = note_fetch;
+	w->sim.proc.fetch_ctx = w;
+	/* Blocks decoded before, run from now on in the segment. */
+	emu_report_code(w->sim.cpu, note_code, w);
+	return true;
+}
+
+/* Snapshots between two looks at the heap (as the serial pass). */
+#define BUDGET_CHECK_EVERY 4
+
+/* keep: a snapshot at the current time, its segment noted from now on.
+ * false when the range stops (memory, the budget, another range asked). */
+static bool keep_snapshot(struct pass_worker *w)
+{
+	if (atomic_load(w->stop))
+		return false;
+	if (w->n_kept == w->cap_kept) {
+		size_t cap = w->cap_kept ? 2 * w->cap_kept : 64;
+		struct replay_snapshot *k = realloc(w->kept, cap * sizeof(*k));
+		if (k)
+			w->kept = k;
+		size_t *m = realloc(w->log_marks, cap * sizeof(*m));
+		if (m)
+			w->log_marks = m;
+		if (!k || !m)
+			return false;
+		w->cap_kept = cap;
+	}
+	struct replay_snapshot *snap = &w->kept[w->n_kept];
+	memset(snap, 0, sizeof(*snap));
+	if (resim_save(&w->sim, &snap->state) != 0)
+		return false;
+	snap->icount = snap->state.time;
+	w->log_marks[w->n_kept] = w->log.len;
+	w->n_kept++;
+	if (!note_into(w, snap))
+		return false;
+	if (w->n_kept % BUDGET_CHECK_EVERY == 0 && replay_heap_in_use() > w->budget) {
+		w->out_of_budget = true;
+		return false;
+	}
+	return true;
+}
+
+/* keep: at the range's start, the state there and the noting of its
+ * lead part; the log from now on. */
+static bool keep_start(struct pass_worker *w)
+{
+	if (resim_save(&w->sim, &w->start_state) != 0 || !note_into(w, &w->lead))
+		return false;
+	w->sim.proc.log = &w->log;
+	return true;
+}
+
+/* Replays one range, counting the serial pass's snapshot times in it
+ * (keep: taking the snapshots). */
 static void replay_range(struct pass_worker *w)
 {
 	w->status = RESIM_ERROR;
@@ -84,7 +137,7 @@ static void replay_range(struct pass_worker *w)
 		return;
 	}
 	uint64_t next = w->snapshot_origin;
-	if (w->checkpoint != FROM_START) {
+	if (w->checkpoint != PASS_FROM_START) {
 		uint64_t start = resim_now(&w->sim);
 		w->status = resim_run(&w->sim, start);
 		if (w->status != RESIM_AT_TARGET || w->sim.counts.checkpoints == 0 ||
@@ -95,22 +148,34 @@ static void replay_range(struct pass_worker *w)
 		w->base = w->sim.counts;
 		next = snapshot_after(w, start);
 	}
+	if (w->keep && !keep_start(w)) {
+		w->stopped = true;
+		return;
+	}
 	for (;;) {
 		uint64_t target = next < w->end ? next : w->end;
 		w->status = resim_run(&w->sim, target);
 		if (w->status != RESIM_AT_TARGET)
 			return;
 		if (target == next) {
+			if (w->keep && !keep_snapshot(w)) {
+				w->stopped = true;
+				atomic_store(w->stop, true);
+				return;
+			}
 			w->snapshots++;
 			next += w->snapshot_interval;
 		}
-		if (target == w->end)
+		if (target == w->end) {
+			if (w->keep && resim_save(&w->sim, &w->end_state) != 0)
+				w->stopped = true;
 			return;
+		}
 	}
 }
 
 /* Replays one range, and notes the CPU time that took. */
-static void *run_worker(void *arg)
+void *pass_worker_run(void *arg)
 {
 	struct pass_worker *w = arg;
 	struct timespec t0, t1;
@@ -121,13 +186,10 @@ static void *run_worker(void *arg)
 	return NULL;
 }
 
-/* The checkpoints that can start a range: the one thread's, strictly
- * after history's start, in increasing time. Their reader indexes go to
- * `out` (room for every checkpoint); returns how many. */
-static size_t range_starts(struct replay_session *s, size_t *out)
+size_t pass_range_starts(struct replay_session *s, uint64_t after, size_t *out)
 {
 	const struct resim_thread *t = &s->sim.threads[0];
-	uint64_t last = t->first ? t->first->icount : 0;
+	uint64_t origin = t->first ? t->first->icount : 0, last = origin + after;
 	size_t n = 0;
 	for (size_t i = 0; i < idna_reader_checkpoint_count(s->reader); i++) {
 		const struct idna_checkpoint *cp = idna_reader_checkpoint(s->reader, i);
@@ -139,16 +201,22 @@ static size_t range_starts(struct replay_session *s, size_t *out)
 	return n;
 }
 
-/* Adds what worker w passed to counts. */
-static void add_counts(struct resim_counts *counts, const struct pass_worker *w)
+void pass_join_counts(struct resim_counts *out, const struct resim_counts *before,
+		      const struct resim_counts *x, const struct resim_counts *base)
 {
-	const struct resim_counts *c = &w->sim.counts, *b = &w->base;
-	counts->syscalls += c->syscalls - b->syscalls;
-	counts->signals += c->signals - b->signals;
-	counts->checkpoints += c->checkpoints - b->checkpoints;
-	counts->native_steps += c->native_steps - b->native_steps;
-	if (c->signals > b->signals)
-		counts->last_signal = c->last_signal;
+	struct resim_counts c = *before;
+	c.syscalls += x->syscalls - base->syscalls;
+	c.signals += x->signals - base->signals;
+	c.checkpoints += x->checkpoints - base->checkpoints;
+	c.native_steps += x->native_steps - base->native_steps;
+	c.execs += x->execs - base->execs;
+	if (x->signals > base->signals) {
+		c.last_signal = x->last_signal;
+		c.last_signal_time = x->last_signal_time;
+	}
+	if (x->execs > base->execs)
+		c.last_exec_time = x->last_exec_time;
+	*out = c;
 }
 
 /* The summary from the workers, in history order: up to the first range
@@ -162,7 +230,7 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	for (;; k++) {
 		if (w[k].bad_start)
 			return 0;
-		add_counts(&counts, &w[k]);
+		pass_join_counts(&counts, &counts, &w[k].sim.counts, &w[k].base);
 		snapshots += w[k].snapshots;
 		if (k == n - 1 || w[k].status != RESIM_AT_TARGET)
 			break;
@@ -201,28 +269,74 @@ static size_t pick_start(const struct replay_session *s, const size_t *starts, s
 	return best;
 }
 
-/* The ranges: `n` of them, about as long in instructions as the
- * checkpoints allow. */
-static void plan(struct replay_session *s, struct pass_worker *w, size_t n, const size_t *starts,
-		 size_t n_starts)
+void pass_plan(struct replay_session *s, struct pass_worker *w, size_t n, const size_t *starts,
+	       size_t n_starts, uint64_t from, uint64_t snapshot_origin, uint64_t snapshot_interval)
 {
 	uint64_t origin = s->sim.threads[0].first ? s->sim.threads[0].first->icount : 0;
 	size_t next = 0;
 	for (size_t k = 0; k < n; k++) {
 		w[k] = (struct pass_worker){
 			.path = s->path, .cache_log2 = s->cache_log2, .jit = s->jit,
-			.checkpoint = FROM_START, .end = UINT64_MAX,
-			.snapshot_origin = s->snapshots[0].icount,
-			.snapshot_interval = REPLAY_SNAPSHOT_INTERVAL,
+			.checkpoint = PASS_FROM_START, .end = UINT64_MAX,
+			.snapshot_origin = snapshot_origin, .snapshot_interval = snapshot_interval,
 		};
 		if (k > 0) {
-			size_t i = pick_start(s, starts, n_starts, origin, k, n, next);
+			size_t i = pick_start(s, starts, n_starts, origin + from, k, n, next);
 			w[k].checkpoint = starts[i];
 			next = i + 1;
 		}
 	}
 	for (size_t k = 0; k + 1 < n; k++)
 		w[k].end = idna_reader_checkpoint(s->reader, w[k + 1].checkpoint)->icount - origin;
+}
+
+size_t pass_workers_start(struct pass_worker *w, pthread_t *tids, size_t first, size_t n)
+{
+	size_t started = first;
+	for (; started < n; started++)
+		if (pthread_create(&tids[started], NULL, pass_worker_run, &w[started]) != 0)
+			break;
+	return started;
+}
+
+void pass_workers_wait(struct pass_worker *w, pthread_t *tids, size_t first, size_t n,
+		       size_t started)
+{
+	for (size_t k = first; k < started; k++)
+		pthread_join(tids[k], NULL);
+	/* A worker that could not start: that range replays here. */
+	for (size_t k = started; k < n; k++)
+		pass_worker_run(&w[k]);
+}
+
+static void free_sets(struct replay_snapshot *snap)
+{
+	code_page_set_free(snap->written_pages);
+	code_page_set_free(snap->code_pages);
+	snap->written_pages = snap->code_pages = NULL;
+}
+
+void pass_worker_free(struct pass_worker *w)
+{
+	if (w->sim_open)
+		resim_close(&w->sim);
+	w->sim_open = false;
+	if (w->reader)
+		idna_reader_close(w->reader);
+	w->reader = NULL;
+	for (size_t i = 0; i < w->n_kept; i++) {
+		resim_state_free(&w->kept[i].state);
+		free_sets(&w->kept[i]);
+	}
+	free(w->kept);
+	free(w->log_marks);
+	w->kept = NULL;
+	w->log_marks = NULL;
+	w->n_kept = 0;
+	free_sets(&w->lead);
+	resim_state_free(&w->start_state);
+	resim_state_free(&w->end_state);
+	pass_log_free(&w->log);
 }
 
 int pass_parallel_summary(struct replay_session *s, unsigned jobs)
@@ -235,31 +349,19 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 	int rc = 0;
 	if (!starts || !w || !tids)
 		goto out; /* the serial pass needs no more */
-	size_t n_starts = range_starts(s, starts);
+	size_t n_starts = pass_range_starts(s, 0, starts);
 	size_t n = n_starts + 1 < jobs ? n_starts + 1 : jobs;
 	if (n < 2)
 		goto out;
-	plan(s, w, n, starts, n_starts);
+	pass_plan(s, w, n, starts, n_starts, 0, s->snapshots[0].icount, REPLAY_SNAPSHOT_INTERVAL);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	size_t started = 0;
-	for (; started < n; started++)
-		if (pthread_create(&tids[started], NULL, run_worker, &w[started]) != 0)
-			break;
-	for (size_t k = 0; k < started; k++)
-		pthread_join(tids[k], NULL);
-	/* A worker that could not start: that range replays here. */
-	for (size_t k = started; k < n; k++)
-		run_worker(&w[k]);
+	pass_workers_wait(w, tids, 0, n, pass_workers_start(w, tids, 0, n));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->summary.seconds += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	rc = join(s, w, n);
-	for (size_t k = 0; k < n; k++) {
-		if (w[k].sim_open)
-			resim_close(&w[k].sim);
-		if (w[k].reader)
-			idna_reader_close(w[k].reader);
-	}
+	for (size_t k = 0; k < n; k++)
+		pass_worker_free(&w[k]);
 out:
 	free(starts);
 	free(w);

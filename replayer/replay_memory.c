@@ -206,6 +206,8 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	if (p->future)
 		memory_image_store_first_reads(p->image, p->future, addr, buf, size,
 					       p->transition_time);
+	if (p->log)
+		pass_log_read(p->log, p->image, addr, buf, size, p->transition_time);
 	memory_image_store(p->image, addr, buf, size);
 	if (p->on_access)
 		p->on_access(p->access_ctx, addr, size, false);
@@ -243,6 +245,9 @@ static bool have_code_page(struct replay_memory *m, uint64_t pg)
 	if (p->future)
 		memory_image_store_first_reads(p->image, p->future, pg * PAGE_SIZE,
 					       r->u.code_page.bytes, PAGE_SIZE, p->transition_time);
+	if (p->log)
+		pass_log_read(p->log, p->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE,
+			      p->transition_time);
 	memory_image_store(p->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
 	code_page_set_add(p->code_pages, pg);
 	cursor_next(&m->cursor);
@@ -304,6 +309,8 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 		m->next.hits_before--;
 	m->cache.hits_since_miss++;
 	struct process_memory *p = m->proc;
+	if (__builtin_expect(p->log != NULL, 0))
+		pass_log_read(p->log, p->image, addr, &value, size, p->transition_time);
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, false);

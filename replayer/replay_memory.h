@@ -17,6 +17,7 @@
 
 #include "emulator/emu.h"
 #include "replayer/memory_image.h"
+#include "replayer/pass_log.h"
 #include "replayer/record_cursor.h"
 #include "trace-format/code_page_set.h"
 #include "trace-format/predict_cache.h"
@@ -54,6 +55,10 @@ struct process_memory {
 	 * replay's global clock), which resim keeps up to date. */
 	struct memory_image *future;
 	uint64_t transition_time;
+	/* A range of the first pass replayed on a core of its own
+	 * (pass_parallel.h): what depends on the memory before it goes
+	 * here, for the join (NULL otherwise). */
+	struct pass_log *log;
 	/* First pass: every page written goes into this set (NULL: none
 	 * noted). Most writes go to a page written just before: noted_pages
 	 * holds page + 1 at page % NOTED_PAGES (0: none) for those, which

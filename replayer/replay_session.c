@@ -15,10 +15,20 @@
 #include <unistd.h>
 
 #include "replayer/pass_ahead.h"
+#include "replayer/pass_join.h"
 #include "replayer/pass_parallel.h"
 #include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "trace-format/pack_store.h"
+
+bool pass_note_pages(struct code_page_set *pages, uint64_t addr, size_t len)
+{
+	bool ok = true;
+	for (uint64_t pg = addr >> 12; len && pg <= (addr + len - 1) >> 12; pg++)
+		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+			ok = false;
+	return ok;
+}
 
 /* First pass: notes the pages each segment decodes code from. */
 static void note_fetch(void *ctx, uint64_t addr, size_t len)
@@ -26,10 +36,8 @@ static void note_fetch(void *ctx, uint64_t addr, size_t len)
 	struct replay_session *s = ctx;
 	if (s->n_snapshots == 0 || len == 0)
 		return;
-	struct code_page_set *pages = s->snapshots[s->n_snapshots - 1].code_pages;
-	for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12; pg++)
-		if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
-			s->summary_incomplete = true;
+	if (!pass_note_pages(s->snapshots[s->n_snapshots - 1].code_pages, addr, len))
+		s->summary_incomplete = true;
 }
 
 /* First pass: the code of a block decoded before the segment, run in it. */
@@ -38,7 +46,8 @@ static void note_code(void *ctx, uint64_t addr, uint64_t len)
 	note_fetch(ctx, addr, (size_t)len);
 }
 
-static int take_snapshot(struct replay_session *s)
+/* Room for one more snapshot. 0, or -1. */
+static int snapshot_room(struct replay_session *s)
 {
 	if (s->n_snapshots == s->cap_snapshots) {
 		size_t cap = s->cap_snapshots ? 2 * s->cap_snapshots : 64;
@@ -48,6 +57,13 @@ static int take_snapshot(struct replay_session *s)
 		s->snapshots = n;
 		s->cap_snapshots = cap;
 	}
+	return 0;
+}
+
+static int take_snapshot(struct replay_session *s)
+{
+	if (snapshot_room(s) != 0)
+		return -1;
 	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
 	memset(snap, 0, sizeof(*snap));
 	snap->written_pages = code_page_set_new();
@@ -122,10 +138,15 @@ static int thin_snapshots(struct replay_session *s)
 /* The replay's memory: the heap in use as the allocator counts it (what
  * the budget bounds: snapshots are what can be given back), or, where the
  * allocator cannot say (under a sanitizer), the snapshots' estimate. */
-static uint64_t replay_memory_in_use(const struct replay_session *s)
+uint64_t replay_heap_in_use(void)
 {
 	struct mallinfo2 mi = mallinfo2();
-	uint64_t heap = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+}
+
+static uint64_t replay_memory_in_use(const struct replay_session *s)
+{
+	uint64_t heap = replay_heap_in_use();
 	return heap ? heap : s->snapshot_bytes;
 }
 
@@ -173,14 +194,30 @@ static void show_progress(struct replay_session *s, bool done)
  * Runs the first pass on from where it stands until history ends, or only
  * until `max_snapshots` are taken (RESIM_AT_TARGET then: paused there).
  */
-int replay_session_pass_boundary(struct replay_session *s)
+/* Before a snapshot is added: the budget kept (spilling or thinning the
+ * ones before). */
+static void keep_budget(struct replay_session *s)
 {
-	show_progress(s, false);
 	if (s->n_snapshots)
 		s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
 	if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
 	    replay_memory_in_use(s) > s->snapshot_budget && replay_session_spill_some(s) != 0)
 		thin_snapshots(s);
+}
+
+int replay_session_add_snapshot(struct replay_session *s, const struct replay_snapshot *snap)
+{
+	keep_budget(s);
+	if (snapshot_room(s) != 0)
+		return -1;
+	s->snapshots[s->n_snapshots++] = *snap;
+	return 0;
+}
+
+int replay_session_pass_boundary(struct replay_session *s)
+{
+	show_progress(s, false);
+	keep_budget(s);
 	if (take_snapshot(s) != 0) {
 		snprintf(s->sim.error, sizeof(s->sim.error), "out of memory for snapshots");
 		return -1;
@@ -195,24 +232,31 @@ uint64_t replay_session_next_snapshot_time(const struct replay_session *s)
 
 /*
  * Runs the first pass on from where it stands until history ends, or only
- * until `max_snapshots` are taken (RESIM_AT_TARGET then: paused there).
+ * until `max_snapshots` are taken or time `end` is reached (RESIM_AT_TARGET
+ * then: paused there, after the snapshot at `end` if one is due there).
  */
-static enum resim_status first_pass(struct replay_session *s, size_t max_snapshots)
+static enum resim_status first_pass(struct replay_session *s, size_t max_snapshots, uint64_t end)
 {
 	for (;;) {
-		enum resim_status st = resim_run(&s->sim, replay_session_next_snapshot_time(s));
+		uint64_t next = replay_session_next_snapshot_time(s);
+		uint64_t target = next < end ? next : end;
+		enum resim_status st = resim_run(&s->sim, target);
 		if (st != RESIM_AT_TARGET) {
 			show_progress(s, true);
 			return st;
 		}
-		if (replay_session_pass_boundary(s) != 0)
-			return RESIM_ERROR;
-		if (s->n_snapshots >= max_snapshots)
-			return RESIM_AT_TARGET;
-		if (s->pass_interrupted && s->pass_interrupted(s->pass_interrupt_ctx)) {
-			s->pass_was_interrupted = true;
-			return RESIM_AT_TARGET;
+		if (target == next) {
+			if (replay_session_pass_boundary(s) != 0)
+				return RESIM_ERROR;
+			if (s->n_snapshots >= max_snapshots)
+				return RESIM_AT_TARGET;
+			if (s->pass_interrupted && s->pass_interrupted(s->pass_interrupt_ctx)) {
+				s->pass_was_interrupted = true;
+				return RESIM_AT_TARGET;
+			}
 		}
+		if (target == end)
+			return RESIM_AT_TARGET;
 	}
 }
 
@@ -319,12 +363,13 @@ void replay_session_pass_hooks(struct replay_session *s, bool on)
 
 /* Runs the first pass on (see first_pass), the hooks that note each
  * segment's pages in place; its time adds to the summary's. */
-static enum resim_status run_pass(struct replay_session *s, size_t max_snapshots)
+enum resim_status replay_session_run_pass(struct replay_session *s, size_t max_snapshots,
+					 uint64_t end)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	replay_session_pass_hooks(s, true);
-	enum resim_status st = first_pass(s, max_snapshots);
+	enum resim_status st = first_pass(s, max_snapshots, end);
 	replay_session_pass_hooks(s, false);
 	if (resim_now(&s->sim) > s->pass_reach)
 		s->pass_reach = resim_now(&s->sim);
@@ -407,7 +452,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 	char pack_dir[4096];
 	s->modules = module_files_load(s->reader, pack_store_dir(path, pack_dir, sizeof(pack_dir)) == 0
 							  ? pack_dir : NULL);
-	enum resim_status st = run_pass(s, OPENING_SNAPSHOTS);
+	enum resim_status st = replay_session_run_pass(s, OPENING_SNAPSHOTS, UINT64_MAX);
 	if (st == RESIM_ERROR) {
 		snprintf(s->error, sizeof(s->error), "%s: %s", path, s->sim.error);
 		replay_session_close(s);
@@ -483,7 +528,12 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	s->pass_interrupted = interrupted;
 	s->pass_interrupt_ctx = ctx;
 	s->pass_was_interrupted = false;
-	enum resim_status st = run_pass(s, SIZE_MAX);
+	/* On several cores when it can: else (0) on from where that left
+	 * the pass. */
+	int joined = s->jobs > 1 ? pass_join_session(s, s->jobs) : 0;
+	enum resim_status st = joined || s->pass_was_interrupted
+				       ? RESIM_AT_TARGET
+				       : replay_session_run_pass(s, SIZE_MAX, UINT64_MAX);
 	s->pass_interrupted = NULL;
 	if (s->pass_was_interrupted)
 		/* Paused at its last snapshot, as after opening; back to the
@@ -491,7 +541,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 		 * pass is done). */
 		return replay_session_goto(s, at) == 0 ? 1 : -1;
 	s->pass_done = true;
-	if (replay_session_summarise_history(s, st) != 0) {
+	if (joined < 0 || (!joined && replay_session_summarise_history(s, st) != 0)) {
 		s->pass_failed = true;
 		/* Keep showing the start, which stays valid. */
 		char error[sizeof(s->error)];

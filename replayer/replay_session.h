@@ -78,6 +78,9 @@ struct replay_summary {
 	 * time on a machine with a core free for each. */
 	unsigned ranges;
 	double longest_range_seconds;
+	/* --jobs above 1 and the pass ran on one core: why (pass_join.h);
+	 * NULL otherwise. */
+	const char *serial_reason;
 };
 
 /* How a session replays. */
@@ -92,10 +95,11 @@ struct replay_options {
 	 * is good, and write it after a first pass (ttreplay does, unless
 	 * --no-index; off by default, so that tests and benchmarks replay). */
 	bool use_index;
-	/* Cores for the first pass (0 or 1: one). Used when summary_only:
-	 * the session is opened for the pass's figures and verdict alone
-	 * (ttreplay --verify, --info), which pass_parallel.h makes from
-	 * ranges of the history replayed at once, keeping no snapshots. */
+	/* Cores for the first pass (0 or 1: one): ranges of the history
+	 * replayed at once, joined (pass_join.h). When summary_only, the
+	 * session is opened for the pass's figures and verdict alone
+	 * (ttreplay --verify, --info), which pass_parallel.h makes keeping
+	 * no snapshots. */
 	unsigned jobs;
 	bool summary_only;
 };

@@ -186,6 +186,8 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 static void start_new_image(struct resim *s)
 {
 	memory_image_forget(s->proc.image, 0, UINT64_MAX);
+	if (s->proc.log)
+		pass_log_range(s->proc.log, PASS_LOG_FORGET, 0, UINT64_MAX);
 	s->counts.execs++;
 	s->counts.last_exec_time = resim_now(s);
 }
@@ -246,6 +248,11 @@ static void apply_kernel_range(struct resim *s, const struct idna_record *ev)
 		memory_image_forget(p->image, addr, span);
 	if (p->future)
 		memory_image_block_future(p->future, addr, span);
+	if (p->log) {
+		bool zero = ev->u.kernel_write.flags & IDNA_KWRITE_ZERO;
+		pass_log_range(p->log, zero ? PASS_LOG_ZERO : PASS_LOG_FORGET, addr, span);
+		pass_log_range(p->log, PASS_LOG_BLOCK, addr, span);
+	}
 }
 
 static void apply_kernel_write(struct resim *s, const struct idna_record *ev)

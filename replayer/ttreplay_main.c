@@ -54,8 +54,8 @@ static void usage(FILE *f)
 		"  --index          make the replay index (TRACE.idx) now and exit: later\n"
 		"                   sessions on TRACE then skip the first pass\n"
 		"  --no-index       neither use nor write the replay index\n"
-		"  --jobs N         with --verify or --info: replay N ranges of a one-thread\n"
-		"                   trace's history at once (default: the online cores)\n"
+		"  --jobs N         replay N ranges of a one-thread trace's history at once\n"
+		"                   in the first pass (default: the online cores)\n"
 		"  -h, --help       this text\n");
 }
 
@@ -152,6 +152,7 @@ static int exec_gdb(struct replay_session *s, const char *trace, uint64_t start_
 		snprintf(start, sizeof(start), "-g %llu ", (unsigned long long)start_time);
 	if (image)
 		snprintf(start + strlen(start), sizeof(start) - strlen(start), "--exec %u ", image);
+	snprintf(start + strlen(start), sizeof(start) - strlen(start), "--jobs %u ", opt->jobs);
 	snprintf(target, sizeof(target), "target remote | '%s'%s%s %s'%s'", self,
 		 opt->no_jit ? " --no-jit" : "", opt->use_index ? "" : " --no-index", start, trace);
 	char commands[64];
@@ -337,6 +338,8 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 	else if (jobs > 1 && m->n_threads > 1)
 		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
 			"(its checkpoints are per thread)\n");
+	else if (jobs > 1 && m->serial_reason)
+		fprintf(stderr, "ttreplay: the first pass ran on one core: %s\n", m->serial_reason);
 }
 
 /* --index: the first pass, unless a good index is there already, and
@@ -344,6 +347,8 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 static int make_index(struct replay_session *s)
 {
 	int rc = replay_session_finish_pass(s);
+	if (s->index_state != REPLAY_INDEX_READ)
+		describe_cores(&s->summary, s->jobs);
 	if (rc != 0)
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 	else if (s->index_state == REPLAY_INDEX_READ)

@@ -6,6 +6,11 @@
  *   signal   SIGUSR1 raised at every tenth round, a handler counting them
  *   abort    compute, then abort(): killed by SIGABRT
  *   threads  two threads compute, the main thread joins them
+ *   fresh    each round also reads memory it never touched before (a
+ *            page of a data table; a new anonymous mapping, unmapped
+ *            after) and writes another page, so that every part of the
+ *            history has first reads, kernel-changed ranges and pages of
+ *            its own written
  * Argument 2: rounds (default 40). Deterministic: the same output and
  * instructions every run.
  */
@@ -14,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define CELLS 4096
 
@@ -41,6 +47,33 @@ static unsigned long compute(unsigned rounds, unsigned salt, int raise_every)
 		if (raise_every && r % raise_every == 0)
 			raise(SIGUSR1);
 	}
+	return sum;
+}
+
+/* Never written: its pages are read for the first time one per round. */
+static unsigned char table[64 * 4096] = { 1 };
+/* One page of it written a round. */
+static unsigned char scratch[64 * 4096];
+
+/* One round of "fresh": a page of the table and a new mapping read, the
+ * mapping kept while the round computes. */
+static unsigned long fresh_round(unsigned r)
+{
+	unsigned long sum = 0;
+	const unsigned char *page = table + (r % 64) * 4096;
+	for (unsigned i = 0; i < 4096; i += 64)
+		sum += page[i];
+	unsigned char *m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	for (unsigned i = 0; i < 4 * 4096; i += 512) {
+		sum += m[i];
+		m[i] = (unsigned char)(r + i);
+	}
+	scratch[(r % 64) * 4096 + r % 4096] = (unsigned char)r;
+	sum += compute(1, r, 0) + m[512] + scratch[(r % 64) * 4096 + r % 4096];
+	munmap(m, 4 * 4096);
 	return sum;
 }
 
@@ -79,7 +112,12 @@ int main(int argc, char **argv)
 		sigaction(SIGUSR1, &sa, NULL);
 		every = 10;
 	}
-	unsigned long sum = compute(rounds, 0, every);
+	unsigned long sum = 0;
+	if (strcmp(mode, "fresh") == 0)
+		for (unsigned r = 0; r < rounds; r++)
+			sum += fresh_round(r);
+	else
+		sum = compute(rounds, 0, every);
 	printf("sum %lu, signals handled %d\n", sum, (int)handled);
 	fflush(stdout);
 	if (strcmp(mode, "abort") == 0)

@@ -6,7 +6,10 @@
  * included, and the integer forms (memory_image_store_word,
  * memory_image_read_word) wherever an access lies in one aligned word.
  * Snapshots must keep the contents they were taken with while the image
- * they came from changes.
+ * they came from changes. memory_image_overlay (the first pass's join of
+ * ranges) against the same model: top's known bytes, else base's; pages
+ * shared with the inputs, and with the previous overlay's result where
+ * neither input changed; memory_image_run's runs of (un)known bytes.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -242,6 +245,102 @@ START_TEST(test_changed_ranges)
 }
 END_TEST
 
+/* Random stores and forgets into m, mirrored in `known` and `data`. */
+static void scribble(struct memory_image *m, bool *known, uint8_t *data, int rounds)
+{
+	for (int i = 0; i < rounds; i++) {
+		uint64_t off;
+		size_t len;
+		random_range(&off, &len);
+		if (rng() % 5 == 0) {
+			memory_image_forget(m, BASE + off, len);
+			memset(known + off, 0, len);
+			continue;
+		}
+		uint8_t bytes[512];
+		for (size_t k = 0; k < len; k++)
+			bytes[k] = (uint8_t)rng();
+		ck_assert(memory_image_store(m, BASE + off, bytes, len));
+		memcpy(data + off, bytes, len);
+		memset(known + off, 1, len);
+	}
+}
+
+static const void *page_identity(const struct memory_image *m, uint64_t page_addr)
+{
+	struct memory_image_page_view v;
+	return memory_image_page_at(m, page_addr, &v) ? v.identity : NULL;
+}
+
+START_TEST(test_overlay)
+{
+	static bool base_known[SPAN], top_known[SPAN];
+	static uint8_t base_data[SPAN], top_data[SPAN];
+	for (int trial = 0; trial < 50; trial++) {
+		memset(base_known, 0, sizeof(base_known));
+		memset(top_known, 0, sizeof(top_known));
+		struct memory_image *base = memory_image_new(), *top = memory_image_new();
+		/* Some trials leave a page to one side only. */
+		scribble(base, base_known, base_data, 1 + trial % 20);
+		scribble(top, top_known, top_data, 1 + trial % 7);
+		struct memory_image *o = memory_image_overlay(base, top, NULL);
+		ck_assert_ptr_nonnull(o);
+		for (uint64_t off = 0; off < SPAN; off++) {
+			uint8_t b;
+			size_t n = memory_image_load(o, BASE + off, &b, 1);
+			bool want = top_known[off] || base_known[off];
+			ck_assert_uint_eq(n, want);
+			if (want)
+				ck_assert_uint_eq(b, top_known[off] ? top_data[off] : base_data[off]);
+		}
+		/* memory_image_run: the runs of known and unknown bytes. */
+		for (int r = 0; r < 20; r++) {
+			uint64_t at = rng() % SPAN;
+			size_t len = 1 + rng() % (SPAN - at);
+			bool known = rng() % 2;
+			size_t want = 0;
+			while (want < len && top_known[at + want] == known)
+				want++;
+			ck_assert_uint_eq(memory_image_run(top, BASE + at, len, known), want);
+		}
+		for (uint64_t pa = BASE; pa < BASE + SPAN; pa += 4096) {
+			const void *ob = page_identity(o, pa), *bb = page_identity(base, pa),
+				   *tb = page_identity(top, pa);
+			ck_assert((ob != NULL) == (bb != NULL || tb != NULL));
+			if (!tb)
+				ck_assert_ptr_eq(ob, bb);
+			if (!bb)
+				ck_assert_ptr_eq(ob, tb);
+		}
+		/* A later overlay: the pages neither input changed since are
+		 * the previous result's. */
+		struct memory_image *top2 = memory_image_snapshot(top);
+		struct memory_image *base2 = memory_image_snapshot(base);
+		uint64_t off = rng() % SPAN;
+		uint8_t v = 0x5a;
+		memory_image_store(top2, BASE + off, &v, 1);
+		struct memory_image_overlay_prev prev = { top, base, o };
+		struct memory_image *o2 = memory_image_overlay(base2, top2, &prev);
+		ck_assert_ptr_nonnull(o2);
+		for (uint64_t pa = BASE; pa < BASE + SPAN; pa += 4096) {
+			if (pa == ((BASE + off) & ~4095ull) || !page_identity(base, pa) ||
+			    !page_identity(top, pa))
+				continue;
+			ck_assert_ptr_eq(page_identity(o2, pa), page_identity(o, pa));
+		}
+		uint8_t b;
+		ck_assert_uint_eq(memory_image_load(o2, BASE + off, &b, 1), 1);
+		ck_assert_uint_eq(b, 0x5a);
+		memory_image_free(o2);
+		memory_image_free(top2);
+		memory_image_free(base2);
+		memory_image_free(o);
+		memory_image_free(top);
+		memory_image_free(base);
+	}
+}
+END_TEST
+
 static Suite *memory_image_suite(void)
 {
 	Suite *s = suite_create("replay_memory_image");
@@ -250,6 +349,7 @@ static Suite *memory_image_suite(void)
 	tcase_add_test(tc, test_image_against_model);
 	tcase_add_test(tc, test_first_reads_against_model);
 	tcase_add_test(tc, test_changed_ranges);
+	tcase_add_test(tc, test_overlay);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,329 @@
+/*
+ * pass_join.c — a session's first pass from ranges replayed at once
+ * (pass_join.h).
+ *
+ * A range starts at a trace checkpoint, which empties the prediction
+ * cache and the logged code pages and makes the emulator decode again:
+ * from there its replay is the serial pass's but for what the memory
+ * before it holds. Its snapshots' images know what it learned; the serial
+ * pass's images know that, and where it did not learn a byte, what the
+ * image before the range knew, changed by the range's forgets and zeroes
+ * (pass_log.h). A byte the range read without knowing it was a first
+ * read only if that image and the future image (with the blocks the
+ * range made) did not know it either: the log's reads, applied in order,
+ * decide. The figures a state carries count on from the range before.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replayer/pass_ahead.h"
+#include "replayer/pass_join.h"
+#include "replayer/pass_worker.h"
+
+/* The segment summaries a snapshot carries (replay_session.h), to be
+ * joined: a new kind of summary is one more line here. */
+static size_t summary_sets(struct replay_snapshot *snap, struct code_page_set ***out)
+{
+	size_t n = 0;
+	out[n++] = &snap->written_pages;
+	out[n++] = &snap->code_pages;
+	return n;
+}
+#define MAX_SUMMARY_SETS 8
+
+/* Adds the summaries of `from` (the part of a segment a range replayed
+ * before its first snapshot) to the segment `into` began. false when
+ * memory is short. */
+static bool join_summaries(struct replay_snapshot *into, struct replay_snapshot *from)
+{
+	struct code_page_set **a[MAX_SUMMARY_SETS], **b[MAX_SUMMARY_SETS];
+	size_t n = summary_sets(into, a);
+	summary_sets(from, b);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++)
+		if (!*a[i] || !*b[i] || !code_page_set_add_all(*a[i], *b[i]))
+			ok = false;
+	return ok;
+}
+
+/* Why the pass cannot be cut, or NULL. */
+static const char *cannot_cut(const struct replay_session *s)
+{
+	uint64_t intact;
+	if (s->sim.n_threads != 1)
+		return "a trace of several threads: its checkpoints are per thread";
+	if (s->sim.ring_start)
+		return "a ring trace: its history starts at a checkpoint";
+	if (!idna_reader_complete(s->reader, &intact))
+		return "a truncated trace";
+	return NULL;
+}
+
+/* x, a state worker w saved, as the serial pass has it: its figures go
+ * on from `before` (the serial state where the range starts), its image
+ * is `image`. */
+static void complete_state(struct resim_state *x, const struct pass_worker *w,
+			   const struct resim_state *before, struct memory_image *image)
+{
+	const struct resim_state *start = &w->start_state;
+	pass_join_counts(&x->counts, &before->counts, &x->counts, &start->counts);
+	if (!x->transition_time)
+		x->transition_time = before->transition_time;
+	struct resim_thread_state *t = &x->threads[0];
+	const struct resim_thread_state *b = &before->threads[0], *s0 = &start->threads[0];
+	t->cache_hits = b->cache_hits + t->cache_hits - s0->cache_hits;
+	t->cache_misses = b->cache_misses + t->cache_misses - s0->cache_misses;
+	t->cache_hits_since_miss =
+		b->cache_hits_since_miss + t->cache_hits_since_miss - s0->cache_hits_since_miss;
+	t->slice_time = b->slice_time;
+	t->slice_icount = b->slice_icount;
+	if (!t->declared_end_known && b->declared_end_known) {
+		t->declared_end = b->declared_end;
+		t->declared_end_known = true;
+	}
+	memory_image_free(x->image);
+	x->image = image;
+}
+
+/* The images of the join of one range: the serial image before it with
+ * the range's forgets and zeroes applied as far as the log is applied
+ * (base), and the last overlay's inputs and result. */
+struct overlay_chain {
+	struct memory_image *base;
+	struct memory_image *prev_top, *prev_base, *prev_result; /* owned */
+	size_t applied;  /* of the log */
+};
+
+static void chain_free(struct overlay_chain *c)
+{
+	memory_image_free(c->base);
+	memory_image_free(c->prev_top);
+	memory_image_free(c->prev_base);
+	memory_image_free(c->prev_result);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The serial image at the time worker w's image `top` (taken when its
+ * log was `mark` long) was: the log up to there applied, then the
+ * overlay. Takes top. NULL when memory is short. */
+static struct memory_image *complete_image(struct overlay_chain *c, struct pass_worker *w,
+					   size_t mark, struct memory_image *top,
+					   struct memory_image *future, uint64_t transition)
+{
+	pass_log_apply(&w->log, c->applied, mark, c->base, future, transition);
+	c->applied = mark;
+	struct memory_image_overlay_prev prev = { c->prev_top, c->prev_base, c->prev_result };
+	struct memory_image *image = memory_image_overlay(c->base, top, c->prev_top ? &prev : NULL);
+	struct memory_image *base_now = memory_image_snapshot(c->base);
+	struct memory_image *kept = image ? memory_image_snapshot(image) : NULL;
+	memory_image_free(c->prev_top);
+	memory_image_free(c->prev_base);
+	memory_image_free(c->prev_result);
+	c->prev_top = top;
+	c->prev_base = base_now;
+	c->prev_result = kept;
+	if (!image || !base_now || !kept) {
+		memory_image_free(image);
+		return NULL;
+	}
+	return image;
+}
+
+/*
+ * Joins range w (after `before`, the serial state where it starts, which
+ * becomes the serial state where it ends when it reached its end): its
+ * lead summaries into the session's last snapshot, its snapshots
+ * completed after it. 0, or -1 when memory is short.
+ */
+static int join_range(struct replay_session *s, struct pass_worker *w, struct resim_state *before)
+{
+	if (!join_summaries(&s->snapshots[s->n_snapshots - 1], &w->lead))
+		s->summary_incomplete = true;
+	if (w->summary_incomplete || w->sim.proc.written_incomplete)
+		s->summary_incomplete = true;
+	struct overlay_chain c = { .base = memory_image_snapshot(before->image) };
+	if (!c.base)
+		return -1;
+	for (size_t i = 0; i < w->n_kept; i++) {
+		struct replay_snapshot *snap = &w->kept[i];
+		struct memory_image *image = complete_image(&c, w, w->log_marks[i], snap->state.image,
+							    s->future, before->transition_time);
+		snap->state.image = NULL;
+		if (!image)
+			goto fail;
+		complete_state(&snap->state, w, before, image);
+		if (replay_session_add_snapshot(s, snap) != 0)
+			goto fail;
+		memset(snap, 0, sizeof(*snap)); /* the session's now */
+	}
+	if (w->status == RESIM_AT_TARGET && w->end != UINT64_MAX) {
+		struct memory_image *image = complete_image(&c, w, w->log.len, w->end_state.image,
+							    s->future, before->transition_time);
+		w->end_state.image = NULL;
+		if (!image)
+			goto fail;
+		complete_state(&w->end_state, w, before, image);
+		resim_state_free(before);
+		*before = w->end_state;
+		memset(&w->end_state, 0, sizeof(w->end_state));
+	} else {
+		pass_log_apply(&w->log, c.applied, w->log.len, c.base, s->future,
+			       before->transition_time);
+	}
+	chain_free(&c);
+	return 0;
+fail:
+	chain_free(&c);
+	return -1;
+}
+
+/* Why range w's work cannot be joined (it did not start as the table
+ * said, or stopped before its end, or history's end, or the replay's
+ * failure), or NULL. */
+static const char *unjoinable(const struct pass_worker *w)
+{
+	if (w->bad_start)
+		return "a range could not start at its checkpoint";
+	if (w->stopped || w->log.failed)
+		return "out of memory for the ranges' snapshots";
+	return NULL;
+}
+
+/* Whether a range stopped for the budget (the others then stopped too). */
+static bool past_budget(const struct pass_worker *w, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (w[k].out_of_budget)
+			return true;
+	return false;
+}
+
+/* The ranges replayed, the session's pass at the first one's end: their
+ * work joined in history order, up to the first that did not reach its
+ * end. 1, -1 (s->error), or 0 with s->summary.serial_reason when it
+ * cannot be (nothing joined then). */
+static int join(struct replay_session *s, struct pass_worker *w, size_t n)
+{
+	if (past_budget(w, n)) {
+		s->summary.serial_reason = "the ranges' snapshots would pass the snapshot memory budget";
+		return 0;
+	}
+	size_t last = 1;
+	for (;; last++) {
+		const char *why = unjoinable(&w[last]);
+		if (why) {
+			s->summary.serial_reason = why;
+			return 0;
+		}
+		if (last == n - 1 || w[last].status != RESIM_AT_TARGET)
+			break;
+	}
+	struct resim_state before;
+	if (resim_save(&s->sim, &before) != 0) {
+		s->summary.serial_reason = "out of memory for the ranges' snapshots";
+		return 0;
+	}
+	int rc = 0;
+	for (size_t k = 1; k <= last && rc == 0; k++)
+		rc = join_range(s, &w[k], &before);
+	struct resim_counts counts;
+	pass_join_counts(&counts, &before.counts, &w[last].sim.counts, &w[last].base);
+	resim_state_free(&before);
+	if (rc != 0) {
+		snprintf(s->error, sizeof(s->error), "%s: out of memory for snapshots", s->path);
+		return -1;
+	}
+	s->summary.ranges = (unsigned)n;
+	return replay_session_summarise_replay(s, &w[last].sim, &counts, w[last].status) == 0 ? 1
+											      : -1;
+}
+
+static double thread_cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Replays range 0 (the session's pass, to w[0].end) while the others run.
+ * 1 when it reached that end as planned, 0 when not (the pass was
+ * interrupted, or thinned its snapshots: the others' times are no longer
+ * the pass's), -1 when the history ended or failed in it: *st says how. */
+static int run_first_range(struct replay_session *s, struct pass_worker *w, enum resim_status *st)
+{
+	uint64_t interval = s->snapshot_interval;
+	double t0 = thread_cpu_seconds();
+	*st = replay_session_run_pass(s, SIZE_MAX, w[0].end);
+	w[0].cpu_seconds = thread_cpu_seconds() - t0;
+	if (*st != RESIM_AT_TARGET)
+		return -1;
+	if (s->pass_was_interrupted || resim_now(&s->sim) != w[0].end)
+		return 0;
+	if (s->snapshot_interval != interval) {
+		s->summary.serial_reason = "the snapshots were thinned (no spill file)";
+		return 0;
+	}
+	return 1;
+}
+
+int pass_join_session(struct replay_session *s, unsigned jobs)
+{
+	const char *why = cannot_cut(s);
+	if (why) {
+		s->summary.serial_reason = why;
+		return 0;
+	}
+	uint64_t from = resim_now(&s->sim);
+	size_t *starts = calloc(idna_reader_checkpoint_count(s->reader) + 1, sizeof(*starts));
+	struct pass_worker *w = calloc(jobs, sizeof(*w));
+	pthread_t *tids = calloc(jobs, sizeof(*tids));
+	atomic_bool stop = false;
+	int rc = 0;
+	if (!starts || !w || !tids) {
+		s->summary.serial_reason = "out of memory";
+		goto out;
+	}
+	size_t n_starts = pass_range_starts(s, from, starts);
+	size_t n = n_starts + 1 < jobs ? n_starts + 1 : jobs;
+	if (n < 2) {
+		s->summary.serial_reason = "too few checkpoints left to cut the history at";
+		goto out;
+	}
+	pass_plan(s, w, n, starts, n_starts, from, from, s->snapshot_interval);
+	for (size_t k = 1; k < n; k++) {
+		w[k].keep = true;
+		w[k].budget = s->snapshot_budget;
+		w[k].stop = &stop;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double seconds = s->summary.seconds; /* the main range's adds to it */
+	size_t started = pass_workers_start(w, tids, 1, n);
+	enum resim_status st;
+	int first = run_first_range(s, w, &st);
+	if (first != 1)
+		atomic_store(&stop, true);
+	pass_workers_wait(w, tids, 1, n, started);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (size_t k = 0; k < n; k++)
+		if (w[k].cpu_seconds > s->summary.longest_range_seconds)
+			s->summary.longest_range_seconds = w[k].cpu_seconds;
+	if (first < 0) /* the history ended, or the replay failed, in range 0 */
+		rc = replay_session_summarise_history(s, st) == 0 ? 1 : -1;
+	else if (first == 1)
+		rc = join(s, w, n);
+	if (rc != 0) {
+		/* The pass's time: all ranges', the main one's included. */
+		s->summary.seconds = seconds + (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		s->summary.serial_reason = NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		pass_worker_free(&w[k]);
+out:
+	free(starts);
+	free(w);
+	free(tids);
+	return rc;
+}
