@@ -90,6 +90,8 @@ struct gdb_target {
 	/* Segments forward continues went over by their summaries
 	 * (search_forward.c), for monitor info. */
 	uint64_t segments_skipped;
+	/* The same for backward searches (target_backward). */
+	uint64_t segments_skipped_back;
 	/* What gdb changed (a function it calls, `set var`), run apart from
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;

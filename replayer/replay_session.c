@@ -52,15 +52,19 @@ static int take_snapshot(struct replay_session *s)
 	memset(snap, 0, sizeof(*snap));
 	snap->written_pages = code_page_set_new();
 	snap->code_pages = code_page_set_new();
-	if (!snap->written_pages || !snap->code_pages || resim_save(&s->sim, &snap->state) != 0) {
+	snap->read_pages = code_page_set_new();
+	if (!snap->written_pages || !snap->code_pages || !snap->read_pages ||
+	    resim_save(&s->sim, &snap->state) != 0) {
 		code_page_set_free(snap->written_pages);
 		code_page_set_free(snap->code_pages);
+		code_page_set_free(snap->read_pages);
 		return -1;
 	}
 	/* Every block the coming segment runs is decoded in it, or reported
 	 * by the emulator the first time it runs in it. */
 	emu_report_code(s->sim.cpu, note_code, s);
 	process_memory_note_writes(&s->sim.proc, snap->written_pages);
+	process_memory_note_reads(&s->sim.proc, snap->read_pages);
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
@@ -100,14 +104,18 @@ static int thin_snapshots(struct replay_session *s)
 		if (!into->written_pages || !snap->written_pages ||
 		    !code_page_set_add_all(into->written_pages, snap->written_pages) ||
 		    !into->code_pages || !snap->code_pages ||
-		    !code_page_set_add_all(into->code_pages, snap->code_pages))
+		    !code_page_set_add_all(into->code_pages, snap->code_pages) ||
+		    !into->read_pages || !snap->read_pages ||
+		    !code_page_set_add_all(into->read_pages, snap->read_pages))
 			s->summary_incomplete = true;
 		resim_state_free(&snap->state);
 		code_page_set_free(snap->written_pages);
 		code_page_set_free(snap->code_pages);
+		code_page_set_free(snap->read_pages);
 	}
 	s->n_snapshots = kept;
 	process_memory_note_writes(&s->sim.proc, s->snapshots[kept - 1].written_pages);
+	process_memory_note_reads(&s->sim.proc, s->snapshots[kept - 1].read_pages);
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
@@ -136,15 +144,30 @@ bool replay_session_segment_may_execute(const struct replay_session *s, size_t k
 	return code_page_set_contains(s->snapshots[k].code_pages, addr >> 12);
 }
 
-bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
-				      uint64_t len)
+/* Whether a segment's page set (NULL: unknown) holds a page of
+ * [addr, addr+len). */
+static bool segment_may_touch(const struct replay_session *s, size_t k,
+			      const struct code_page_set *pages, uint64_t addr, uint64_t len)
 {
-	if (s->summary_incomplete || k >= s->n_snapshots || !s->snapshots[k].written_pages ||
-	    len == 0)
+	if (s->summary_incomplete || k >= s->n_snapshots || !pages || len == 0)
 		return true;
 	/* A range that runs past the top of the address space ends there. */
 	uint64_t last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
-	return code_page_set_any_in(s->snapshots[k].written_pages, addr >> 12, last >> 12);
+	return code_page_set_any_in(pages, addr >> 12, last >> 12);
+}
+
+bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
+				      uint64_t len)
+{
+	return segment_may_touch(s, k, k < s->n_snapshots ? s->snapshots[k].written_pages : NULL,
+				 addr, len);
+}
+
+bool replay_session_segment_may_read(const struct replay_session *s, size_t k, uint64_t addr,
+				     uint64_t len)
+{
+	return segment_may_touch(s, k, k < s->n_snapshots ? s->snapshots[k].read_pages : NULL,
+				 addr, len);
 }
 
 /* On a terminal, a progress line for long first passes: the share of the
@@ -303,15 +326,19 @@ void replay_session_pass_hooks(struct replay_session *s, bool on)
 		process_memory_note_writes(&s->sim.proc,
 					   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
 							  : NULL);
+		process_memory_note_reads(&s->sim.proc,
+					  s->n_snapshots ? s->snapshots[s->n_snapshots - 1].read_pages
+							 : NULL);
 		s->sim.proc.on_fetch = note_fetch;
 		s->sim.proc.fetch_ctx = s;
 		/* Blocks decoded before now, run from now on in the segment. */
 		emu_report_code(s->sim.cpu, note_code, s);
 		return;
 	}
-	if (s->sim.proc.written_incomplete)
+	if (s->sim.proc.written_incomplete || s->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
 	process_memory_note_writes(&s->sim.proc, NULL);
+	process_memory_note_reads(&s->sim.proc, NULL);
 	emu_report_code(s->sim.cpu, NULL, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
@@ -519,6 +546,7 @@ void replay_session_close(struct replay_session *s)
 		resim_state_free(&s->snapshots[i].state);
 		code_page_set_free(s->snapshots[i].written_pages);
 		code_page_set_free(s->snapshots[i].code_pages);
+		code_page_set_free(s->snapshots[i].read_pages);
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;

@@ -157,6 +157,26 @@ size_t replay_session_spilled_count(const struct replay_session *s)
  * merged into its own, as thinning merges them. The copies' page sets are
  * new (replay_session_index_view_free); their states are the session's.
  */
+/* A copy of a segment summary (NULL: unknown); *failed when memory is
+ * short. */
+static struct code_page_set *clone_summary(const struct code_page_set *set, bool *failed)
+{
+	struct code_page_set *c = set ? code_page_set_clone(set) : NULL;
+	if (set && !c)
+		*failed = true;
+	return c;
+}
+
+/* Joins a spilled segment's summary into the one before it. An absent
+ * set means "unknown": it stays absent. */
+static void join_summary(struct code_page_set **into, const struct code_page_set *from)
+{
+	if (*into && (!from || !code_page_set_add_all(*into, from))) {
+		code_page_set_free(*into);
+		*into = NULL;
+	}
+}
+
 struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n)
 {
 	struct replay_snapshot *v = calloc(s->n_snapshots, sizeof(*v));
@@ -168,25 +188,16 @@ struct replay_snapshot *replay_session_index_view(struct replay_session *s, size
 		const struct replay_snapshot *snap = &s->snapshots[i];
 		if (!snap->spilled) {
 			v[m] = *snap;
-			v[m].written_pages = snap->written_pages ? code_page_set_clone(snap->written_pages) : NULL;
-			v[m].code_pages = snap->code_pages ? code_page_set_clone(snap->code_pages) : NULL;
-			failed = (snap->written_pages && !v[m].written_pages) ||
-				 (snap->code_pages && !v[m].code_pages);
+			v[m].written_pages = clone_summary(snap->written_pages, &failed);
+			v[m].code_pages = clone_summary(snap->code_pages, &failed);
+			v[m].read_pages = clone_summary(snap->read_pages, &failed);
 			m++;
 			continue;
 		}
 		struct replay_snapshot *into = &v[m - 1];
-		/* An absent set means "unknown": it stays absent. */
-		if (into->written_pages && (!snap->written_pages ||
-					    !code_page_set_add_all(into->written_pages, snap->written_pages))) {
-			code_page_set_free(into->written_pages);
-			into->written_pages = NULL;
-		}
-		if (into->code_pages && (!snap->code_pages ||
-					 !code_page_set_add_all(into->code_pages, snap->code_pages))) {
-			code_page_set_free(into->code_pages);
-			into->code_pages = NULL;
-		}
+		join_summary(&into->written_pages, snap->written_pages);
+		join_summary(&into->code_pages, snap->code_pages);
+		join_summary(&into->read_pages, snap->read_pages);
 	}
 	*n = m;
 	if (failed) {
@@ -201,6 +212,7 @@ void replay_session_index_view_free(struct replay_snapshot *v, size_t n)
 	for (size_t i = 0; v && i < n; i++) {
 		code_page_set_free(v[i].written_pages);
 		code_page_set_free(v[i].code_pages);
+		code_page_set_free(v[i].read_pages);
 	}
 	free(v);
 }
