@@ -146,8 +146,8 @@ bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
 
 /* Whether segment k (from snapshot k to the next) can hold a hit of a
  * breakpoint or watchpoint, from the first pass's summaries of the pages
- * each segment executed and wrote (read watchpoints have no summary: such
- * segments always can). */
+ * each segment executed, wrote and read (an access watchpoint: wrote or
+ * read). */
 bool target_segment_may_hit(const struct gdb_target *t, size_t k);
 
 /* The execution breakpoint at rip, or NULL. */
