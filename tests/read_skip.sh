@@ -38,12 +38,20 @@ times() { sed -n 's/^time \([0-9]*\) of [0-9]*$/\1/p' "$1"; }
 # at OUT PART: the time shown in the script's part whose title starts so.
 at() { sed -n "/^@@ $2/,/^@@ /s/^time \([0-9]*\) of [0-9]*$/\1/p" "$1" | head -1; }
 
+# stop_in OUT FUNCTION LINE DESCRIPTION: a stop in FUNCTION whose source
+# line shown matches LINE (ERE, after the line number and the blanks):
+# forward stops show the line after the access, backward ones the access.
+stop_in() {
+	if grep -A1 -E "^$2 \(.*\) at .*read_far\.c:[0-9]+$" "$1" | grep -qE "^[0-9]+[[:space:]]+$3"; then ok
+	else bad "$4"; fi
+}
+
 session ahead.out echo --no-index
-expect ahead.out '^first_read \(\) at .*read_far\.c:14' "forward: the first read"
-expect ahead.out '^second_read \(\) at .*read_far\.c:19' "forward: the second read"
-expect ahead.out '^second_read \(\) at .*read_far\.c:18' "backward: the second read"
-expect ahead.out '^first_read \(\) at .*read_far\.c:13' "backward: the first read"
-expect ahead.out '^then_write \(v=1\) at .*read_far\.c:24' "awatch: the write ahead"
+stop_in ahead.out first_read '}$' "forward: the first read"
+stop_in ahead.out second_read '}$' "forward: the second read"
+stop_in ahead.out second_read 'return watched\[0\];$' "backward: the second read"
+stop_in ahead.out first_read 'return watched\[0\];$' "backward: the first read"
+stop_in ahead.out then_write '}$' "awatch: the write ahead"
 expect ahead.out '^@@ figures' "the script ran to its end"
 [ "$(times ahead.out | wc -l)" = 8 ] && ok || bad "monitor when: $(times ahead.out | tr '\n' ' ')"
 f1=$(at ahead.out 'forward: the first') f2=$(at ahead.out 'forward: the second')
