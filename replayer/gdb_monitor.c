@@ -213,11 +213,13 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		snprintf(line, sizeof(line),
 			 "instructions: %llu\nsyscalls: %llu\nsignals: %llu\nsnapshots: %zu\n"
 			 "moves started from a kept nearby state: %llu of %llu\n"
-			 "segments forward continues skipped: %llu\n",
+			 "segments forward continues skipped: %llu\n"
+			 "segments backward searches skipped: %llu\n",
 			 (unsigned long long)m->instructions, (unsigned long long)m->syscalls,
 			 (unsigned long long)m->signals, t->s->n_snapshots,
 			 (unsigned long long)t->near.moves_from_kept, (unsigned long long)t->near.moves,
-			 (unsigned long long)t->segments_skipped);
+			 (unsigned long long)t->segments_skipped,
+			 (unsigned long long)t->segments_skipped_back);
 		print(print_ctx, line);
 		snprintf(line, sizeof(line), "snapshots in the spill file: %zu (%llu MiB)\n",
 			 replay_session_spilled_count(t->s),
@@ -261,7 +263,8 @@ const char *gdb_target_monitor_help(void *ctx)
 	(void)ctx;
 	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
 	       "  backward moves that started from a state kept near recent positions;\n"
-	       "  segments forward continues skipped by their summaries;\n"
+	       "  segments forward continues and backward searches skipped by their\n"
+	       "  summaries;\n"
 	       "  whether the first pass was read from the replay index (until the\n"
 	       "  first pass is finished: how far it has read)\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"

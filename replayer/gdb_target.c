@@ -453,6 +453,15 @@ bool target_segment_may_hit(const struct gdb_target *t, size_t k)
 			if (replay_session_segment_may_write(t->s, k, p->addr, p->len))
 				return true;
 			break;
+		case GDBSTUB_WATCH_READ:
+			if (replay_session_segment_may_read(t->s, k, p->addr, p->len))
+				return true;
+			break;
+		case GDBSTUB_WATCH_ACCESS:
+			if (replay_session_segment_may_read(t->s, k, p->addr, p->len) ||
+			    replay_session_segment_may_write(t->s, k, p->addr, p->len))
+				return true;
+			break;
 		default:
 			return true;
 		}
@@ -541,6 +550,7 @@ int target_backward(struct gdb_target *t, uint64_t before, bool any_point_counts
 			uint64_t seg_end = k + 1 < s->n_snapshots && s->snapshots[k + 1].icount < before
 						   ? s->snapshots[k + 1].icount : before;
 			struct run_watch w = { .record_only = true, .start = UINT64_MAX, .limit = before };
+			t->segments_skipped_back += !may_hit && !may_event;
 			if (may_hit && (replay_session_goto(s, s->snapshots[k].icount) != 0 ||
 					observed_run(t, &w, seg_end) == RESIM_ERROR))
 				return -1;

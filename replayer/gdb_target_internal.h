@@ -91,6 +91,8 @@ struct gdb_target {
 	/* Segments forward continues went over by their summaries
 	 * (search_forward.c), for monitor info. */
 	uint64_t segments_skipped;
+	/* The same for backward searches (target_backward). */
+	uint64_t segments_skipped_back;
 	/* What gdb changed (a function it calls, `set var`), run apart from
 	 * the replay (gdb_diversion.c); NULL: the recording as it was. */
 	struct diversion *div;
@@ -150,8 +152,8 @@ bool target_syscall_caught(const struct gdb_target *t, uint64_t nr);
 
 /* Whether segment k (from snapshot k to the next) can hold a hit of a
  * breakpoint or watchpoint, from the first pass's summaries of the pages
- * each segment executed and wrote (read watchpoints have no summary: such
- * segments always can). */
+ * each segment executed, wrote and read (an access watchpoint: wrote or
+ * read). */
 bool target_segment_may_hit(const struct gdb_target *t, size_t k);
 
 /* The execution breakpoint at rip, or NULL. */

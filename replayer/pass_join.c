@@ -21,32 +21,7 @@
 #include "replayer/pass_ahead.h"
 #include "replayer/pass_join.h"
 #include "replayer/pass_worker.h"
-
-/* The segment summaries a snapshot carries (replay_session.h), to be
- * joined: a new kind of summary is one more line here. */
-static size_t summary_sets(struct replay_snapshot *snap, struct code_page_set ***out)
-{
-	size_t n = 0;
-	out[n++] = &snap->written_pages;
-	out[n++] = &snap->code_pages;
-	return n;
-}
-#define MAX_SUMMARY_SETS 8
-
-/* Adds the summaries of `from` (the part of a segment a range replayed
- * before its first snapshot) to the segment `into` began. false when
- * memory is short. */
-static bool join_summaries(struct replay_snapshot *into, struct replay_snapshot *from)
-{
-	struct code_page_set **a[MAX_SUMMARY_SETS], **b[MAX_SUMMARY_SETS];
-	size_t n = summary_sets(into, a);
-	summary_sets(from, b);
-	bool ok = true;
-	for (size_t i = 0; i < n; i++)
-		if (!*a[i] || !*b[i] || !code_page_set_add_all(*a[i], *b[i]))
-			ok = false;
-	return ok;
-}
+#include "replayer/segment_summary.h"
 
 /* Why the pass cannot be cut, or NULL. */
 static const char *cannot_cut(const struct replay_session *s)
@@ -139,9 +114,9 @@ static struct memory_image *complete_image(struct overlay_chain *c, struct pass_
  */
 static int join_range(struct replay_session *s, struct pass_worker *w, struct resim_state *before)
 {
-	if (!join_summaries(&s->snapshots[s->n_snapshots - 1], &w->lead))
+	if (!segment_summary_join(&s->snapshots[s->n_snapshots - 1], &w->lead))
 		s->summary_incomplete = true;
-	if (w->summary_incomplete || w->sim.proc.written_incomplete)
+	if (w->summary_incomplete || w->sim.proc.written_incomplete || w->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
 	struct overlay_chain c = { .base = memory_image_snapshot(before->image) };
 	if (!c.base)

@@ -18,6 +18,7 @@
 #include "replayer/pass_ahead.h"
 #include "replayer/pass_parallel.h"
 #include "replayer/pass_worker.h"
+#include "replayer/segment_summary.h"
 
 /* The first snapshot time after t. */
 static uint64_t snapshot_after(const struct pass_worker *w, uint64_t t)
@@ -67,12 +68,10 @@ static void note_code(void *ctx, uint64_t addr, uint64_t len)
  * sets (made here). false when memory is short. */
 static bool note_into(struct pass_worker *w, struct replay_snapshot *seg)
 {
-	seg->written_pages = code_page_set_new();
-	seg->code_pages = code_page_set_new();
-	if (!seg->written_pages || !seg->code_pages)
+	if (!segment_summary_make(seg))
 		return false;
 	w->noting = seg;
-	process_memory_note_writes(&w->sim.proc, seg->written_pages);
+	segment_summary_note_access(&w->sim.proc, seg);
 	w->sim.proc.on_fetch = note_fetch;
 	w->sim.proc.fetch_ctx = w;
 	/* Blocks decoded before, run from now on in the segment. */
@@ -309,13 +308,6 @@ void pass_workers_wait(struct pass_worker *w, pthread_t *tids, size_t first, siz
 		pass_worker_run(&w[k]);
 }
 
-static void free_sets(struct replay_snapshot *snap)
-{
-	code_page_set_free(snap->written_pages);
-	code_page_set_free(snap->code_pages);
-	snap->written_pages = snap->code_pages = NULL;
-}
-
 void pass_worker_free(struct pass_worker *w)
 {
 	if (w->sim_open)
@@ -326,14 +318,14 @@ void pass_worker_free(struct pass_worker *w)
 	w->reader = NULL;
 	for (size_t i = 0; i < w->n_kept; i++) {
 		resim_state_free(&w->kept[i].state);
-		free_sets(&w->kept[i]);
+		segment_summary_free(&w->kept[i]);
 	}
 	free(w->kept);
 	free(w->log_marks);
 	w->kept = NULL;
 	w->log_marks = NULL;
 	w->n_kept = 0;
-	free_sets(&w->lead);
+	segment_summary_free(&w->lead);
 	resim_state_free(&w->start_state);
 	resim_state_free(&w->end_state);
 	pass_log_free(&w->log);

@@ -269,6 +269,7 @@ static void free_snapshot(struct replay_snapshot *snap)
 	memory_image_free(st->image);
 	code_page_set_free(snap->written_pages);
 	code_page_set_free(snap->code_pages);
+	code_page_set_free(snap->read_pages);
 	memset(snap, 0, sizeof(*snap));
 }
 
@@ -304,6 +305,7 @@ static void get_snapshot(struct loader *l, struct replay_snapshot *snap,
 		st->image = get_image(l, false, base ? base->state.image : NULL);
 	snap->written_pages = get_page_set(l, &present);
 	snap->code_pages = get_page_set(l, &present);
+	snap->read_pages = get_page_set(l, &present);
 }
 
 static void get_summary(struct loader *l, struct replay_index_contents *c)

@@ -269,6 +269,7 @@ static void put_snapshot(struct writer *w, const struct replay_snapshot *snap,
 	put_image(w, st->image, base ? base->state.image : NULL);
 	put_page_set(w, snap->written_pages);
 	put_page_set(w, snap->code_pages);
+	put_page_set(w, snap->read_pages);
 }
 
 static void put_summary(struct writer *w, const struct replay_index_contents *c)

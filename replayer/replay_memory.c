@@ -129,20 +129,35 @@ void process_memory_note_writes(struct process_memory *p, struct code_page_set *
 	memset(p->noted_pages, 0, sizeof(p->noted_pages));
 }
 
-static __attribute__((noinline)) void note_written_page_slow(struct process_memory *p,
-							      uint64_t pg)
+void process_memory_note_reads(struct process_memory *p, struct code_page_set *pages)
 {
-	if (!code_page_set_contains(p->written_pages, pg) && !code_page_set_add(p->written_pages, pg))
-		p->written_incomplete = true;
+	p->read_pages = pages;
+	memset(p->noted_read_pages, 0, sizeof(p->noted_read_pages));
+}
+
+/* Adds page pg to a summary set (written or read pages), remembering it
+ * in `recent` (page + 1 at pg % NOTED_PAGES) on success. */
+static __attribute__((noinline)) void note_page_slow(struct code_page_set *pages, uint64_t *recent,
+						     bool *incomplete, uint64_t pg)
+{
+	if (!code_page_set_contains(pages, pg) && !code_page_set_add(pages, pg))
+		*incomplete = true;
 	else
-		p->noted_pages[pg % NOTED_PAGES] = pg + 1;
+		recent[pg % NOTED_PAGES] = pg + 1;
 }
 
 static inline void note_written_page(struct process_memory *p, uint64_t pg)
 {
 	if (__builtin_expect(p->written_pages != NULL, 0) &&
 	    p->noted_pages[pg % NOTED_PAGES] != pg + 1)
-		note_written_page_slow(p, pg);
+		note_page_slow(p->written_pages, p->noted_pages, &p->written_incomplete, pg);
+}
+
+static inline void note_read_page(struct process_memory *p, uint64_t pg)
+{
+	if (__builtin_expect(p->read_pages != NULL, 0) &&
+	    p->noted_read_pages[pg % NOTED_PAGES] != pg + 1)
+		note_page_slow(p->read_pages, p->noted_read_pages, &p->read_incomplete, pg);
 }
 
 void process_memory_note_written(struct process_memory *p, uint64_t addr, uint64_t len)
@@ -209,6 +224,8 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	if (p->log)
 		pass_log_read(p->log, p->image, addr, buf, size, p->transition_time);
 	memory_image_store(p->image, addr, buf, size);
+	for (uint64_t pg = addr / PAGE_SIZE; size && pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+		note_read_page(p, pg);
 	if (p->on_access)
 		p->on_access(p->access_ctx, addr, size, false);
 	return EMU_MEM_OK;
@@ -312,6 +329,7 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 	if (__builtin_expect(p->log != NULL, 0))
 		pass_log_read(p->log, p->image, addr, &value, size, p->transition_time);
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
+	note_read_page(p, addr / PAGE_SIZE); /* one page: the entry is aligned */
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, false);
 	return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };

@@ -67,6 +67,11 @@ struct process_memory {
 #define NOTED_PAGES 16
 	uint64_t noted_pages[NOTED_PAGES];
 	bool written_incomplete;        /* a page could not be added */
+	/* The same for every page the program's instructions read (what a
+	 * read watchpoint stops at; the kernel's reads are not watched). */
+	struct code_page_set *read_pages;
+	uint64_t noted_read_pages[NOTED_PAGES];
+	bool read_incomplete;
 	/* Every access, for watchpoints (slows the replay: set it only while
 	 * needed). */
 	replay_access_fn *on_access;
@@ -119,6 +124,8 @@ void replay_memory_checkpoint(struct replay_memory *m);
 
 /* Notes written pages into `pages` from now on (NULL: stops). */
 void process_memory_note_writes(struct process_memory *p, struct code_page_set *pages);
+/* Notes read pages into `pages` from now on (NULL: stops). */
+void process_memory_note_reads(struct process_memory *p, struct code_page_set *pages);
 /* Notes the pages of a write made outside the emulator (the kernel's). */
 void process_memory_note_written(struct process_memory *p, uint64_t addr, uint64_t len);
 

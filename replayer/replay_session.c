@@ -19,6 +19,7 @@
 #include "replayer/pass_parallel.h"
 #include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
+#include "replayer/segment_summary.h"
 #include "trace-format/pack_store.h"
 
 bool pass_note_pages(struct code_page_set *pages, uint64_t addr, size_t len)
@@ -66,17 +67,16 @@ static int take_snapshot(struct replay_session *s)
 		return -1;
 	struct replay_snapshot *snap = &s->snapshots[s->n_snapshots];
 	memset(snap, 0, sizeof(*snap));
-	snap->written_pages = code_page_set_new();
-	snap->code_pages = code_page_set_new();
-	if (!snap->written_pages || !snap->code_pages || resim_save(&s->sim, &snap->state) != 0) {
-		code_page_set_free(snap->written_pages);
-		code_page_set_free(snap->code_pages);
+	if (!segment_summary_make(snap))
+		return -1;
+	if (resim_save(&s->sim, &snap->state) != 0) {
+		segment_summary_free(snap);
 		return -1;
 	}
 	/* Every block the coming segment runs is decoded in it, or reported
 	 * by the emulator the first time it runs in it. */
 	emu_report_code(s->sim.cpu, note_code, s);
-	process_memory_note_writes(&s->sim.proc, snap->written_pages);
+	segment_summary_note_access(&s->sim.proc, snap);
 	snap->icount = snap->state.time;
 	s->n_snapshots++;
 	return 0;
@@ -113,17 +113,13 @@ static int thin_snapshots(struct replay_session *s)
 			continue;
 		}
 		struct replay_snapshot *into = &s->snapshots[kept - 1];
-		if (!into->written_pages || !snap->written_pages ||
-		    !code_page_set_add_all(into->written_pages, snap->written_pages) ||
-		    !into->code_pages || !snap->code_pages ||
-		    !code_page_set_add_all(into->code_pages, snap->code_pages))
+		if (!segment_summary_join(into, snap))
 			s->summary_incomplete = true;
 		resim_state_free(&snap->state);
-		code_page_set_free(snap->written_pages);
-		code_page_set_free(snap->code_pages);
+		segment_summary_free(snap);
 	}
 	s->n_snapshots = kept;
-	process_memory_note_writes(&s->sim.proc, s->snapshots[kept - 1].written_pages);
+	segment_summary_note_access(&s->sim.proc, &s->snapshots[kept - 1]);
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
@@ -157,15 +153,30 @@ bool replay_session_segment_may_execute(const struct replay_session *s, size_t k
 	return code_page_set_contains(s->snapshots[k].code_pages, addr >> 12);
 }
 
-bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
-				      uint64_t len)
+/* Whether a segment's page set (NULL: unknown) holds a page of
+ * [addr, addr+len). */
+static bool segment_may_touch(const struct replay_session *s, size_t k,
+			      const struct code_page_set *pages, uint64_t addr, uint64_t len)
 {
-	if (s->summary_incomplete || k >= s->n_snapshots || !s->snapshots[k].written_pages ||
-	    len == 0)
+	if (s->summary_incomplete || k >= s->n_snapshots || !pages || len == 0)
 		return true;
 	/* A range that runs past the top of the address space ends there. */
 	uint64_t last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
-	return code_page_set_any_in(s->snapshots[k].written_pages, addr >> 12, last >> 12);
+	return code_page_set_any_in(pages, addr >> 12, last >> 12);
+}
+
+bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
+				      uint64_t len)
+{
+	return segment_may_touch(s, k, k < s->n_snapshots ? s->snapshots[k].written_pages : NULL,
+				 addr, len);
+}
+
+bool replay_session_segment_may_read(const struct replay_session *s, size_t k, uint64_t addr,
+				     uint64_t len)
+{
+	return segment_may_touch(s, k, k < s->n_snapshots ? s->snapshots[k].read_pages : NULL,
+				 addr, len);
 }
 
 /* On a terminal, a progress line for long first passes: the share of the
@@ -344,18 +355,18 @@ void replay_session_pass_hooks(struct replay_session *s, bool on)
 {
 	if (on) {
 		s->sim.proc.future = s->future;
-		process_memory_note_writes(&s->sim.proc,
-					   s->n_snapshots ? s->snapshots[s->n_snapshots - 1].written_pages
-							  : NULL);
+		segment_summary_note_access(&s->sim.proc,
+					    s->n_snapshots ? &s->snapshots[s->n_snapshots - 1] : NULL);
 		s->sim.proc.on_fetch = note_fetch;
 		s->sim.proc.fetch_ctx = s;
 		/* Blocks decoded before now, run from now on in the segment. */
 		emu_report_code(s->sim.cpu, note_code, s);
 		return;
 	}
-	if (s->sim.proc.written_incomplete)
+	if (s->sim.proc.written_incomplete || s->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
 	process_memory_note_writes(&s->sim.proc, NULL);
+	process_memory_note_reads(&s->sim.proc, NULL);
 	emu_report_code(s->sim.cpu, NULL, NULL);
 	s->sim.proc.on_fetch = NULL;
 	s->sim.proc.future = NULL;
@@ -567,8 +578,7 @@ void replay_session_close(struct replay_session *s)
 	s->sim_open = false;
 	for (size_t i = 0; i < s->n_snapshots; i++) {
 		resim_state_free(&s->snapshots[i].state);
-		code_page_set_free(s->snapshots[i].written_pages);
-		code_page_set_free(s->snapshots[i].code_pages);
+		segment_summary_free(&s->snapshots[i]);
 	}
 	free(s->snapshots);
 	s->snapshots = NULL;

@@ -43,6 +43,9 @@ struct replay_snapshot {
 	 * emu_report_code.) */
 	struct code_page_set *written_pages;
 	struct code_page_set *code_pages;
+	/* Pages the program's instructions read (what rwatch, awatch and
+	 * monitor last-read/next-read stop at) in the segment. */
+	struct code_page_set *read_pages;
 	/* In the spill file (replay_session_spill.c): state keeps only its
 	 * time and counts; the rest is read back from `spill`, whose image
 	 * is based on the snapshot at time spill_base's. */
@@ -206,6 +209,10 @@ size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void 
 bool replay_session_segment_may_write(const struct replay_session *s, size_t k, uint64_t addr,
 				      uint64_t len);
 bool replay_session_segment_may_execute(const struct replay_session *s, size_t k, uint64_t addr);
+/* Whether the segment's instructions read any byte of the pages of
+ * [addr, addr+len) (true when unknown). */
+bool replay_session_segment_may_read(const struct replay_session *s, size_t k, uint64_t addr,
+				     uint64_t len);
 
 /* The snapshot index to start from for time t. */
 size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);

@@ -146,6 +146,7 @@ static void install(struct replay_session *s, struct replay_index_contents *c)
 		resim_state_free(&s->snapshots[i].state);
 		code_page_set_free(s->snapshots[i].written_pages);
 		code_page_set_free(s->snapshots[i].code_pages);
+		code_page_set_free(s->snapshots[i].read_pages);
 	}
 	free(s->snapshots);
 	replay_session_spill_close(s);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "replayer/replay_session.h"
+#include "replayer/segment_summary.h"
 #include "replayer/snapshot_spill.h"
 
 /* Spilling stops when fewer snapshots than this stay in memory. */
@@ -168,25 +169,11 @@ struct replay_snapshot *replay_session_index_view(struct replay_session *s, size
 		const struct replay_snapshot *snap = &s->snapshots[i];
 		if (!snap->spilled) {
 			v[m] = *snap;
-			v[m].written_pages = snap->written_pages ? code_page_set_clone(snap->written_pages) : NULL;
-			v[m].code_pages = snap->code_pages ? code_page_set_clone(snap->code_pages) : NULL;
-			failed = (snap->written_pages && !v[m].written_pages) ||
-				 (snap->code_pages && !v[m].code_pages);
+			failed = !segment_summary_clone(&v[m], snap);
 			m++;
 			continue;
 		}
-		struct replay_snapshot *into = &v[m - 1];
-		/* An absent set means "unknown": it stays absent. */
-		if (into->written_pages && (!snap->written_pages ||
-					    !code_page_set_add_all(into->written_pages, snap->written_pages))) {
-			code_page_set_free(into->written_pages);
-			into->written_pages = NULL;
-		}
-		if (into->code_pages && (!snap->code_pages ||
-					 !code_page_set_add_all(into->code_pages, snap->code_pages))) {
-			code_page_set_free(into->code_pages);
-			into->code_pages = NULL;
-		}
+		segment_summary_join(&v[m - 1], snap); /* unknown where it cannot */
 	}
 	*n = m;
 	if (failed) {
@@ -198,9 +185,7 @@ struct replay_snapshot *replay_session_index_view(struct replay_session *s, size
 
 void replay_session_index_view_free(struct replay_snapshot *v, size_t n)
 {
-	for (size_t i = 0; v && i < n; i++) {
-		code_page_set_free(v[i].written_pages);
-		code_page_set_free(v[i].code_pages);
-	}
+	for (size_t i = 0; v && i < n; i++)
+		segment_summary_free(&v[i]);
 	free(v);
 }

@@ -54,6 +54,7 @@ static inline void sample_snapshot(struct replay_snapshot *snap, uint64_t time, 
 	snap->state.image = memory_image_snapshot(image);
 	snap->written_pages = sample_pages_of(0x7ffe0, 0x600);
 	snap->code_pages = sample_pages_of(0x401, 0x7f000);
+	snap->read_pages = sample_pages_of(0x601, 0x7ffe1);
 }
 
 /* The sample's contents (free with replay_index_contents_free). */

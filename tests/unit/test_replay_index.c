@@ -97,6 +97,8 @@ START_TEST(reads_back_what_was_written)
 	ck_assert_uint_eq(t->cache.blocks[1][SPARSE_BLOCK - 3], 600 & 0xff);
 	ck_assert(c.snapshots[1].state.threads[1].memory_pos.ended);
 	ck_assert(code_page_set_contains(c.snapshots[0].written_pages, 0x7ffe0));
+	ck_assert(code_page_set_contains(c.snapshots[0].read_pages, 0x7ffe1));
+	ck_assert(!code_page_set_contains(c.snapshots[0].read_pages, 0x7ffe0));
 	ck_assert(code_page_set_contains(c.snapshots[0].state.code_pages, 0x402));
 	char buf[6];
 	ck_assert_uint_eq(memory_image_load(c.snapshots[1].state.image, 0x601000, buf, 3), 3);

@@ -354,7 +354,7 @@ START_TEST(segments_note_the_code_they_run)
 	/* Blocks decoded in one segment between snapshots and run in the
 	 * next ones, checkpoints rarer than snapshots: every segment says it
 	 * may run the loop and the function (backward searches for a
-	 * breakpoint skip segments that do not). */
+	 * breakpoint skip segments that do not), and read their data. */
 	struct recorder *r = record(trace_path, 1500, false, 5000000);
 	const struct moment *end = &r->moments[r->n_moments - 1];
 	ck_assert_uint_gt(end->time, 2 * REPLAY_SNAPSHOT_INTERVAL);
@@ -369,6 +369,13 @@ START_TEST(segments_note_the_code_they_run)
 			ck_assert(replay_session_segment_may_execute(&s, k, CODE + 0x0e)); /* inner */
 			ck_assert(replay_session_segment_may_execute(&s, k, CODE + PAGE)); /* func */
 			ck_assert(!replay_session_segment_may_execute(&s, k, CODE + 2 * PAGE));
+			/* And the data read, translated or not: the array, the
+			 * function's word, the stack (pop, ret); not the page
+			 * between. */
+			ck_assert(replay_session_segment_may_read(&s, k, DATA + 0x10, 8));
+			ck_assert(replay_session_segment_may_read(&s, k, DATA + 0x1006, 2));
+			ck_assert(replay_session_segment_may_read(&s, k, DATA + 3 * PAGE, PAGE));
+			ck_assert(!replay_session_segment_may_read(&s, k, DATA + 2 * PAGE, PAGE));
 		}
 		check_moment(&s, end);
 		replay_session_close(&s);
