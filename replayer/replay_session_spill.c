@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "replayer/snapshot_spill.h"
 
@@ -91,6 +92,8 @@ int replay_session_spill_some(struct replay_session *s)
 const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
 							struct resim_state *tmp)
 {
+	if (s->snapshots[k].indexed)
+		return replay_session_indexed_state(s, k);
 	if (!s->snapshots[k].spilled)
 		return &s->snapshots[k].state;
 	/* The chain down to a snapshot in memory, then read back up. */
@@ -149,58 +152,4 @@ size_t replay_session_spilled_count(const struct replay_session *s)
 	for (size_t i = 0; i < s->n_snapshots; i++)
 		n += s->snapshots[i].spilled;
 	return n;
-}
-
-/*
- * The snapshots an index can hold (replay_index_write reads whole states):
- * those in memory, each with the summaries of the spilled ones after it
- * merged into its own, as thinning merges them. The copies' page sets are
- * new (replay_session_index_view_free); their states are the session's.
- */
-struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n)
-{
-	struct replay_snapshot *v = calloc(s->n_snapshots, sizeof(*v));
-	if (!v)
-		return NULL;
-	size_t m = 0;
-	bool failed = false;
-	for (size_t i = 0; i < s->n_snapshots && !failed; i++) {
-		const struct replay_snapshot *snap = &s->snapshots[i];
-		if (!snap->spilled) {
-			v[m] = *snap;
-			v[m].written_pages = snap->written_pages ? code_page_set_clone(snap->written_pages) : NULL;
-			v[m].code_pages = snap->code_pages ? code_page_set_clone(snap->code_pages) : NULL;
-			failed = (snap->written_pages && !v[m].written_pages) ||
-				 (snap->code_pages && !v[m].code_pages);
-			m++;
-			continue;
-		}
-		struct replay_snapshot *into = &v[m - 1];
-		/* An absent set means "unknown": it stays absent. */
-		if (into->written_pages && (!snap->written_pages ||
-					    !code_page_set_add_all(into->written_pages, snap->written_pages))) {
-			code_page_set_free(into->written_pages);
-			into->written_pages = NULL;
-		}
-		if (into->code_pages && (!snap->code_pages ||
-					 !code_page_set_add_all(into->code_pages, snap->code_pages))) {
-			code_page_set_free(into->code_pages);
-			into->code_pages = NULL;
-		}
-	}
-	*n = m;
-	if (failed) {
-		replay_session_index_view_free(v, m);
-		return NULL;
-	}
-	return v;
-}
-
-void replay_session_index_view_free(struct replay_snapshot *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++) {
-		code_page_set_free(v[i].written_pages);
-		code_page_set_free(v[i].code_pages);
-	}
-	free(v);
 }
