@@ -651,6 +651,13 @@ void memory_image_page_put(struct memory_image_page *p)
 	release(p);
 }
 
+bool memory_image_share_page(struct memory_image *m, const struct memory_image *from,
+			     uint64_t page_addr)
+{
+	struct memory_image_page *p = find_page(from, page_addr);
+	return p && memory_image_add_page(m, page_addr, p);
+}
+
 bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
 			   struct memory_image_page *p)
 {

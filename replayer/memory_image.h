@@ -138,6 +138,10 @@ bool memory_image_add_page(struct memory_image *m, uint64_t page_addr,
  * differ, snapshot_spill.h). */
 bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
 			   struct memory_image_page *p);
+/* Adds from's page at page_addr to m, shared (false when from has none
+ * there, or as memory_image_add_page). */
+bool memory_image_share_page(struct memory_image *m, const struct memory_image *from,
+			     uint64_t page_addr);
 /* An empty image whose pages carry times (a future image). */
 struct memory_image *memory_image_new_timed(void);
 

@@ -3,15 +3,19 @@
  * trusting nothing: the header's checksum and the trace's identity first,
  * then every count against the payload left, every number against what
  * the trace allows (threads, chunks, cache size), snapshot times in
- * order, and finally zstd's checksum of the whole payload. Anything
- * wrong makes the index damaged, and nothing of it is used.
+ * order, frames inside the file, and each frame's CRC and zstd checksum.
+ * Opening reads the header and the directory (anything wrong there makes
+ * the index damaged, and nothing of it is used); a snapshot's frame is
+ * read when its state is asked for, and a bad one fails that read only.
  *
  * Not read from the index, on purpose: how far each thread's stream
  * declares it runs (resim_bounds.c). That bound is what stops a hostile
  * trace's endless loop, so it always comes from the trace itself.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replayer/replay_index.h"
@@ -19,38 +23,24 @@
 #include "trace-format/crc32c.h"
 #include "trace-format/file_format.h"
 
-/* The pages read so far, by number (each holding one reference). */
-struct page_table {
-	struct memory_image_page **pages;
-	size_t count, capacity;
+struct frame_ref {
+	uint64_t offset, compressed, payload;
+	uint32_t crc;
+};
+
+struct replay_index_file {
+	int fd;
+	struct replay_index_expect e;
+	size_t n;
+	struct frame_ref *frames;
+	uint64_t *times;
+	struct resim_counts *counts;
 };
 
 struct loader {
 	struct index_in in;
 	const struct replay_index_expect *e;
-	struct page_table pages;
 };
-
-static void pages_free(struct page_table *t)
-{
-	for (size_t i = 0; i < t->count; i++)
-		memory_image_page_put(t->pages[i]);
-	free(t->pages);
-}
-
-static bool pages_add(struct page_table *t, struct memory_image_page *p)
-{
-	if (t->count == t->capacity) {
-		size_t cap = t->capacity ? 2 * t->capacity : 256;
-		struct memory_image_page **n = realloc(t->pages, cap * sizeof(*n));
-		if (!n)
-			return false;
-		t->pages = n;
-		t->capacity = cap;
-	}
-	t->pages[t->count++] = p;
-	return true;
-}
 
 static void get_words(struct index_in *in, uint64_t *w, size_t n)
 {
@@ -69,9 +59,9 @@ static void get_words(struct index_in *in, uint64_t *w, size_t n)
 #define STORED_PAGE_MIN (MEMORY_IMAGE_PAGE / 8 + MEMORY_IMAGE_PAGE)
 
 /* A page stored in full at page_addr, as its XOR with base's page there
- * (the previous snapshot's image; NULL: none). */
-static struct memory_image_page *get_page(struct loader *l, bool timed, uint64_t page_addr,
-					  const struct memory_image *base)
+ * (the previous snapshot's image; NULL: none), added to m. */
+static void get_page(struct loader *l, struct memory_image *m, bool timed, uint64_t page_addr,
+		     const struct memory_image *base)
 {
 	static __thread uint64_t known[MEMORY_IMAGE_PAGE / 64], valid[MEMORY_IMAGE_PAGE / 8];
 	static __thread uint8_t data[MEMORY_IMAGE_PAGE];
@@ -85,19 +75,18 @@ static struct memory_image_page *get_page(struct loader *l, bool timed, uint64_t
 	if (timed)
 		get_words(&l->in, valid, MEMORY_IMAGE_PAGE / 8);
 	if (l->in.bad)
-		return NULL;
+		return;
 	struct memory_image_page_view v = { .known = known, .data = data,
 					    .valid_from = timed ? valid : NULL };
 	struct memory_image_page *p = memory_image_page_make(&v);
-	if (!p || !pages_add(&l->pages, p)) {
-		if (p)
-			memory_image_page_put(p);
+	if (!p || !memory_image_add_page(m, page_addr, p))
 		index_in_fail(&l->in, "out of memory");
-		return NULL;
-	}
-	return p;
+	if (p)
+		memory_image_page_put(p);
 }
 
+/* IMAGE; base: the previous snapshot's image, whose pages the image may
+ * share (NULL: none). */
 static struct memory_image *get_image(struct loader *l, bool timed,
 				      const struct memory_image *base)
 {
@@ -106,7 +95,7 @@ static struct memory_image *get_image(struct loader *l, bool timed,
 		index_in_fail(&l->in, "out of memory");
 		return NULL;
 	}
-	/* Each entry is at least two bytes (delta, reference). */
+	/* Each entry is at least two bytes (delta, kind). */
 	uint64_t n = index_in_count(&l->in, 2, UINT64_MAX);
 	uint64_t page = 0;
 	for (uint64_t i = 0; i < n && !l->in.bad; i++) {
@@ -116,18 +105,11 @@ static struct memory_image *get_image(struct loader *l, bool timed,
 			break;
 		}
 		page += delta;
-		uint64_t ref = index_in_varint(&l->in);
-		struct memory_image_page *p;
-		if (ref == 0)
-			p = get_page(l, timed, page << 12, base);
-		else if (ref - 1 < l->pages.count)
-			p = l->pages.pages[ref - 1];
-		else {
-			index_in_fail(&l->in, "a page refers to no page stored before it");
-			break;
-		}
-		if (p && !memory_image_add_page(m, page << 12, p))
-			index_in_fail(&l->in, "a page is shared by a snapshot and the future image");
+		uint64_t kind = index_in_varint(&l->in);
+		if (kind == 0)
+			get_page(l, m, timed, page << 12, base);
+		else if (kind != 1 || !base || !memory_image_share_page(m, base, page << 12))
+			index_in_fail(&l->in, "a page refers to no page of the snapshot before");
 	}
 	if (l->in.bad) {
 		memory_image_free(m);
@@ -259,50 +241,60 @@ static void get_thread_state(struct loader *l, struct resim_thread_state *t,
 	t->declared_end_known = false; /* the trace's to say (see the top) */
 }
 
-static void free_snapshot(struct replay_snapshot *snap)
+void replay_index_state_free(struct resim_state *st)
 {
-	struct resim_state *st = &snap->state;
 	for (size_t i = 0; st->threads && i < st->n_threads; i++)
 		sparse_copy_free(&st->threads[i].cache);
 	free(st->threads);
 	code_page_set_free(st->code_pages);
 	memory_image_free(st->image);
+	memset(st, 0, sizeof(*st));
+}
+
+static void free_snapshot(struct replay_snapshot *snap)
+{
+	replay_index_state_free(&snap->state);
 	code_page_set_free(snap->written_pages);
 	code_page_set_free(snap->code_pages);
 	code_page_set_free(snap->read_pages);
 	memset(snap, 0, sizeof(*snap));
 }
 
-/* base: the snapshot before (NULL for the first). */
-static void get_snapshot(struct loader *l, struct replay_snapshot *snap,
-			 const struct replay_snapshot *base)
+/* A snapshot's frame; base: the snapshot before (NULL when whole). */
+static void get_state(struct loader *l, struct resim_state *st, const struct resim_state *base)
 {
 	struct index_in *in = &l->in;
-	struct resim_state *st = &snap->state;
-	st->time = snap->icount = index_in_varint(in);
+	st->time = index_in_varint(in);
 	uint64_t n_threads = index_in_varint(in);
 	st->current = (size_t)index_in_varint(in);
-	if (in->bad || n_threads != l->e->n_threads || st->current >= n_threads) {
+	if (in->bad || n_threads != l->e->n_threads || st->current >= n_threads ||
+	    (base && base->n_threads != n_threads)) {
 		index_in_fail(in, "a snapshot of another thread table than the trace's");
 		return;
 	}
 	st->clock_offset = index_in_varint(in);
 	st->transition_time = index_in_varint(in);
-	get_counts(in, &st->counts);
-	st->threads = calloc(n_threads, sizeof(*st->threads));
+	st->threads = calloc(n_threads ? n_threads : 1, sizeof(*st->threads));
 	if (!st->threads) {
 		index_in_fail(in, "out of memory");
 		return;
 	}
 	st->n_threads = n_threads;
 	for (size_t i = 0; i < n_threads && !in->bad; i++)
-		get_thread_state(l, &st->threads[i], base ? &base->state.threads[i] : NULL);
+		get_thread_state(l, &st->threads[i], base ? &base->threads[i] : NULL);
 	bool present;
 	st->code_pages = get_page_set(l, &present);
 	if (!in->bad && !present)
 		index_in_fail(in, "a snapshot without its logged code pages");
 	if (!in->bad)
-		st->image = get_image(l, false, base ? base->state.image : NULL);
+		st->image = get_image(l, false, base ? base->image : NULL);
+}
+
+/* A segment's summaries (what it wrote and executed): the one place they
+ * are read. */
+static void get_segment_summaries(struct loader *l, struct replay_snapshot *snap)
+{
+	bool present;
 	snap->written_pages = get_page_set(l, &present);
 	snap->code_pages = get_page_set(l, &present);
 	snap->read_pages = get_page_set(l, &present);
@@ -345,26 +337,52 @@ static void get_summary(struct loader *l, struct replay_index_contents *c)
 	}
 }
 
-/* One snapshot is at least its fixed fields and one thread's registers. */
-#define SNAPSHOT_MIN 64
+/* A directory entry is at least its time, counts, two page-set flags
+ * and its frame's four numbers. */
+#define ENTRY_MIN 15
 
-static void get_snapshots(struct loader *l, struct replay_index_contents *c)
+static void get_frame(struct loader *l, struct frame_ref *r, uint64_t *end, uint64_t limit)
+{
+	r->offset = index_in_varint(&l->in);
+	r->compressed = index_in_varint(&l->in);
+	r->payload = index_in_varint(&l->in);
+	uint64_t crc = index_in_varint(&l->in);
+	r->crc = (uint32_t)crc;
+	if (!l->in.bad && (crc > UINT32_MAX || r->offset < *end || r->offset > limit ||
+			   r->compressed > limit - r->offset || r->compressed == 0))
+		index_in_fail(&l->in, "a snapshot's frame outside its place in the file");
+	*end = r->offset + r->compressed;
+}
+
+/* The snapshot table: out's snapshots (indexed) and f's frames. */
+static void get_directory(struct loader *l, struct replay_index_contents *c,
+			  struct replay_index_file *f, uint64_t frames_end)
 {
 	struct index_in *in = &l->in;
-	uint64_t n = index_in_count(in, SNAPSHOT_MIN, UINT64_MAX);
+	uint64_t n = index_in_count(in, ENTRY_MIN, UINT64_MAX);
 	if (!in->bad && n == 0)
 		index_in_fail(in, "no snapshot");
 	if (in->bad)
 		return;
 	c->snapshots = calloc(n, sizeof(*c->snapshots));
-	if (!c->snapshots) {
+	f->frames = calloc(n, sizeof(*f->frames));
+	f->times = calloc(n, sizeof(*f->times));
+	f->counts = calloc(n, sizeof(*f->counts));
+	if (!c->snapshots || !f->frames || !f->times || !f->counts) {
 		index_in_fail(in, "out of memory");
 		return;
 	}
+	uint64_t end = REPLAY_INDEX_HEADER;
 	for (size_t i = 0; i < n && !in->bad; i++) {
-		c->n_snapshots = i + 1;
-		get_snapshot(l, &c->snapshots[i], i ? &c->snapshots[i - 1] : NULL);
-		if (!in->bad && i && c->snapshots[i].icount <= c->snapshots[i - 1].icount)
+		struct replay_snapshot *snap = &c->snapshots[i];
+		c->n_snapshots = f->n = i + 1;
+		snap->icount = snap->state.time = f->times[i] = index_in_varint(in);
+		get_counts(in, &snap->state.counts);
+		f->counts[i] = snap->state.counts;
+		get_segment_summaries(l, snap);
+		get_frame(l, &f->frames[i], &end, frames_end);
+		snap->indexed = true;
+		if (!in->bad && i && snap->icount <= c->snapshots[i - 1].icount)
 			index_in_fail(in, "snapshots out of order");
 	}
 	if (!in->bad && c->snapshots[n - 1].icount > c->summary.instructions)
@@ -389,12 +407,68 @@ static uint64_t load_le(const uint8_t *p, unsigned n)
 	return v;
 }
 
-enum replay_index_verdict replay_index_read(int fd, uint64_t size,
+bool replay_index_file_is(const struct replay_index_file *f, const char *path)
+{
+	struct stat a, b;
+	return fstat(f->fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+void replay_index_file_close(struct replay_index_file *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->frames);
+	free(f->times);
+	free(f->counts);
+	free(f);
+}
+
+/* One frame of f at r, decoded by fill. 0, or -1 with why. */
+static int read_frame(struct replay_index_file *f, const struct frame_ref *r,
+		      void (*fill)(struct loader *l, void *a, const void *b), void *a, const void *b,
+		      char *why, size_t why_len)
+{
+	struct loader l = { .e = &f->e };
+	if (lseek(f->fd, (off_t)r->offset, SEEK_SET) != (off_t)r->offset ||
+	    index_in_open(&l.in, f->fd, r->compressed, r->payload, r->crc) != 0) {
+		index_in_close(&l.in);
+		snprintf(why, why_len, "cannot be read");
+		return -1;
+	}
+	fill(&l, a, b);
+	bool ok = index_in_finish(&l.in);
+	snprintf(why, why_len, "%s", l.in.why);
+	index_in_close(&l.in);
+	return ok ? 0 : -1;
+}
+
+struct directory_out {
+	struct replay_index_contents *c;
+	struct replay_index_file *f;
+	uint64_t frames_end;
+};
+
+static void fill_directory(struct loader *l, void *a, const void *b)
+{
+	(void)b;
+	struct directory_out *d = a;
+	get_summary(l, d->c);
+	if (!l->in.bad)
+		d->c->future = get_image(l, true, NULL);
+	if (!l->in.bad)
+		get_directory(l, d->c, d->f, d->frames_end);
+}
+
+enum replay_index_verdict replay_index_open(int fd, uint64_t size,
 					    const struct replay_index_expect *e,
-					    struct replay_index_contents *out, char *why,
-					    size_t why_len)
+					    struct replay_index_contents *out,
+					    struct replay_index_file **file, char *why, size_t why_len)
 {
 	memset(out, 0, sizeof(*out));
+	*file = NULL;
 	uint8_t h[REPLAY_INDEX_HEADER];
 	if (size < sizeof(h) || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		snprintf(why, why_len, "shorter than its header");
@@ -410,30 +484,73 @@ enum replay_index_verdict replay_index_read(int fd, uint64_t size,
 		snprintf(why, why_len, "another trace's, or another version's");
 		return REPLAY_INDEX_OTHER_TRACE;
 	}
-	uint64_t payload = load_le(h + 40, 8), compressed = load_le(h + 48, 8);
-	if (compressed != size - sizeof(h)) {
+	uint64_t dir_offset = load_le(h + 40, 8);
+	if (dir_offset < sizeof(h) || dir_offset >= size || load_le(h + 56, 4) != 0) {
 		snprintf(why, why_len, "truncated or extended");
 		return REPLAY_INDEX_DAMAGED;
 	}
-	struct loader l = { .e = e };
-	if (lseek(fd, sizeof(h), SEEK_SET) != (off_t)sizeof(h) ||
-	    index_in_open(&l.in, fd, compressed, payload, (uint32_t)load_le(h + 56, 4)) != 0) {
-		index_in_close(&l.in);
+	struct replay_index_file *f = calloc(1, sizeof(*f));
+	if (!f || (f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		free(f);
 		snprintf(why, why_len, "cannot be read");
 		return REPLAY_INDEX_DAMAGED;
 	}
-	get_summary(&l, out);
-	if (!l.in.bad)
-		out->future = get_image(&l, true, NULL);
-	if (!l.in.bad)
-		get_snapshots(&l, out);
-	bool ok = index_in_finish(&l.in);
-	snprintf(why, why_len, "%s", l.in.why);
-	index_in_close(&l.in);
-	pages_free(&l.pages);
-	if (!ok) {
+	f->e = *e;
+	struct frame_ref dir = { dir_offset, size - dir_offset, load_le(h + 48, 8),
+				 (uint32_t)load_le(h + 36, 4) };
+	struct directory_out d = { out, f, dir_offset };
+	if (read_frame(f, &dir, fill_directory, &d, NULL, why, why_len) != 0) {
+		replay_index_file_close(f);
 		replay_index_contents_free(out);
 		return REPLAY_INDEX_DAMAGED;
 	}
+	*file = f;
 	return REPLAY_INDEX_LOADED;
+}
+
+static void fill_state(struct loader *l, void *st, const void *base)
+{
+	get_state(l, st, base);
+}
+
+int replay_index_read_snapshot(struct replay_index_file *f, size_t k, const struct resim_state *prev,
+			       struct resim_state *out, char *why, size_t why_len)
+{
+	memset(out, 0, sizeof(*out));
+	bool whole = replay_index_snapshot_whole(k);
+	if (k >= f->n || (!whole && !prev)) {
+		snprintf(why, why_len, "no snapshot %zu to read", k);
+		return -1;
+	}
+	int rc = read_frame(f, &f->frames[k], fill_state, out, whole ? NULL : prev, why, why_len);
+	if (rc == 0 && out->time != f->times[k]) {
+		snprintf(why, why_len, "a snapshot's frame of another time than its table's");
+		rc = -1;
+	}
+	if (rc != 0) {
+		replay_index_state_free(out);
+		return -1;
+	}
+	out->counts = f->counts[k];
+	return 0;
+}
+
+enum replay_index_verdict replay_index_read(int fd, uint64_t size,
+					    const struct replay_index_expect *e,
+					    struct replay_index_contents *out, char *why,
+					    size_t why_len)
+{
+	struct replay_index_file *f;
+	enum replay_index_verdict v = replay_index_open(fd, size, e, out, &f, why, why_len);
+	for (size_t i = 0; v == REPLAY_INDEX_LOADED && i < out->n_snapshots; i++) {
+		struct replay_snapshot *snap = &out->snapshots[i];
+		if (replay_index_read_snapshot(f, i, i ? &out->snapshots[i - 1].state : NULL,
+					       &snap->state, why, why_len) != 0) {
+			replay_index_contents_free(out);
+			v = REPLAY_INDEX_DAMAGED;
+		} else
+			snap->indexed = false;
+	}
+	replay_index_file_close(f);
+	return v;
 }

@@ -1,8 +1,11 @@
 /*
- * replay_index_write.c — encodes a replay index (man/ttreplay-index.5).
- * Snapshots share most memory pages with each other (copy on write), so
- * a page is stored the first time an image refers to it and later
- * referred to by its number: the file holds each distinct page once.
+ * replay_index_write.c — encodes a replay index (man/ttreplay-index.5):
+ * each snapshot's state in a zstd frame of its own, then the directory
+ * (figures, future image, snapshot table, segment summaries, frames'
+ * places and CRCs) in the last frame. Snapshots share most memory pages
+ * with the one before (copy on write), so a snapshot's frame stores only
+ * the pages that changed since it, except every REPLAY_INDEX_WHOLE_EVERY
+ * snapshot, stored whole so that reading any one decodes a few frames.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,65 +14,22 @@
 #include "replayer/replay_index_stream.h"
 #include "trace-format/crc32c.h"
 
-/* Page identity -> its number in the file: open addressing over the
- * pointers images share. */
-struct page_numbers {
-	const void **keys;
-	uint64_t *numbers;
-	size_t capacity, count;
+struct frame_ref {
+	uint64_t offset, compressed, payload;
+	uint32_t crc;
 };
 
-static size_t slot_of(const struct page_numbers *t, const void *key)
-{
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20) & (t->capacity - 1);
-}
+struct replay_index_writer {
+	FILE *f;
+	struct index_out out;
+	struct frame_ref *frames;
+	size_t n_frames, cap_frames;
+	bool failed;
+};
 
-static bool numbers_grow(struct page_numbers *t)
-{
-	struct page_numbers n = { calloc(t->capacity * 2, sizeof(void *)),
-				  calloc(t->capacity * 2, sizeof(uint64_t)), t->capacity * 2, t->count };
-	if (!n.keys || !n.numbers) {
-		free(n.keys);
-		free(n.numbers);
-		return false;
-	}
-	for (size_t i = 0; i < t->capacity; i++)
-		if (t->keys[i]) {
-			size_t j = slot_of(&n, t->keys[i]);
-			while (n.keys[j])
-				j = (j + 1) & (n.capacity - 1);
-			n.keys[j] = t->keys[i];
-			n.numbers[j] = t->numbers[i];
-		}
-	free(t->keys);
-	free(t->numbers);
-	*t = n;
-	return true;
-}
-
-/* The number of key, or (a new page) UINT64_MAX after giving it the next
- * one; UINT64_MAX with *failed when memory is short. */
-static uint64_t number_of(struct page_numbers *t, const void *key, bool *failed)
-{
-	if (2 * (t->count + 1) > t->capacity && !numbers_grow(t)) {
-		*failed = true;
-		return UINT64_MAX;
-	}
-	size_t i = slot_of(t, key);
-	while (t->keys[i]) {
-		if (t->keys[i] == key)
-			return t->numbers[i];
-		i = (i + 1) & (t->capacity - 1);
-	}
-	t->keys[i] = key;
-	t->numbers[i] = t->count++;
-	return UINT64_MAX;
-}
-
+/* What put_* write to. */
 struct writer {
 	struct index_out out;
-	struct page_numbers pages;
 	bool failed;
 };
 
@@ -109,16 +69,15 @@ static void collect_view(void *ctx, const struct memory_image_page_view *p)
  * previous snapshot's page at the same address, which most often differs
  * in a few words (zstd then sees mostly zeros). */
 static void put_page(struct writer *w, const struct memory_image_page_view *p,
-		     const struct memory_image *base)
+		     const struct memory_image_page_view *b)
 {
 	static __thread uint64_t known[MEMORY_IMAGE_PAGE / 64];
 	static __thread uint8_t data[MEMORY_IMAGE_PAGE];
 	memcpy(known, p->known, sizeof(known));
 	memcpy(data, p->data, sizeof(data));
-	struct memory_image_page_view b;
-	if (base && memory_image_page_at(base, p->page_addr, &b)) {
-		index_xor(known, b.known, sizeof(known));
-		index_xor(data, b.data, sizeof(data));
+	if (b) {
+		index_xor(known, b->known, sizeof(known));
+		index_xor(data, b->data, sizeof(data));
 	}
 	put_words(&w->out, known, MEMORY_IMAGE_PAGE / 64);
 	index_out_bytes(&w->out, data, MEMORY_IMAGE_PAGE);
@@ -126,9 +85,18 @@ static void put_page(struct writer *w, const struct memory_image_page_view *p,
 		put_words(&w->out, p->valid_from, MEMORY_IMAGE_PAGE / 8);
 }
 
+/* Whether p is the base's page b: shared, or (a snapshot read back from
+ * the spill file has copies) equal. */
+static bool same_page(const struct memory_image_page_view *p, const struct memory_image_page_view *b)
+{
+	return p->identity == b->identity ||
+	       (memcmp(p->known, b->known, MEMORY_IMAGE_PAGE / 8) == 0 &&
+		memcmp(p->data, b->data, MEMORY_IMAGE_PAGE) == 0);
+}
+
 /* IMAGE: page count, then per page (by address) its page number's delta
- * and either 0 and the page, or 1 + the number of a page stored before.
- * base: the previous snapshot's image (NULL: none). */
+ * and either 1 (the base's page at that address) or 0 and the page.
+ * base: the previous snapshot's image (NULL: none, or a whole snapshot). */
 static void put_image(struct writer *w, const struct memory_image *m,
 		      const struct memory_image *base)
 {
@@ -141,17 +109,18 @@ static void put_image(struct writer *w, const struct memory_image *m,
 	qsort(l.v, l.n, sizeof(*l.v), compare_views);
 	index_out_varint(&w->out, l.n);
 	uint64_t prev = 0;
-	for (size_t i = 0; i < l.n && !w->failed; i++) {
+	for (size_t i = 0; i < l.n; i++) {
 		const struct memory_image_page_view *p = &l.v[i];
 		index_out_varint(&w->out, (p->page_addr >> 12) - prev);
 		prev = p->page_addr >> 12;
-		uint64_t number = number_of(&w->pages, p->identity, &w->failed);
-		if (number != UINT64_MAX) {
-			index_out_varint(&w->out, 1 + number);
+		struct memory_image_page_view b;
+		bool based = base && memory_image_page_at(base, p->page_addr, &b);
+		if (based && same_page(p, &b)) {
+			index_out_varint(&w->out, 1);
 			continue;
 		}
 		index_out_varint(&w->out, 0);
-		put_page(w, p, base);
+		put_page(w, p, based ? &b : NULL);
 	}
 	free(l.v);
 }
@@ -251,22 +220,27 @@ static void put_thread_state(struct index_out *o, const struct resim_thread_stat
 	put_position(o, &t->events_pos);
 }
 
-/* base: the snapshot before (NULL for the first). */
-static void put_snapshot(struct writer *w, const struct replay_snapshot *snap,
-			 const struct replay_snapshot *base)
+/* A snapshot's frame: its state, based on base (the snapshot before; NULL
+ * when stored whole). */
+static void put_state(struct writer *w, const struct resim_state *st, const struct resim_state *base)
 {
-	const struct resim_state *st = &snap->state;
 	struct index_out *o = &w->out;
 	index_out_varint(o, st->time);
 	index_out_varint(o, st->n_threads);
 	index_out_varint(o, st->current);
 	index_out_varint(o, st->clock_offset);
 	index_out_varint(o, st->transition_time);
-	put_counts(o, &st->counts);
 	for (size_t i = 0; i < st->n_threads; i++)
-		put_thread_state(o, &st->threads[i], base ? &base->state.threads[i] : NULL);
+		put_thread_state(o, &st->threads[i],
+				 base && i < base->n_threads ? &base->threads[i] : NULL);
 	put_page_set(w, st->code_pages);
-	put_image(w, st->image, base ? base->state.image : NULL);
+	put_image(w, st->image, base ? base->image : NULL);
+}
+
+/* A segment's summaries (what the segment from a snapshot to the next
+ * wrote and executed): the one place they are written. */
+static void put_segment_summaries(struct writer *w, const struct replay_snapshot *snap)
+{
 	put_page_set(w, snap->written_pages);
 	put_page_set(w, snap->code_pages);
 	put_page_set(w, snap->read_pages);
@@ -294,14 +268,35 @@ static void put_summary(struct writer *w, const struct replay_index_contents *c)
 	}
 }
 
+/* The directory: summary, future image, then per snapshot its time,
+ * counts, segment summaries and frame. */
+static void put_directory(struct writer *w, const struct replay_index_writer *iw,
+			  const struct replay_index_contents *c)
+{
+	put_summary(w, c);
+	put_image(w, c->future, NULL);
+	index_out_varint(&w->out, iw->n_frames);
+	for (size_t i = 0; i < iw->n_frames; i++) {
+		const struct replay_snapshot *snap = &c->snapshots[i];
+		const struct frame_ref *r = &iw->frames[i];
+		index_out_varint(&w->out, snap->icount);
+		put_counts(&w->out, &snap->state.counts);
+		put_segment_summaries(w, snap);
+		index_out_varint(&w->out, r->offset);
+		index_out_varint(&w->out, r->compressed);
+		index_out_varint(&w->out, r->payload);
+		index_out_varint(&w->out, r->crc);
+	}
+}
+
 static void store_le(uint8_t *p, uint64_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void encode_header(uint8_t *h, const struct replay_index_identity *id, uint64_t payload,
-			  uint64_t compressed, uint32_t compressed_crc)
+static void encode_header(uint8_t *h, const struct replay_index_identity *id,
+			  const struct frame_ref *directory)
 {
 	memset(h, 0, REPLAY_INDEX_HEADER);
 	memcpy(h, REPLAY_INDEX_MAGIC, 8);
@@ -310,41 +305,110 @@ static void encode_header(uint8_t *h, const struct replay_index_identity *id, ui
 	store_le(h + 16, id->trace_size, 8);
 	store_le(h + 24, id->chunks, 8);
 	store_le(h + 32, id->digest, 4);
-	store_le(h + 40, payload, 8);
-	store_le(h + 48, compressed, 8);
-	store_le(h + 56, compressed_crc, 4);
+	store_le(h + 36, directory->crc, 4);
+	store_le(h + 40, directory->offset, 8);
+	store_le(h + 48, directory->payload, 8);
 	store_le(h + 60, crc32c(0, h, 60), 4);
+}
+
+/* One frame at f's end, filled by fill(w, a, b): where it went in *r. */
+static int put_frame(FILE *f, struct frame_ref *r,
+		     void (*fill)(struct writer *w, const void *a, const void *b), const void *a,
+		     const void *b)
+{
+	long start = ftell(f);
+	struct writer w = { 0 };
+	if (start < 0 || index_out_open(&w.out, f) != 0)
+		return -1;
+	fill(&w, a, b);
+	r->payload = w.out.raw_bytes;
+	int rc = index_out_close(&w.out);
+	long end = ftell(f);
+	if (rc != 0 || w.failed || end < start)
+		return -1;
+	r->offset = (uint64_t)start;
+	r->compressed = (uint64_t)(end - start);
+	r->crc = w.out.crc;
+	return 0;
+}
+
+struct replay_index_writer *replay_index_writer_open(FILE *f)
+{
+	struct replay_index_writer *w = calloc(1, sizeof(*w));
+	uint8_t h[REPLAY_INDEX_HEADER] = { 0 }; /* written last, once the directory is */
+	if (!w || fwrite(h, 1, sizeof(h), f) != sizeof(h)) {
+		free(w);
+		return NULL;
+	}
+	w->f = f;
+	return w;
+}
+
+static void fill_state(struct writer *w, const void *st, const void *base)
+{
+	put_state(w, st, base);
+}
+
+int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st,
+			    const struct resim_state *prev)
+{
+	if (w->failed)
+		return -1;
+	if (w->n_frames == w->cap_frames) {
+		size_t cap = w->cap_frames ? 2 * w->cap_frames : 64;
+		struct frame_ref *n = realloc(w->frames, cap * sizeof(*n));
+		if (!n) {
+			w->failed = true;
+			return -1;
+		}
+		w->frames = n;
+		w->cap_frames = cap;
+	}
+	const struct resim_state *base = replay_index_snapshot_whole(w->n_frames) ? NULL : prev;
+	if (put_frame(w->f, &w->frames[w->n_frames], fill_state, st, base) != 0) {
+		w->failed = true;
+		return -1;
+	}
+	w->n_frames++;
+	return 0;
+}
+
+static void fill_directory(struct writer *w, const void *iw, const void *c)
+{
+	put_directory(w, iw, c);
+}
+
+int replay_index_writer_close(struct replay_index_writer *w, const struct replay_index_identity *id,
+			      const struct replay_index_contents *c)
+{
+	struct frame_ref dir;
+	uint8_t h[REPLAY_INDEX_HEADER];
+	int rc = -1;
+	if (!w->failed && c->n_snapshots == w->n_frames &&
+	    put_frame(w->f, &dir, fill_directory, w, c) == 0) {
+		encode_header(h, id, &dir);
+		rc = fseek(w->f, 0, SEEK_SET) == 0 && fwrite(h, 1, sizeof(h), w->f) == sizeof(h) &&
+				     fflush(w->f) == 0
+			     ? 0
+			     : -1;
+	}
+	free(w->frames);
+	free(w);
+	return rc;
+}
+
+bool replay_index_snapshot_whole(size_t k)
+{
+	return k % REPLAY_INDEX_WHOLE_EVERY == 0;
 }
 
 int replay_index_write(FILE *f, const struct replay_index_identity *id,
 		       const struct replay_index_contents *c)
 {
-	uint8_t h[REPLAY_INDEX_HEADER];
-	encode_header(h, id, 0, 0, 0); /* rewritten once the sizes are known */
-	if (fwrite(h, 1, sizeof(h), f) != sizeof(h))
+	struct replay_index_writer *w = replay_index_writer_open(f);
+	if (!w)
 		return -1;
-	struct writer w = { .pages = { calloc(1024, sizeof(void *)), calloc(1024, sizeof(uint64_t)),
-				       1024, 0 } };
-	if (!w.pages.keys || !w.pages.numbers || index_out_open(&w.out, f) != 0) {
-		free(w.pages.keys);
-		free(w.pages.numbers);
-		return -1;
-	}
-	put_summary(&w, c);
-	put_image(&w, c->future, NULL);
-	index_out_varint(&w.out, c->n_snapshots);
-	for (size_t i = 0; i < c->n_snapshots && !w.failed; i++)
-		put_snapshot(&w, &c->snapshots[i], i ? &c->snapshots[i - 1] : NULL);
-	uint64_t payload = w.out.raw_bytes;
-	int rc = index_out_close(&w.out);
-	uint32_t crc = w.out.crc;
-	free(w.pages.keys);
-	free(w.pages.numbers);
-	long end = ftell(f);
-	if (rc != 0 || w.failed || end < REPLAY_INDEX_HEADER)
-		return -1;
-	encode_header(h, id, payload, (uint64_t)end - REPLAY_INDEX_HEADER, crc);
-	if (fseek(f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof(h), f) != sizeof(h) || fflush(f) != 0)
-		return -1;
-	return 0;
+	for (size_t i = 0; i < c->n_snapshots; i++)
+		replay_index_writer_add(w, &c->snapshots[i].state, i ? &c->snapshots[i - 1].state : NULL);
+	return replay_index_writer_close(w, id, c);
 }

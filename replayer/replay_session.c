@@ -583,6 +583,7 @@ void replay_session_close(struct replay_session *s)
 	free(s->snapshots);
 	s->snapshots = NULL;
 	replay_session_spill_close(s);
+	replay_session_index_close(s);
 	free(s->summary.threads);
 	s->summary.threads = NULL;
 	s->summary.n_threads = 0;

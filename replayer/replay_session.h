@@ -52,6 +52,11 @@ struct replay_snapshot {
 	bool spilled;
 	uint64_t spill_base;
 	struct spill_ref spill;
+	/* Read from the replay index: state keeps only its time and counts
+	 * until a restore needs the rest, read from the index's frame
+	 * (replay_session_index.c); `decoded` while it is held in state. */
+	bool indexed, decoded;
+	bool damaged; /* its frame was found bad: not read again */
 };
 
 /* One thread of the history, for --info. */
@@ -107,6 +112,8 @@ struct replay_options {
 	bool summary_only;
 };
 
+struct replay_index_file;
+
 /* What became of the replay index (replay_index.h). */
 enum replay_index_state {
 	REPLAY_INDEX_UNUSED,   /* not tried yet, or --no-index */
@@ -127,6 +134,11 @@ struct replay_session {
 	uint64_t snapshot_bytes;      /* what they pin, estimated */
 	uint64_t snapshot_budget;
 	struct snapshot_spill *spill; /* snapshots beyond the budget, once any */
+	/* The replay index the snapshots were read from (their states are
+	 * read from it on demand), and the decoded ones, least recently
+	 * used first (replay_session_index.c). */
+	struct replay_index_file *index_file;
+	size_t *index_decoded, n_index_decoded;
 	bool spill_failed;            /* no spill file: thin instead */
 	struct replay_summary summary;   /* valid once the first pass is done */
 	bool summary_incomplete;      /* a segment's written pages were not all noted */
@@ -223,16 +235,14 @@ size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);
  * there is no spill file (the caller thins the snapshots instead). */
 int replay_session_spill_some(struct replay_session *s);
 /* Snapshot k's whole state: its own, or read back into *tmp (the caller
- * frees it with resim_state_free when the result is tmp). NULL with
- * s->error. */
+ * frees it with resim_state_free when the result is tmp), or read from
+ * the replay index (valid until the next call). NULL with s->error. A
+ * snapshot of the index whose frame is damaged gives, after a one-line
+ * report, an earlier snapshot's state: a restore then replays further. */
 const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
 							struct resim_state *tmp);
 /* How many snapshots are in the spill file, and its size. */
 size_t replay_session_spilled_count(const struct replay_session *s);
 void replay_session_spill_close(struct replay_session *s);
-/* The snapshots in memory, with the spilled ones' summaries merged into
- * the one before each: what the replay index holds. */
-struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n);
-void replay_session_index_view_free(struct replay_snapshot *v, size_t n);
 
 #endif

@@ -2,6 +2,9 @@
  * replay_session_index.c — a session's replay index: which trace it is
  * of, where it lives, loading it instead of the first pass and writing
  * it after one (replay_index.h; the format is man/ttreplay-index.5).
+ * Loading reads the figures and the snapshot table only; a snapshot's
+ * state is read from its frame when a restore needs it, and the last few
+ * read stay decoded within the snapshot budget.
  *
  * Index files are opened without following symbolic links and only when
  * regular (a FIFO would block); they are written under a temporary name
@@ -11,12 +14,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "replayer/replay_index.h"
+#include "replayer/segment_summary.h"
 #include "trace-format/crc32c.h"
 
 static uint32_t crc_u64(uint32_t crc, uint64_t v)
@@ -107,7 +112,7 @@ static bool index_place(const struct replay_session *s, const struct replay_inde
  * (complaint says why, in the one line reported). */
 static int try_load(struct replay_session *s, const char *path,
 		    const struct replay_index_expect *e, struct replay_index_contents *c,
-		    char *complaint, size_t size)
+		    struct replay_index_file **file, char *complaint, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -124,10 +129,13 @@ static int try_load(struct replay_session *s, const char *path,
 		return -1;
 	}
 	char why[160];
-	enum replay_index_verdict v = replay_index_read(fd, (uint64_t)st.st_size, e, c, why, sizeof(why));
+	enum replay_index_verdict v =
+		replay_index_open(fd, (uint64_t)st.st_size, e, c, file, why, sizeof(why));
 	close(fd);
 	if (v == REPLAY_INDEX_LOADED && c->snapshots[0].icount != s->snapshots[0].icount) {
 		replay_index_contents_free(c);
+		replay_index_file_close(*file);
+		*file = NULL;
 		snprintf(why, sizeof(why), "its history starts at another time");
 		v = REPLAY_INDEX_DAMAGED;
 	}
@@ -139,17 +147,25 @@ static int try_load(struct replay_session *s, const char *path,
 }
 
 /* The session takes what the index holds in place of the opening part
- * of the pass. */
-static void install(struct replay_session *s, struct replay_index_contents *c)
+ * of the pass. The snapshots the opening part took in memory keep their
+ * states (with the index's segment summaries, which cover the whole
+ * segments): the first one is then always there to go back from. */
+static void install(struct replay_session *s, struct replay_index_contents *c,
+		    struct replay_index_file *file)
 {
 	for (size_t i = 0; i < s->n_snapshots; i++) {
-		resim_state_free(&s->snapshots[i].state);
-		code_page_set_free(s->snapshots[i].written_pages);
-		code_page_set_free(s->snapshots[i].code_pages);
-		code_page_set_free(s->snapshots[i].read_pages);
+		struct replay_snapshot *own = &s->snapshots[i];
+		if (i < c->n_snapshots && !own->spilled && own->icount == c->snapshots[i].icount) {
+			c->snapshots[i].state = own->state;
+			c->snapshots[i].indexed = false;
+			memset(&own->state, 0, sizeof(own->state));
+		}
+		resim_state_free(&own->state);
+		segment_summary_free(own);
 	}
 	free(s->snapshots);
 	replay_session_spill_close(s);
+	replay_session_index_close(s);
 	free(s->summary.threads);
 	memory_image_free(s->future);
 	s->snapshots = c->snapshots;
@@ -158,6 +174,7 @@ static void install(struct replay_session *s, struct replay_index_contents *c)
 	s->summary = c->summary;
 	s->summary_incomplete = c->summary_incomplete;
 	s->future = c->future;
+	s->index_file = file;
 	memset(c, 0, sizeof(*c));
 }
 
@@ -175,10 +192,11 @@ bool replay_session_load_index(struct replay_session *s)
 		if (!index_place(s, &e.id, in_cache, false, path, sizeof(path)))
 			continue;
 		struct replay_index_contents c;
+		struct replay_index_file *file = NULL;
 		char why[sizeof(complaint)];
-		int r = try_load(s, path, &e, &c, why, sizeof(why));
+		int r = try_load(s, path, &e, &c, &file, why, sizeof(why));
 		if (r == 1) {
-			install(s, &c);
+			install(s, &c, file);
 			snprintf(s->index_path, sizeof(s->index_path), "%s", path);
 			s->index_state = REPLAY_INDEX_READ;
 			return true;
@@ -189,6 +207,38 @@ bool replay_session_load_index(struct replay_session *s)
 	if (complaint[0])
 		fprintf(stderr, "ttreplay: %s: rebuilding\n", complaint);
 	return false;
+}
+
+/* Every snapshot of the pass, spilled ones read back one at a time. 0,
+ * or -1. */
+static int write_snapshots(struct replay_session *s, const struct replay_index_identity *id,
+			   FILE *f)
+{
+	struct replay_index_writer *w = replay_index_writer_open(f);
+	if (!w)
+		return -1;
+	/* A state read back is held until the next one is written. */
+	struct resim_state held[2];
+	const struct resim_state *prev = NULL;
+	int prev_slot = -1;
+	bool failed = false;
+	for (size_t k = 0; k < s->n_snapshots && !failed; k++) {
+		int slot = prev_slot == 0 ? 1 : 0;
+		const struct resim_state *st = replay_session_snapshot_state(s, k, &held[slot]);
+		failed = !st || replay_index_writer_add(w, st, prev) != 0;
+		if (prev_slot >= 0)
+			resim_state_free(&held[prev_slot]);
+		prev = st;
+		prev_slot = st == &held[slot] ? slot : -1;
+	}
+	if (prev_slot >= 0)
+		resim_state_free(&held[prev_slot]);
+	struct replay_index_contents c = {
+		.snapshots = s->snapshots, .n_snapshots = failed ? 0 : s->n_snapshots,
+		.snapshot_interval = s->snapshot_interval, .summary = s->summary,
+		.summary_incomplete = s->summary_incomplete, .future = s->future,
+	};
+	return replay_index_writer_close(w, id, &c) != 0 || failed ? -1 : 0;
 }
 
 /* Writes the index to path through a temporary file beside it. 0, or -1
@@ -210,18 +260,8 @@ static int write_at(struct replay_session *s, const struct replay_index_identity
 		unlink(tmp);
 		return -1;
 	}
-	/* Spilled snapshots are not in the index: a session reading it
-	 * holds what it holds in memory. */
-	size_t n = 0;
-	struct replay_snapshot *kept = replay_session_index_view(s, &n);
-	struct replay_index_contents c = {
-		.snapshots = kept, .n_snapshots = n,
-		.snapshot_interval = s->snapshot_interval, .summary = s->summary,
-		.summary_incomplete = s->summary_incomplete, .future = s->future,
-	};
-	int rc = kept ? replay_index_write(f, id, &c) : -1;
-	int saved = kept ? errno : ENOMEM;
-	replay_session_index_view_free(kept, n);
+	int rc = write_snapshots(s, id, f);
+	int saved = rc ? (errno ? errno : EIO) : 0;
 	if (fclose(f) != 0 && rc == 0) {
 		rc = -1;
 		saved = errno;
@@ -257,4 +297,157 @@ void replay_session_save_index(struct replay_session *s)
 		snprintf(s->index_error, sizeof(s->index_error), "cannot write %s: %s", path,
 			 strerror(errno));
 	}
+}
+
+/* --- snapshots read on demand -------------------------------------------- */
+
+/* Decoded snapshots kept at most (besides the budget). */
+#define DECODED_MAX (2 * REPLAY_INDEX_WHOLE_EVERY)
+
+static bool state_at_hand(const struct replay_snapshot *snap)
+{
+	return !snap->indexed || snap->decoded;
+}
+
+/* k becomes the most recently used decoded snapshot. */
+static void touch(struct replay_session *s, size_t k)
+{
+	size_t n = s->n_index_decoded, i = 0;
+	while (i < n && s->index_decoded[i] != k)
+		i++;
+	if (i == n)
+		n = ++s->n_index_decoded; /* the list has room for every snapshot */
+	memmove(&s->index_decoded[i], &s->index_decoded[i + 1], (n - 1 - i) * sizeof(size_t));
+	s->index_decoded[n - 1] = k;
+}
+
+static void forget(struct replay_session *s, size_t k)
+{
+	struct replay_snapshot *snap = &s->snapshots[k];
+	struct resim_counts counts = snap->state.counts;
+	uint64_t time = snap->state.time;
+	resim_state_free(&snap->state);
+	snap->state.time = time;
+	snap->state.counts = counts;
+	snap->decoded = false;
+}
+
+/* The heap in use as the allocator counts it (0 where it cannot say). */
+static uint64_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+}
+
+/* Forgets the least recently used decoded snapshots (never keep) while
+ * there are too many or the heap is over the budget. */
+static void bound_decoded(struct replay_session *s, size_t keep)
+{
+	while (s->n_index_decoded > 1 &&
+	       (s->n_index_decoded > DECODED_MAX || heap_in_use() > s->snapshot_budget)) {
+		size_t victim = s->index_decoded[0] == keep ? 1 : 0;
+		forget(s, s->index_decoded[victim]);
+		memmove(&s->index_decoded[victim], &s->index_decoded[victim + 1],
+			(s->n_index_decoded - victim - 1) * sizeof(size_t));
+		s->n_index_decoded--;
+	}
+}
+
+/* The index read is damaged: it goes, unless a newer one took its name. */
+static void remove_index(struct replay_session *s)
+{
+	if (replay_index_file_is(s->index_file, s->index_path))
+		unlink(s->index_path);
+}
+
+/* Decodes snapshot i from its frame, i-1's state at hand unless i is
+ * stored whole. false (reported once) when its frame is bad. */
+static bool decode(struct replay_session *s, size_t i)
+{
+	struct replay_snapshot *snap = &s->snapshots[i];
+	char why[160] = "";
+	struct resim_state st;
+	if (!snap->damaged &&
+	    replay_index_read_snapshot(s->index_file, i, i ? &s->snapshots[i - 1].state : NULL, &st,
+				       why, sizeof(why)) == 0) {
+		forget(s, i);
+		snap->state = st;
+		snap->decoded = true;
+		touch(s, i);
+		return true;
+	}
+	if (!snap->damaged)
+		fprintf(stderr,
+			"ttreplay: index %s: the snapshot at time %llu is damaged (%s): "
+			"replaying from an earlier one; removed, the next session rebuilds it\n",
+			s->index_path, (unsigned long long)snap->icount, why);
+	snap->damaged = true;
+	remove_index(s);
+	return false;
+}
+
+const struct resim_state *replay_session_indexed_state(struct replay_session *s, size_t k)
+{
+	if (!s->index_decoded) {
+		s->index_decoded = calloc(s->n_snapshots, sizeof(size_t));
+		if (!s->index_decoded) {
+			snprintf(s->error, sizeof(s->error), "out of memory");
+			return NULL;
+		}
+	}
+	for (;;) {
+		if (state_at_hand(&s->snapshots[k])) {
+			if (s->snapshots[k].decoded)
+				touch(s, k);
+			bound_decoded(s, k);
+			return &s->snapshots[k].state;
+		}
+		/* Back to a state at hand or one stored whole (snapshot 0 is
+		 * both), then forward frame by frame. */
+		size_t j = k;
+		while (!state_at_hand(&s->snapshots[j]) && !replay_index_snapshot_whole(j))
+			j--;
+		size_t i = state_at_hand(&s->snapshots[j]) ? j + 1 : j;
+		while (i <= k && decode(s, i))
+			i++;
+		if (i > k)
+			continue;
+		/* Frame i is bad: the latest snapshot before it will do. */
+		if (i == 0) {
+			snprintf(s->error, sizeof(s->error), "no snapshot to start from");
+			return NULL;
+		}
+		k = i - 1;
+	}
+}
+
+int replay_session_check_index(struct replay_session *s, char *why, size_t why_len)
+{
+	if (!s->index_file)
+		return 0;
+	struct resim_state held[2];
+	int rc = 0;
+	for (size_t k = 0; k < s->n_snapshots && rc == 0; k++) {
+		rc = replay_index_read_snapshot(s->index_file, k, k ? &held[(k - 1) % 2] : NULL,
+						&held[k % 2], why, why_len);
+		if (rc != 0)
+			snprintf(why + strlen(why), why_len - strlen(why), " at time %llu",
+				 (unsigned long long)s->snapshots[k].icount);
+		if (k)
+			resim_state_free(&held[(k - 1) % 2]);
+		if (rc == 0 && k + 1 == s->n_snapshots)
+			resim_state_free(&held[k % 2]);
+	}
+	if (rc != 0)
+		remove_index(s);
+	return rc;
+}
+
+void replay_session_index_close(struct replay_session *s)
+{
+	replay_index_file_close(s->index_file);
+	s->index_file = NULL;
+	free(s->index_decoded);
+	s->index_decoded = NULL;
+	s->n_index_decoded = 0;
 }

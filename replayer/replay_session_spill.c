@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "replayer/segment_summary.h"
 #include "replayer/snapshot_spill.h"
@@ -92,6 +93,8 @@ int replay_session_spill_some(struct replay_session *s)
 const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
 							struct resim_state *tmp)
 {
+	if (s->snapshots[k].indexed)
+		return replay_session_indexed_state(s, k);
 	if (!s->snapshots[k].spilled)
 		return &s->snapshots[k].state;
 	/* The chain down to a snapshot in memory, then read back up. */
@@ -150,42 +153,4 @@ size_t replay_session_spilled_count(const struct replay_session *s)
 	for (size_t i = 0; i < s->n_snapshots; i++)
 		n += s->snapshots[i].spilled;
 	return n;
-}
-
-/*
- * The snapshots an index can hold (replay_index_write reads whole states):
- * those in memory, each with the summaries of the spilled ones after it
- * merged into its own, as thinning merges them. The copies' page sets are
- * new (replay_session_index_view_free); their states are the session's.
- */
-struct replay_snapshot *replay_session_index_view(struct replay_session *s, size_t *n)
-{
-	struct replay_snapshot *v = calloc(s->n_snapshots, sizeof(*v));
-	if (!v)
-		return NULL;
-	size_t m = 0;
-	bool failed = false;
-	for (size_t i = 0; i < s->n_snapshots && !failed; i++) {
-		const struct replay_snapshot *snap = &s->snapshots[i];
-		if (!snap->spilled) {
-			v[m] = *snap;
-			failed = !segment_summary_clone(&v[m], snap);
-			m++;
-			continue;
-		}
-		segment_summary_join(&v[m - 1], snap); /* unknown where it cannot */
-	}
-	*n = m;
-	if (failed) {
-		replay_session_index_view_free(v, m);
-		return NULL;
-	}
-	return v;
-}
-
-void replay_session_index_view_free(struct replay_snapshot *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		segment_summary_free(&v[i]);
-	free(v);
 }

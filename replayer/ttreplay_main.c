@@ -16,6 +16,7 @@
 
 #include "gdbstub/gdbstub.h"
 #include "replayer/gdb_target.h"
+#include "replayer/replay_index.h"
 #include "replayer/replay_session.h"
 #include "replayer/gdb_commands.h"
 #include "replayer/process_choice.h"
@@ -342,11 +343,22 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 		fprintf(stderr, "ttreplay: the first pass ran on one core: %s\n", m->serial_reason);
 }
 
-/* --index: the first pass, unless a good index is there already, and
- * what became of the index. */
-static int make_index(struct replay_session *s)
+/* --index: the first pass, unless a good index is there already (every
+ * snapshot's frame read), and what became of the index. */
+static int make_index(struct replay_session *s, const char *path, const struct replay_options *opt)
 {
 	int rc = replay_session_finish_pass(s);
+	char why[200];
+	if (rc == 0 && s->index_state == REPLAY_INDEX_READ &&
+	    replay_session_check_index(s, why, sizeof(why)) != 0) {
+		fprintf(stderr, "ttreplay: index %s is damaged (%s): rebuilding\n", s->index_path, why);
+		replay_session_close(s);
+		if (replay_session_open(s, path, opt) != 0) {
+			fprintf(stderr, "ttreplay: %s\n", s->error);
+			return EXIT_BAD_TRACE;
+		}
+		rc = replay_session_finish_pass(s);
+	}
 	if (s->index_state != REPLAY_INDEX_READ)
 		describe_cores(&s->summary, s->jobs);
 	if (rc != 0)
@@ -356,7 +368,7 @@ static int make_index(struct replay_session *s)
 	else if (s->index_state == REPLAY_INDEX_WRITTEN)
 		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
 		       s->index_path, s->summary.instructions,
-		       s->n_snapshots - replay_session_spilled_count(s)); /* what it holds */
+		       s->n_snapshots);
 	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
 		fprintf(stderr, "ttreplay: %s\n", s->index_error);
 	else
@@ -520,7 +532,7 @@ int main(int argc, char **argv)
 	}
 	int rc;
 	if (do_index)
-		return make_index(&s);
+		return make_index(&s, path, &options);
 	if (!do_info && !do_verify && port < 0 && isatty(STDIN_FILENO))
 		return exec_gdb(&s, path, start_time, image, &options, gdb_args, n_gdb_args);
 	int pass_rc = do_info || do_verify ? replay_session_finish_pass(&s) : 0;

@@ -104,9 +104,31 @@ flip() { # flip OFFSET: one byte of a copy of the good index inverted
 f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
 f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' ph.idna.idx "$1"
 }
-flip $((size / 2)); damaged_case flipped-payload
+# The directory (figures, snapshot table) is the last frame, from the
+# offset the header holds at byte 40: damage there is found on opening.
+dir=$(od -An -tu8 -j40 -N8 good.idx | tr -d ' ')
+flip $((dir + (size - dir) / 2)); damaged_case flipped-directory
 flip $((size - 1)); damaged_case flipped-last
 flip 20; damaged_case flipped-header
+
+# A snapshot's frame is read when a restore needs it: the last one's
+# (just before the directory) when gdb continues to the end. Its damage
+# is reported then, in one line; the session replays from an earlier
+# snapshot with the same answers, and the index goes.
+flip $((dir - 2))
+session flipped-frame.out
+if [ "$(wc -l < flipped-frame.out.index)" -eq 1 ] &&
+   grep -qE 'the snapshot at time [0-9]+ is damaged \(.*\): replaying from an earlier one; removed' \
+	flipped-frame.out.index; then ok
+else bad "a damaged snapshot frame: not reported in one line: $(cat flipped-frame.out.index)"; fi
+same ref.out flipped-frame.out "a damaged snapshot frame"
+[ ! -e ph.idna.idx ] && ok || bad "the index with a damaged snapshot frame was kept"
+# ttreplay --index reads every frame: a damaged one is found and rebuilt.
+flip $((dir - 2))
+"$build/ttreplay" --index ph.idna > frame-index.out 2>&1; status_is 0 $? "--index on a damaged frame"
+expect frame-index.out 'is damaged \(.*at time [0-9]+\): rebuilding$' "--index finds a damaged frame"
+expect frame-index.out '^ttreplay: wrote ph\.idna\.idx \(' "--index rebuilds it"
+index_is_good "--index on a damaged frame"
 
 "$build/ttreplay" --index other.idna > /dev/null 2>&1
 cp other.idna.idx ph.idna.idx

@@ -5,8 +5,11 @@
  * (clang, -fsanitize=fuzzer); fuzz_index_tool.c makes its seeds.
  *
  * The header's trace identity and checksum are set to the expected ones
- * before reading, so that mutations reach the payload's decoder instead
- * of stopping at the header.
+ * before reading, so that mutations reach the directory's decoder instead
+ * of stopping at the header. An index that opens then has each snapshot
+ * read, in order (each based on the one before) and each on the first
+ * (a wrong base for all but the second: its pages of kind 1 may name
+ * pages that base lacks).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -58,10 +61,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	struct replay_index_contents c;
+	struct replay_index_file *file;
 	char why[160];
-	if (replay_index_read(fd, size, &sample_index_expect, &c, why, sizeof(why)) ==
-	    REPLAY_INDEX_LOADED)
-		replay_index_contents_free(&c);
+	if (replay_index_open(fd, size, &sample_index_expect, &c, &file, why, sizeof(why)) !=
+	    REPLAY_INDEX_LOADED) {
+		close(fd);
+		return 0;
+	}
+	struct resim_state first = { 0 }, prev = { 0 }, st;
+	bool have_first = replay_index_read_snapshot(file, 0, NULL, &first, why, sizeof(why)) == 0;
+	for (size_t k = 1; k < c.n_snapshots; k++) {
+		if (have_first && replay_index_read_snapshot(file, k, &first, &st, why, sizeof(why)) == 0)
+			replay_index_state_free(&st);
+		const struct resim_state *base = k == 1 ? &first : &prev;
+		if ((k == 1 ? have_first : prev.image != NULL) &&
+		    replay_index_read_snapshot(file, k, base, &st, why, sizeof(why)) == 0) {
+			replay_index_state_free(&prev);
+			prev = st;
+		} else
+			replay_index_state_free(&prev);
+	}
+	replay_index_state_free(&prev);
+	replay_index_state_free(&first);
+	replay_index_file_close(file);
+	replay_index_contents_free(&c);
 	close(fd);
 	return 0;
 }

@@ -2,8 +2,10 @@
  * test_replay_index.c — the replay index's codec (replayer/replay_index_*.c)
  * on the hand-made sample of tests/fuzz-index/sample_index.h: what is
  * written reads back the same, snapshots' shared pages stay shared (and
- * are stored once), and every truncation, every flipped byte and an
- * index of another trace are refused, never loaded.
+ * are stored once), snapshots are read one at a time (a whole one every
+ * REPLAY_INDEX_WHOLE_EVERY), and every truncation, every flipped byte and
+ * an index of another trace are refused: on opening, or (a snapshot's
+ * frame) when that snapshot is read.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,22 +43,29 @@ static uint8_t *written(size_t *size)
 	return bytes;
 }
 
-static uint64_t payload_size(const uint8_t *bytes)
+/* bytes as a file (to fclose). */
+static FILE *file_of(const uint8_t *bytes, size_t size)
 {
-	uint64_t payload = 0;
+	FILE *f = tmpfile();
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
+	fflush(f);
+	return f;
+}
+
+static uint64_t directory_offset(const uint8_t *bytes)
+{
+	uint64_t v = 0;
 	for (unsigned i = 0; i < 8; i++)
-		payload |= (uint64_t)bytes[40 + i] << (8 * i);
-	return payload;
+		v |= (uint64_t)bytes[40 + i] << (8 * i);
+	return v;
 }
 
 static enum replay_index_verdict read_bytes(const uint8_t *bytes, size_t size,
 					    const struct replay_index_expect *e,
 					    struct replay_index_contents *out)
 {
-	FILE *f = tmpfile();
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
-	fflush(f);
+	FILE *f = file_of(bytes, size);
 	char why[160];
 	enum replay_index_verdict v = replay_index_read(fileno(f), size, e, out, why, sizeof(why));
 	fclose(f);
@@ -120,15 +129,15 @@ START_TEST(reads_back_what_was_written)
 }
 END_TEST
 
-/* Each distinct page is stored once: the sample's second snapshot shares
- * its first page with the first snapshot; the same contents with that
- * page copied instead take a whole page more. */
-START_TEST(stores_shared_pages_once)
+/* A snapshot's page that did not change since the snapshot before is
+ * stored once, whether the two images share it or (a snapshot read back
+ * from the spill file) hold equal copies. */
+START_TEST(stores_unchanged_pages_once)
 {
 	struct replay_index_contents c;
 	sample_index_contents(&c);
-	size_t size;
-	uint8_t *shared = written_from(&c, &size);
+	size_t shared_size, apart_size;
+	uint8_t *shared = written_from(&c, &shared_size);
 	struct memory_image *copy = memory_image_new();
 	char buf[8];
 	size_t n = memory_image_load(c.snapshots[1].state.image, 0x600000, buf, sizeof(buf));
@@ -137,12 +146,126 @@ START_TEST(stores_shared_pages_once)
 	ck_assert(n == 3 && memory_image_store(copy, 0x601000, buf, n));
 	memory_image_free(c.snapshots[1].state.image);
 	c.snapshots[1].state.image = copy;
-	uint8_t *apart = written_from(&c, &size);
-	uint64_t page = MEMORY_IMAGE_PAGE / 8 + MEMORY_IMAGE_PAGE;
-	ck_assert_uint_ge(payload_size(apart), payload_size(shared) + page - 8);
+	uint8_t *apart = written_from(&c, &apart_size);
+	ck_assert_uint_eq(apart_size, shared_size);
+	ck_assert_mem_eq(apart, shared, shared_size);
 	replay_index_contents_free(&c);
 	free(shared);
 	free(apart);
+}
+END_TEST
+
+/* n snapshots 100 instructions apart, each writing one more page. */
+static void long_contents(struct replay_index_contents *c, size_t n)
+{
+	sample_index_contents(c);
+	for (size_t i = 0; i < c->n_snapshots; i++) {
+		resim_state_free(&c->snapshots[i].state);
+		code_page_set_free(c->snapshots[i].written_pages);
+		code_page_set_free(c->snapshots[i].code_pages);
+	}
+	free(c->snapshots);
+	c->snapshots = calloc(n, sizeof(*c->snapshots));
+	struct memory_image *image = memory_image_new();
+	ck_assert(c->snapshots && image);
+	c->n_snapshots = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = i;
+		ck_assert(memory_image_store(image, 0x600000 + 0x1000 * i, &v, sizeof(v)));
+		sample_snapshot(&c->snapshots[i], 100 * i, image);
+		c->snapshots[i].state.counts.syscalls = i;
+	}
+	memory_image_free(image);
+}
+
+/* Opening reads the table only; each snapshot is read from its frame,
+ * from the snapshot before it or, every REPLAY_INDEX_WHOLE_EVERY, alone. */
+START_TEST(reads_snapshots_one_at_a_time)
+{
+	const size_t n = REPLAY_INDEX_WHOLE_EVERY + 2;
+	struct replay_index_contents w;
+	long_contents(&w, n);
+	size_t size;
+	uint8_t *bytes = written_from(&w, &size);
+	replay_index_contents_free(&w);
+	FILE *f = file_of(bytes, size);
+	struct replay_index_contents c;
+	struct replay_index_file *file;
+	char why[160];
+	ck_assert_int_eq(replay_index_open(fileno(f), size, &sample_index_expect, &c, &file, why,
+					   sizeof(why)),
+			 REPLAY_INDEX_LOADED);
+	ck_assert_uint_eq(c.n_snapshots, n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(c.snapshots[i].indexed);
+		ck_assert_ptr_null(c.snapshots[i].state.image); /* not read yet */
+		ck_assert_uint_eq(c.snapshots[i].icount, 100 * i);
+		ck_assert_uint_eq(c.snapshots[i].state.counts.syscalls, i);
+		ck_assert(code_page_set_contains(c.snapshots[i].written_pages, 0x7ffe0));
+	}
+	struct resim_state a, b;
+	/* Not stored whole: it needs the one before. */
+	ck_assert_int_ne(replay_index_read_snapshot(file, 1, NULL, &a, why, sizeof(why)), 0);
+	ck_assert(!replay_index_snapshot_whole(1));
+	ck_assert(replay_index_snapshot_whole(REPLAY_INDEX_WHOLE_EVERY));
+	ck_assert_int_eq(replay_index_read_snapshot(file, REPLAY_INDEX_WHOLE_EVERY, NULL, &a, why,
+						    sizeof(why)),
+			 0);
+	ck_assert_int_eq(replay_index_read_snapshot(file, REPLAY_INDEX_WHOLE_EVERY + 1, &a, &b, why,
+						    sizeof(why)),
+			 0);
+	uint64_t v;
+	ck_assert_uint_eq(memory_image_load(b.image, 0x600000 + 0x1000 * (n - 1), &v, 8), 8);
+	ck_assert_uint_eq(v, n - 1);
+	ck_assert_uint_eq(b.time, 100 * (n - 1));
+	ck_assert_uint_eq(b.counts.syscalls, n - 1);
+	ck_assert_uint_eq(b.threads[0].regs.rip, 0x401000 + 100 * (n - 1));
+	ck_assert_uint_eq(memory_image_page_count(b.image), n);
+	resim_state_free(&a);
+	resim_state_free(&b);
+	ck_assert_int_ne(replay_index_read_snapshot(file, n, NULL, &a, why, sizeof(why)), 0);
+	replay_index_file_close(file);
+	replay_index_contents_free(&c);
+	fclose(f);
+	free(bytes);
+}
+END_TEST
+
+/* A flipped bit in a snapshot's frame: the index opens (its table is
+ * good), and reading the snapshots fails at that frame, with a reason. */
+START_TEST(refuses_a_damaged_frame_when_read)
+{
+	struct replay_index_contents w;
+	long_contents(&w, 3);
+	size_t size;
+	uint8_t *bytes = written_from(&w, &size);
+	replay_index_contents_free(&w);
+	uint64_t dir = directory_offset(bytes);
+	ck_assert(dir > REPLAY_INDEX_HEADER && dir < size);
+	for (size_t i = REPLAY_INDEX_HEADER; i < dir; i++) {
+		bytes[i] ^= 0x10;
+		FILE *f = file_of(bytes, size);
+		struct replay_index_contents c;
+		struct replay_index_file *file;
+		char why[160];
+		ck_assert_int_eq(replay_index_open(fileno(f), size, &sample_index_expect, &c, &file,
+						   why, sizeof(why)),
+				 REPLAY_INDEX_LOADED);
+		struct resim_state st[3];
+		size_t k = 0;
+		while (k < 3 && replay_index_read_snapshot(file, k, k ? &st[k - 1] : NULL, &st[k], why,
+							   sizeof(why)) == 0)
+			k++;
+		ck_assert_msg(k < 3, "byte %zu flipped: every snapshot read", i);
+		ck_assert_msg(why[0], "byte %zu flipped: no reason", i);
+		while (k--)
+			resim_state_free(&st[k]);
+		replay_index_file_close(file);
+		replay_index_contents_free(&c);
+		fclose(f);
+		bytes[i] ^= 0x10;
+	}
+	free(bytes);
 }
 END_TEST
 
@@ -154,6 +277,14 @@ START_TEST(refuses_every_truncation)
 		struct replay_index_contents c;
 		ck_assert_msg(read_bytes(bytes, n, &sample_index_expect, &c) == REPLAY_INDEX_DAMAGED,
 			      "%zu of %zu bytes loaded", n, size);
+		/* The directory is last: opening alone finds any truncation. */
+		FILE *f = file_of(bytes, n);
+		struct replay_index_file *file;
+		char why[160];
+		ck_assert_msg(replay_index_open(fileno(f), n, &sample_index_expect, &c, &file, why,
+						sizeof(why)) == REPLAY_INDEX_DAMAGED,
+			      "%zu of %zu bytes opened", n, size);
+		fclose(f);
 	}
 	free(bytes);
 }
@@ -203,7 +334,9 @@ static Suite *replay_index_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, reads_back_what_was_written);
-	tcase_add_test(tc, stores_shared_pages_once);
+	tcase_add_test(tc, stores_unchanged_pages_once);
+	tcase_add_test(tc, reads_snapshots_one_at_a_time);
+	tcase_add_test(tc, refuses_a_damaged_frame_when_read);
 	tcase_add_test(tc, refuses_every_truncation);
 	tcase_add_test(tc, refuses_every_flipped_byte);
 	tcase_add_test(tc, refuses_another_traces_index);
