@@ -438,6 +438,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 	s->summary_only = opt->summary_only;
 	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
 	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
+	s->index_snapshots = opt->index_snapshots ? opt->index_snapshots : REPLAY_INDEX_SNAPSHOTS;
 	s->path = strdup(path);
 	if (!s->path) {
 		snprintf(s->error, sizeof(s->error), "out of memory");

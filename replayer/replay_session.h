@@ -31,6 +31,9 @@
  * go to a spill file; where none can be made, every other one goes and
  * the spacing doubles each time). */
 #define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
+/* At most about this many snapshots in an index written (see
+ * replay_session_index.c). */
+#define REPLAY_INDEX_SNAPSHOTS 256
 
 struct replay_snapshot {
 	uint64_t icount;
@@ -96,6 +99,9 @@ struct replay_options {
 	/* Snapshots are kept within this many bytes of heap (0: 512 MiB, or
 	 * a quarter of the machine's memory when less). */
 	uint64_t snapshot_memory;
+	/* An index written holds at most about this many snapshots (0: 256;
+	 * replay_session_index.c). */
+	size_t index_snapshots;
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
 	bool no_jit;
@@ -133,6 +139,8 @@ struct replay_session {
 	uint64_t snapshot_interval;   /* doubles each time snapshots are thinned */
 	uint64_t snapshot_bytes;      /* what they pin, estimated */
 	uint64_t snapshot_budget;
+	size_t index_snapshots;  /* see replay_options */
+	size_t index_snapshots_written; /* by the last index written */
 	struct snapshot_spill *spill; /* snapshots beyond the budget, once any */
 	/* The replay index the snapshots were read from (their states are
 	 * read from it on demand), and the decoded ones, least recently

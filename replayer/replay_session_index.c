@@ -209,22 +209,74 @@ bool replay_session_load_index(struct replay_session *s)
 	return false;
 }
 
-/* Every snapshot of the pass, spilled ones read back one at a time. 0,
- * or -1. */
+/*
+ * The snapshots an index holds: every one of a history of up to
+ * s->index_snapshots (ttreplay --index-snapshots, default
+ * REPLAY_INDEX_SNAPSHOTS); past that, ones at least that fraction of the
+ * history apart, each skipped one's segment summaries joined into
+ * the one kept before it. All 1,230 snapshots of a 5 G-instruction sort
+ * took 4.7 times its first pass to write and 15 times its trace's size
+ * (BENCHMARKS.md); a session reading the fewer ones goes back at most
+ * that spacing, and keeps its own snapshots of where it went
+ * (step_history.c).
+ */
+struct index_choice {
+	struct replay_snapshot *kept; /* shallow copies, summaries their own */
+	size_t *from;                 /* the session's snapshot each one is */
+	size_t n;
+};
+
+static void index_choice_free(struct index_choice *c)
+{
+	for (size_t i = 0; c->kept && i < c->n; i++)
+		segment_summary_free(&c->kept[i]);
+	free(c->kept);
+	free(c->from);
+}
+
+static bool choose_snapshots(const struct replay_session *s, struct index_choice *c)
+{
+	uint64_t spacing = s->summary.instructions / s->index_snapshots;
+	c->kept = calloc(s->n_snapshots ? s->n_snapshots : 1, sizeof(*c->kept));
+	c->from = calloc(s->n_snapshots ? s->n_snapshots : 1, sizeof(*c->from));
+	c->n = 0;
+	if (!c->kept || !c->from)
+		return false;
+	bool ok = true;
+	for (size_t k = 0; k < s->n_snapshots && ok; k++) {
+		const struct replay_snapshot *snap = &s->snapshots[k];
+		if (c->n && s->n_snapshots > s->index_snapshots &&
+		    snap->icount - c->kept[c->n - 1].icount < spacing) {
+			segment_summary_join(&c->kept[c->n - 1], snap); /* unknown where it cannot */
+			continue;
+		}
+		c->kept[c->n] = *snap;
+		c->from[c->n] = k;
+		ok = segment_summary_clone(&c->kept[c->n], snap);
+		c->n++;
+	}
+	return ok;
+}
+
+/* The chosen snapshots, spilled ones read back one at a time. 0, or -1. */
 static int write_snapshots(struct replay_session *s, const struct replay_index_identity *id,
 			   FILE *f)
 {
-	struct replay_index_writer *w = replay_index_writer_open(f);
-	if (!w)
+	struct index_choice chosen;
+	bool failed = !choose_snapshots(s, &chosen);
+	struct replay_index_writer *w = failed ? NULL : replay_index_writer_open(f);
+	if (!w) {
+		index_choice_free(&chosen);
 		return -1;
+	}
 	/* A state read back is held until the next one is written. */
 	struct resim_state held[2];
 	const struct resim_state *prev = NULL;
 	int prev_slot = -1;
-	bool failed = false;
-	for (size_t k = 0; k < s->n_snapshots && !failed; k++) {
+	for (size_t i = 0; i < chosen.n && !failed; i++) {
 		int slot = prev_slot == 0 ? 1 : 0;
-		const struct resim_state *st = replay_session_snapshot_state(s, k, &held[slot]);
+		const struct resim_state *st =
+			replay_session_snapshot_state(s, chosen.from[i], &held[slot]);
 		failed = !st || replay_index_writer_add(w, st, prev) != 0;
 		if (prev_slot >= 0)
 			resim_state_free(&held[prev_slot]);
@@ -234,11 +286,14 @@ static int write_snapshots(struct replay_session *s, const struct replay_index_i
 	if (prev_slot >= 0)
 		resim_state_free(&held[prev_slot]);
 	struct replay_index_contents c = {
-		.snapshots = s->snapshots, .n_snapshots = failed ? 0 : s->n_snapshots,
+		.snapshots = chosen.kept, .n_snapshots = failed ? 0 : chosen.n,
 		.snapshot_interval = s->snapshot_interval, .summary = s->summary,
 		.summary_incomplete = s->summary_incomplete, .future = s->future,
 	};
-	return replay_index_writer_close(w, id, &c) != 0 || failed ? -1 : 0;
+	int rc = replay_index_writer_close(w, id, &c) != 0 || failed ? -1 : 0;
+	s->index_snapshots_written = c.n_snapshots;
+	index_choice_free(&chosen);
+	return rc;
 }
 
 /* Writes the index to path through a temporary file beside it. 0, or -1

@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"  --index          make the replay index (TRACE.idx) now and exit: later\n"
 		"                   sessions on TRACE then skip the first pass\n"
 		"  --no-index       neither use nor write the replay index\n"
+		"  --index-snapshots N  at most about N snapshots in an index it writes\n"
+		"                   (default 256; more: larger index, shorter replays back)\n"
 		"  --jobs N         replay N ranges of a one-thread trace's history at once\n"
 		"                   in the first pass (default: the online cores)\n"
 		"  -h, --help       this text\n");
@@ -368,7 +370,7 @@ static int make_index(struct replay_session *s, const char *path, const struct r
 	else if (s->index_state == REPLAY_INDEX_WRITTEN)
 		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
 		       s->index_path, s->summary.instructions,
-		       s->n_snapshots);
+		       s->index_snapshots_written);
 	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
 		fprintf(stderr, "ttreplay: %s\n", s->index_error);
 	else
@@ -384,7 +386,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
 	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX, OPT_EXEC,
-	       OPT_JOBS };
+	       OPT_JOBS, OPT_INDEX_SNAPSHOTS };
 	/* -p and -g keep their short letters as rr's replay has them. */
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -402,6 +404,7 @@ int main(int argc, char **argv)
 		{ "index", no_argument, NULL, OPT_INDEX },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "index-snapshots", required_argument, NULL, OPT_INDEX_SNAPSHOTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -467,6 +470,17 @@ int main(int argc, char **argv)
 		case OPT_NO_JIT: options.no_jit = true; break;
 		case OPT_INDEX: do_index = true; break;
 		case OPT_NO_INDEX: options.use_index = false; break;
+		case OPT_INDEX_SNAPSHOTS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || !*optarg || n < 1 || n > 1000000) {
+				fprintf(stderr, "ttreplay: bad --index-snapshots '%s' (1 to 1000000)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			options.index_snapshots = (size_t)n;
+			break;
+		}
 		case OPT_JOBS:
 			if (!parse_jobs(optarg, &options.jobs)) {
 				fprintf(stderr, "ttreplay: bad --jobs '%s' (a number of cores, 1 to %d)\n",

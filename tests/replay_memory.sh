@@ -61,5 +61,19 @@ rm -f churn.idna.idx
 held=$(sed -n 's/^ttreplay: wrote .*, \([0-9]*\) snapshots)$/\1/p' index.out)
 if [ -n "$held" ] && [ "$held" = "$all" ]; then ok
 else bad "--index with a 1M budget: $(cat index.out)"; fi
+# --index-snapshots bounds what an index holds (a long history's index
+# would otherwise be many times its trace): the kept ones spread over the
+# history, the others' summaries joined into them, the answers the same.
+rm -f churn.idna.idx
+"$build/ttreplay" --index --index-snapshots 4 churn.idna > index4.out 2>&1
+held=$(sed -n 's/^ttreplay: wrote .*, \([0-9]*\) snapshots)$/\1/p' index4.out)
+if [ -n "$held" ] && [ "$held" -ge 2 ] && [ "$held" -le 5 ] && [ "$all" -gt 5 ]; then ok
+else bad "--index-snapshots 4 with $all snapshots: $(cat index4.out)"; fi
+session read-index4.out ''
+expect read-index4.out.raw '^first pass: read from .*churn\.idna\.idx$' "the bounded index was read"
+same large.out read-index4.out "an index of at most 4 snapshots"
+"$build/ttreplay" --index-snapshots 0 churn.idna > zero.out 2>&1
+status_is 64 $? "--index-snapshots 0"
+expect zero.out "bad --index-snapshots" "--index-snapshots 0 says why"
 
 finish replay_memory
