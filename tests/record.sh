@@ -180,6 +180,7 @@ record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
 record mmap_alias "$n" -- "$PROGRAMS/mmap_alias" alias.tmp
 record fp_state_signals "$n" -- "$PROGRAMS/fp_state_signals"
 record leader_exit_join "$n" -- "$PROGRAMS/leader_exit_join"
+record pi_futex_waiters "$n" -- "$PROGRAMS/pi_futex_waiters"
 record tsc_sigsegv "$n" -- "$PROGRAMS/tsc_sigsegv"
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
