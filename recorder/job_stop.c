@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "recorder/job_stop.h"
+#include "recorder/task_state.h"
 #include "recorder/signal_state.h"
 #include "recorder/supervisor_signals.h"
 
@@ -42,18 +43,7 @@ static bool continue_pending(pid_t tid)
 /* Whether process pid is in a stop ('T' in /proc/PID/stat). */
 static bool stopped(pid_t pid)
 {
-	char path[32], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'T';
+	return task_state(pid) == 'T';
 }
 
 /* While ttrec is stopped, a process of its own watches for a SIGCONT

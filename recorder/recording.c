@@ -736,6 +736,18 @@ static int handle_special(struct recording *rec)
 	}
 }
 
+/* The current thread's turn starts at instruction count now. */
+static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end)
+{
+	uint64_t instructions = THREAD_SLICE, ns = THREAD_SLICE_NS;
+	if (rec->chaos.on)
+		chaos_slice(&rec->chaos, &instructions, &ns);
+	*slice_end = now + instructions;
+	rec->yielded = false;
+	rec->slice_restart = false;
+	rec->slice_deadline_ns = monotonic_ns() + ns;
+}
+
 /* Runs the scheduler when the current thread cannot go on, or its slice
  * is over while another thread could run. */
 static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_end)
@@ -746,12 +758,7 @@ static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_
 	if (rec->finished)
 		return 0;
 	uint64_t now = emu_icount(rec->cpu);
-	uint64_t instructions = THREAD_SLICE, ns = THREAD_SLICE_NS;
-	if (rec->chaos.on)
-		chaos_slice(&rec->chaos, &instructions, &ns);
-	*slice_end = now + instructions;
-	rec->yielded = false;
-	rec->slice_deadline_ns = monotonic_ns() + ns;
+	start_slice(rec, now, slice_end);
 	if (!rec->cur->next_checkpoint)
 		rec->cur->next_checkpoint = now + interval;
 	/* Signals may have been queued for it while it waited. */
@@ -773,6 +780,8 @@ static int main_loop(struct recording *rec)
 		if (!rec->opt->attach_pid && supervisor_signals_stop_request(NULL))
 			break;
 		uint64_t now = emu_icount(rec->cpu);
+		if (rec->slice_restart)
+			start_slice(rec, now, &slice_end);
 		if (rec->cur->state != THREAD_RUNNABLE || rec->exiting || slice_over(rec, now, slice_end)) {
 			if (take_turns(rec, interval, &slice_end) != 0)
 				return -1;

@@ -126,6 +126,9 @@ struct recording {
 	bool yielded;          /* the current thread called sched_yield: its slice ends */
 	struct chaos chaos;    /* --chaos: random slices and order */
 	uint64_t slice_deadline_ns; /* CLOCK_MONOTONIC end of the current slice */
+	/* The current thread was alone and made a thread: its turn starts
+	 * now (the time it ran alone is no one else's). */
+	bool slice_restart;
 	/* attach.c, follow_fork.c, progress.c */
 	struct vdso_patch vdso;        /* entry points patched in an attached process */
 	bool interrupted_in_step;      /* a requested stop cut a native step short */

@@ -2,7 +2,8 @@
  * syscall_blocking.c — the syscalls known never to wait on another thread
  * of the program. A wrong "may block" only costs a background step; a
  * wrong "never blocks" can deadlock the recording, so the list is short
- * and every other syscall may block.
+ * and every other syscall may block. Also the one kind of waiting syscall
+ * that writes the program's memory before it sleeps: a PI futex lock.
  */
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -14,8 +15,10 @@
 #define FUTEX_REQUEUE_OP_NR 3
 #define FUTEX_CMP_REQUEUE_OP_NR 4
 #define FUTEX_WAKE_OP_OP_NR 5
+#define FUTEX_LOCK_PI_OP_NR 6
 #define FUTEX_UNLOCK_PI_OP_NR 7
 #define FUTEX_WAKE_BITSET_OP_NR 10
+#define FUTEX_LOCK_PI2_OP_NR 13
 #define F_SETLKW_NR 7
 #define F_OFD_SETLKW_NR 38
 
@@ -69,5 +72,16 @@ bool syscall_may_block(long nr, const uint64_t args[6])
 	for (size_t i = 0; i < sizeof(never_blocking) / sizeof(never_blocking[0]); i++)
 		if (never_blocking[i] == nr)
 			return false;
+	return true;
+}
+
+bool syscall_locks_pi_futex(long nr, const uint64_t args[6], uint64_t *word)
+{
+	if (nr != SYS_futex)
+		return false;
+	uint64_t op = args[1] & FUTEX_CMD_MASK;
+	if (op != FUTEX_LOCK_PI_OP_NR && op != FUTEX_LOCK_PI2_OP_NR)
+		return false;
+	*word = args[0];
 	return true;
 }

@@ -14,4 +14,9 @@
  * the program's other threads do. Unknown syscalls may block. */
 bool syscall_may_block(long nr, const uint64_t args[6]);
 
+/* Whether the syscall takes a priority-inheritance futex (FUTEX_LOCK_PI,
+ * FUTEX_LOCK_PI2): before it sleeps, the kernel sets FUTEX_WAITERS in the
+ * word at *word, which tells the owner to unlock through the kernel. */
+bool syscall_locks_pi_futex(long nr, const uint64_t args[6], uint64_t *word);
+
 #endif

@@ -193,12 +193,16 @@ static void describe_futex(const uint64_t a[6], int64_t result,
 	 * reports only with the process's). */
 	if ((op == 0 || op == 9) && result == -11) /* FUTEX_WAIT(_BITSET), EAGAIN */
 		add_range(out, a[0], 4);
+	/* PI ops write the owner and FUTEX_WAITERS, on some errors too (a
+	 * lock that timed out after setting FUTEX_WAITERS). */
+	else if (op == 6 || op == 7 || op == 8 || op == 13)
+		add_range(out, a[0], 4);
+	else if (op == 11 || op == 12) /* FUTEX_(WAIT|CMP)_REQUEUE_PI: the PI word */
+		add_range(out, a[4], 4);
 	else if (result < 0 && result >= -4095)
 		return; /* nothing else written on an error */
 	else if (op == 5) /* FUTEX_WAKE_OP modifies *uaddr2 */
 		add_range(out, a[4], 4);
-	else if (op == 6 || op == 7 || op == 8 || op == 13) /* PI ops write the owner */
-		add_range(out, a[0], 4);
 }
 
 #define CLONE_VM_FLAG 0x100u

@@ -325,6 +325,10 @@ int threads_on_clone(struct recording *rec)
 	t->icount = 0;
 	t->next_checkpoint = 0;
 	t->state = THREAD_RUNNABLE;
+	/* Natively the parent runs on after a clone: while it was alone, its
+	 * turn was not counted, so it starts now. */
+	if (rec->live_threads == 2)
+		rec->slice_restart = true;
 	return log_thread_create(rec, t, rec->cur->tracee.pid);
 }
 

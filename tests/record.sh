@@ -180,6 +180,18 @@ record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
 record mmap_alias "$n" -- "$PROGRAMS/mmap_alias" alias.tmp
 record fp_state_signals "$n" -- "$PROGRAMS/fp_state_signals"
 record leader_exit_join "$n" -- "$PROGRAMS/leader_exit_join"
+record pi_futex_waiters "$n" -- "$PROGRAMS/pi_futex_waiters"
+# A thread made after a long time alone waits for its creator's turn to
+# end, as natively it comes after the creator's next instructions (not
+# compared with a native run: there the order is the kernel's choice).
+if timeout "$LIMIT" "$TTREC" run -q -o "$tmp/first.idna" -- "$PROGRAMS/thread_first_turn" \
+	>"$tmp/first.out" 2>&1 && grep -q 'went on: no$' "$tmp/first.out"; then
+	echo "ok: thread_first_turn"
+else
+	echo "FAIL: thread_first_turn: the new thread ran first:"
+	cat "$tmp/first.out"
+	failed=1
+fi
 record tsc_sigsegv "$n" -- "$PROGRAMS/tsc_sigsegv"
 # Static, non-PIE builds of two of them: no dynamic loader, fixed addresses.
 for p in sigusr1_siginfo self_modifying; do
