@@ -50,6 +50,7 @@ int replay_memory_cache_acquire(struct replay_memory *m)
 	if (!predict_cache_init(&fresh, m->cache.log2_entries))
 		return -1;
 	m->cache.bytes = fresh.bytes; /* its counts stay */
+	m->cache.allocation = fresh.allocation;
 	return 0;
 }
 

@@ -20,11 +20,14 @@ bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 {
 	if (log2_entries < PREDICT_CACHE_MIN_LOG2 || log2_entries > PREDICT_CACHE_MAX_LOG2)
 		return false;
-	uint8_t *bytes = calloc((size_t)1 << log2_entries, PREDICT_CACHE_LINE);
-	if (!bytes)
+	/* calloc, not an aligned allocation: its pages stay uncommitted
+	 * until used (predict_cache_flush keeps them so). */
+	uint8_t *allocation = calloc(((size_t)1 << log2_entries) * PREDICT_CACHE_LINE + 64, 1);
+	if (!allocation)
 		return false;
 	memset(pc, 0, sizeof(*pc));
-	pc->bytes = bytes;
+	pc->allocation = allocation;
+	pc->bytes = allocation + (-(uintptr_t)allocation & 63);
 	pc->log2_entries = log2_entries;
 	pc->group_log2 = PREDICT_CACHE_GROUP_LOG2;
 	return true;
@@ -32,7 +35,8 @@ bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 
 void predict_cache_fini(struct predict_cache *pc)
 {
-	free(pc->bytes);
+	free(pc->allocation);
+	pc->allocation = NULL;
 	pc->bytes = NULL;
 }
 

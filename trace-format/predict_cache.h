@@ -21,7 +21,9 @@
 #define PREDICT_CACHE_GROUP_LOG2 3
 
 struct predict_cache {
-	uint8_t *bytes; /* entries * PREDICT_CACHE_LINE, zeros at start and flush */
+	uint8_t *bytes; /* entries * PREDICT_CACHE_LINE, zeros at start and flush;
+			 * 64-byte aligned, so a group of entries is one host cache line */
+	void *allocation; /* what holds bytes (for free) */
 	unsigned log2_entries;
 	/* Lines hashed together (below): PREDICT_CACHE_GROUP_LOG2, or 0 for
 	 * traces of format 1.4 and older, which hashed each line alone. */

@@ -54,6 +54,7 @@ START_TEST(entries_hashed_by_64_byte_blocks)
 	struct predict_cache pc;
 	ck_assert(predict_cache_init(&pc, 10));
 	ck_assert_uint_eq(pc.group_log2, 3);
+	ck_assert_uint_eq((uintptr_t)pc.bytes % 64, 0); /* a group: one host cache line */
 	uint64_t seed = 11;
 	for (unsigned g = 0; g <= 3; g += 3) {
 		pc.group_log2 = g;
