@@ -102,8 +102,9 @@ struct emu_mem_uint {
  *
  * An integer access of n (1, 2, 4, 8) bytes at addr, with
  * p = pages[(addr >> 12) & page_mask] (pages of the lower half only) and
- * e the 8-byte entry at cache + 8 * (((addr >> 3) * cache_multiplier) >>
- * cache_shift) (a little-endian integer; lane k is its bits 8k..8k+7), is
+ * e the 8-byte entry at cache + 64 * (((addr >> 6) * cache_multiplier) >>
+ * cache_shift) + (addr & 56) (a little-endian integer; lane k is its bits
+ * 8k..8k+7: the entries of an aligned 64-byte block are consecutive), is
  * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
  *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
  *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up

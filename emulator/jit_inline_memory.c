@@ -71,16 +71,20 @@ static void page_entry_to_rax(struct jit_asm *a)
 }
 
 /* r8 = the address of the cache's entry for addr = rsi + disp:
- * cache + 8 * (((addr >> 3) * multiplier) >> shift). Clobbers rcx rdx. */
+ * cache + 64 * (((addr >> 6) * multiplier) >> shift) + (addr & 56).
+ * Clobbers rcx rdx. */
 static void cache_entry_to_r8(struct jit_asm *a, int64_t disp)
 {
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(3));
+	emit(a, MOV, jit_r(JR_R8, 4), jit_r(JR_RDX, 4));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
 	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
-	emit(a, MOV, jit_r(JR_R8, 8), contract(JIT_INLINE(cache)));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 8), jit_i(6));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(56));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_R8, 8), contract(JIT_INLINE(cache)));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 1, 0, 8));
 }
 
 /* rsi's `size` bytes in the entry at r8, from lane rsi & 7 (r10; lane 0

@@ -256,7 +256,8 @@ _Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page)
 		       offsetof(struct mirror_tlb_entry, data) == offsetof(struct emu_inline_page, data) &&
 		       MIRROR_TLB_WRITABLE == EMU_INLINE_PAGE_WRITABLE,
 	       "the mirror's translation cache is the emulator's inline page table");
-_Static_assert(PREDICT_CACHE_LINE == 8, "the inline read's cache entries are 8 bytes");
+_Static_assert(PREDICT_CACHE_LINE == 8 && PREDICT_CACHE_GROUP_LOG2 == 3,
+	       "the inline path's cache entries are 8 bytes, hashed by 64-byte blocks");
 
 static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 {
@@ -266,7 +267,7 @@ static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 		.page_mask = MIRROR_TLB_ENTRIES - 1,
 		.cache = tm->cache.bytes,
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
-		.cache_shift = 64 - tm->cache.log2_entries,
+		.cache_shift = 64 - (tm->cache.log2_entries - PREDICT_CACHE_GROUP_LOG2),
 		.hits_since_miss = &tm->cache.hits_since_miss,
 		.watched = tm->code_pages->filter,
 		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,

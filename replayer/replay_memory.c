@@ -53,12 +53,15 @@ void process_memory_fini(struct process_memory *p)
 	p->image = NULL;
 }
 
-int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc)
+int replay_memory_init(struct replay_memory *m, unsigned cache_log2, unsigned cache_log2_line,
+		       struct process_memory *proc)
 {
 	memset(m, 0, sizeof(*m));
-	if (cache_log2 < PREDICT_CACHE_MIN_LOG2 || cache_log2 > PREDICT_CACHE_MAX_LOG2)
+	if (cache_log2 < PREDICT_CACHE_MIN_LOG2 || cache_log2 > PREDICT_CACHE_MAX_LOG2 ||
+	    cache_log2_line < 3 || cache_log2_line - 3 > PREDICT_CACHE_GROUP_LOG2)
 		return -1;
 	m->cache.log2_entries = cache_log2;
+	m->cache.group_log2 = cache_log2_line - 3;
 	m->proc = proc;
 	return 0;
 }
@@ -78,6 +81,7 @@ static int acquire(struct replay_memory *m, bool zeroed)
 	if (!predict_cache_init(&fresh, m->cache.log2_entries))
 		return -1;
 	m->cache.bytes = fresh.bytes; /* its counts stay */
+	m->cache.allocation = fresh.allocation;
 	return 0;
 }
 

@@ -100,8 +100,10 @@ struct replay_memory {
 /* The prediction cache is not allocated yet: a thread's cache exists from
  * its first slice to the end of its stream (replay_memory_cache_acquire,
  * _release), so that memory follows the threads alive at the replayed
- * time, not every thread the trace holds. */
-int replay_memory_init(struct replay_memory *m, unsigned cache_log2, struct process_memory *proc);
+ * time, not every thread the trace holds. cache_log2_line is the trace
+ * header's (the hash's geometry: man/idna.5). */
+int replay_memory_init(struct replay_memory *m, unsigned cache_log2, unsigned cache_log2_line,
+		       struct process_memory *proc);
 void replay_memory_fini(struct replay_memory *m);
 /* 0, or -1 when memory is short. A cache made again after a release
  * starts empty; its counts carry on. */

@@ -123,7 +123,8 @@ int resim_threads_open(struct resim *s, unsigned cache_log2, bool initial_cache)
 		 * checkpoint's until it runs (its registers come with it). */
 		if (t->first)
 			t->icount = t->first->icount;
-		if (replay_memory_init(&t->mem, cache_log2, &s->proc) != 0) {
+		if (replay_memory_init(&t->mem, cache_log2,
+				       idna_reader_header(s->reader)->cache_log2_line, &s->proc) != 0) {
 			free(streams);
 			snprintf(s->error, sizeof(s->error), "out of memory");
 			return -1;

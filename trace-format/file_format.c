@@ -10,6 +10,7 @@
 
 #include "trace-format/bytes.h"
 #include "trace-format/crc32c.h"
+#include "trace-format/predict_cache.h"
 
 #define MAX_ARGS 65536
 #define MAX_CPUID 4096
@@ -149,7 +150,8 @@ static const char *decode_body(struct byte_reader *r, struct idna_header *h)
 		return "truncated header fields";
 	if (h->arch != IDNA_ARCH_X86_64)
 		return "unsupported architecture";
-	if (h->cache_log2_entries < 4 || h->cache_log2_entries > 24 || h->cache_log2_line != 3)
+	if (h->cache_log2_entries < 4 || h->cache_log2_entries > 24 ||
+	    (h->cache_log2_line != 3 && h->cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2))
 		return "unsupported prediction cache geometry";
 	if (h->max_chunk_bytes == 0 || h->max_chunk_bytes > CHUNK_MAX_USIZE)
 		return "bad chunk size limit";

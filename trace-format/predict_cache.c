@@ -1,9 +1,12 @@
 /*
  * predict_cache.c — the tag-less direct-mapped cache. Byte address a lives
- * in entry H(a >> 3) at lane a & 7, H(x) = (x * 0x9E3779B97F4A7C15) >>
- * (64 - log2_entries): the multiplicative hash spreads addresses that are
- * equal modulo a power of two (stack and heap pages) over different
- * entries. An access crossing an 8-byte boundary touches two or more
+ * in entry 8 * H(a >> 6) + ((a >> 3) & 7) at lane a & 7, H(x) = (x *
+ * 0x9E3779B97F4A7C15) >> (64 - log2_entries + 3): the multiplicative hash
+ * spreads addresses that are equal modulo a power of two (stack and heap
+ * pages) over different entries, and the 64 bytes of a block share one
+ * 64-byte piece of the cache, so that the host finds the entries of
+ * neighbouring accesses in its own cache (format 1.4 and older hashed each
+ * 8-byte line alone: group_log2 0). An access crossing an 8-byte boundary touches two or more
  * entries, each handled the same way. This file has the general forms;
  * predict_cache.h the inline fast paths for accesses within one entry,
  * which must agree with them byte for byte.
@@ -17,18 +20,23 @@ bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 {
 	if (log2_entries < PREDICT_CACHE_MIN_LOG2 || log2_entries > PREDICT_CACHE_MAX_LOG2)
 		return false;
-	uint8_t *bytes = calloc((size_t)1 << log2_entries, PREDICT_CACHE_LINE);
-	if (!bytes)
+	/* calloc, not an aligned allocation: its pages stay uncommitted
+	 * until used (predict_cache_flush keeps them so). */
+	uint8_t *allocation = calloc(((size_t)1 << log2_entries) * PREDICT_CACHE_LINE + 64, 1);
+	if (!allocation)
 		return false;
 	memset(pc, 0, sizeof(*pc));
-	pc->bytes = bytes;
+	pc->allocation = allocation;
+	pc->bytes = allocation + (-(uintptr_t)allocation & 63);
 	pc->log2_entries = log2_entries;
+	pc->group_log2 = PREDICT_CACHE_GROUP_LOG2;
 	return true;
 }
 
 void predict_cache_fini(struct predict_cache *pc)
 {
-	free(pc->bytes);
+	free(pc->allocation);
+	pc->allocation = NULL;
 	pc->bytes = NULL;
 }
 

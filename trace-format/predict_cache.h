@@ -16,10 +16,18 @@
 #define PREDICT_CACHE_MIN_LOG2 4
 #define PREDICT_CACHE_MAX_LOG2 24
 #define PREDICT_CACHE_DEFAULT_LOG2 17 /* 2^17 entries: 1 MiB per thread */
+/* 8 consecutive lines (64 bytes) have 8 consecutive entries: one host
+ * cache line, so that neighbouring accesses find their entries at hand. */
+#define PREDICT_CACHE_GROUP_LOG2 3
 
 struct predict_cache {
-	uint8_t *bytes; /* entries * PREDICT_CACHE_LINE, zeros at start and flush */
+	uint8_t *bytes; /* entries * PREDICT_CACHE_LINE, zeros at start and flush;
+			 * 64-byte aligned, so a group of entries is one host cache line */
+	void *allocation; /* what holds bytes (for free) */
 	unsigned log2_entries;
+	/* Lines hashed together (below): PREDICT_CACHE_GROUP_LOG2, or 0 for
+	 * traces of format 1.4 and older, which hashed each line alone. */
+	unsigned group_log2;
 	/* Hits are counted once, in hits_since_miss (the hot paths, inline
 	 * ones in translated code too, make one increment); a miss or a flush
 	 * moves that run into hits_settled. predict_cache_hits() is the sum. */
@@ -102,15 +110,18 @@ int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *
  * lane k of an entry is bits 8k..8k+7 of the entry read as a uint64_t.
  */
 
-/* The hash of a line: its entry is the top log2_entries bits of
- * line * PREDICT_CACHE_HASH_MULTIPLIER (man/idna.5). */
+/* The hash of a line (man/idna.5): lines are hashed in groups of
+ * 2^group_log2 consecutive ones, whose entries are consecutive too; a
+ * group's first entry is 2^group_log2 times the top log2_entries -
+ * group_log2 bits of group * PREDICT_CACHE_HASH_MULTIPLIER. */
 #define PREDICT_CACHE_HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
 
 /* Offset in pc->bytes of the entry holding the 8-byte line `line`. */
 static inline size_t predict_cache_entry_offset(const struct predict_cache *pc, uint64_t line)
 {
-	return (size_t)((line * PREDICT_CACHE_HASH_MULTIPLIER) >> (64 - pc->log2_entries)) *
-	       PREDICT_CACHE_LINE;
+	unsigned g = pc->group_log2;
+	uint64_t group = ((line >> g) * PREDICT_CACHE_HASH_MULTIPLIER) >> (64 - pc->log2_entries + g);
+	return (size_t)((group << g) | (line & ((1u << g) - 1))) * PREDICT_CACHE_LINE;
 }
 
 /* Whether an access of n bytes at addr lies in one entry and has a size

@@ -395,7 +395,7 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 		.flags = o.ring_bytes ? 1 : 0,
 		.arch = 62,
 		.cache_log2_entries = o.cache_log2_entries,
-		.cache_log2_line = 3,
+		.cache_log2_line = 3 + PREDICT_CACHE_GROUP_LOG2,
 		.ring_bytes = o.ring_bytes,
 		.max_chunk_bytes = o.chunk_bytes,
 		.info = info ? *info : no_info,

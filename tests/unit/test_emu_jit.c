@@ -138,9 +138,17 @@ static uint64_t le_value(const void *p, size_t size)
 
 /* --- the predicting memory's tables --- */
 
+/* The entry of addr, as emu.h's contract has it: the 8 entries of an
+ * aligned 64-byte block consecutive. */
+static unsigned cache_index(uint64_t addr)
+{
+	return (unsigned)((((addr >> 6) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2 + 3)) << 3 |
+			  ((addr >> 3) & 7));
+}
+
 static uint64_t *cache_entry(struct tmem *m, uint64_t addr)
 {
-	return &m->cache[((addr >> 3) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2)];
+	return &m->cache[cache_index(addr)];
 }
 
 static uint8_t cache_byte(struct tmem *m, uint64_t addr)
@@ -224,7 +232,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 	struct tmem *m = ctx;
 	m->contract = (struct emu_inline_memory){
 		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (uint8_t *)m->cache,
-		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - INLINE_CACHE_LOG2,
+		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - (INLINE_CACHE_LOG2 - 3),
 		.hits_since_miss = &m->hits_since_miss,
 		.watched = m->watched, .watched_mask = INLINE_WATCH_BITS - 1,
 		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
@@ -1649,11 +1657,10 @@ static uint64_t same_cache_entry(uint64_t addr, uint64_t avoid)
 {
 	static const uint64_t from[] = { DATA_BASE, STACK_BASE };
 	static const uint64_t size[] = { 0x1000, 0x2000 };
-	uint64_t want = ((addr >> 3) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2);
+	unsigned want = cache_index(addr);
 	for (unsigned r = 0; r < 2; r++)
 		for (uint64_t c = from[r]; c < from[r] + size[r]; c += 8)
-			if ((c < avoid || c >= avoid + 16) && c != addr &&
-			    ((c >> 3) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2) == want)
+			if ((c < avoid || c >= avoid + 16) && c != addr && cache_index(c) == want)
 				return c;
 	ck_abort_msg("no address shares the cache entry of %#" PRIx64, addr);
 	return 0;
