@@ -21,27 +21,25 @@ int process_memory_init(struct process_memory *p, struct memory_image *image)
 	return 0;
 }
 
-void predict_spares_keep(struct predict_spares *sp, uint8_t *bytes, unsigned log2_entries)
+void predict_spares_keep(struct predict_spares *sp, struct predict_cache *c)
 {
-	if (!bytes)
+	if (!c->bytes)
 		return;
 	if (sp->n == 0)
-		sp->log2_entries = log2_entries;
-	if (sp->n < PREDICT_SPARES_MAX && sp->log2_entries == log2_entries) {
-		sp->bytes[sp->n++] = bytes;
+		sp->log2_entries = c->log2_entries;
+	if (sp->n < PREDICT_SPARES_MAX && sp->log2_entries == c->log2_entries) {
+		sp->tables[sp->n++] = *c;
+		c->bytes = NULL;
+		c->allocation = NULL;
 		return;
 	}
-	struct predict_cache gone = { .bytes = bytes, .log2_entries = log2_entries };
-	predict_cache_fini(&gone);
+	predict_cache_fini(c);
 }
 
 void predict_spares_free(struct predict_spares *sp)
 {
-	while (sp->n) {
-		struct predict_cache gone = { .bytes = sp->bytes[--sp->n],
-					      .log2_entries = sp->log2_entries };
-		predict_cache_fini(&gone);
-	}
+	while (sp->n)
+		predict_cache_fini(&sp->tables[--sp->n]);
 }
 
 void process_memory_fini(struct process_memory *p)
@@ -72,7 +70,9 @@ static int acquire(struct replay_memory *m, bool zeroed)
 		return 0;
 	struct predict_spares *sp = &m->proc->spares;
 	if (sp->n && sp->log2_entries == m->cache.log2_entries) {
-		m->cache.bytes = sp->bytes[--sp->n];
+		const struct predict_cache *spare = &sp->tables[--sp->n];
+		m->cache.bytes = spare->bytes; /* its counts and geometry stay */
+		m->cache.allocation = spare->allocation;
 		if (zeroed)
 			predict_cache_zero(&m->cache);
 		return 0;

@@ -34,14 +34,14 @@ typedef void replay_access_fn(void *ctx, uint64_t addr, size_t len, bool write);
  * zeroed where it is not zero yet. */
 #define PREDICT_SPARES_MAX 8
 struct predict_spares {
-	uint8_t *bytes[PREDICT_SPARES_MAX];
+	struct predict_cache tables[PREDICT_SPARES_MAX]; /* their bytes and allocations */
 	size_t n;
 	unsigned log2_entries;
 };
 
-/* Keeps cache table `bytes` (log2_entries) in spares, or frees it when
+/* Keeps cache c's table in spares (c no longer has it), or frees it when
  * they are full or of another size. */
-void predict_spares_keep(struct predict_spares *sp, uint8_t *bytes, unsigned log2_entries);
+void predict_spares_keep(struct predict_spares *sp, struct predict_cache *c);
 void predict_spares_free(struct predict_spares *sp);
 
 /* Shared by every thread of the replayed process. */

@@ -182,9 +182,7 @@ int resim_reopen_state(struct resim *s, unsigned cache_log2, bool jit,
 	struct predict_spares spares = s->proc.spares;
 	s->proc.spares.n = 0;
 	for (size_t i = 0; i < s->n_threads; i++) {
-		struct predict_cache *c = &s->threads[i].mem.cache;
-		predict_spares_keep(&spares, c->bytes, c->log2_entries);
-		c->bytes = NULL;
+		predict_spares_keep(&spares, &s->threads[i].mem.cache);
 	}
 	struct idna_reader *reader = s->reader;
 	resim_close(s);
