@@ -33,6 +33,9 @@ struct point {
 struct run_watch {
 	bool record_only;     /* backward search: note hits, never stop */
 	uint64_t start;       /* icount where the run began */
+	uint64_t start_rip;   /* and the pc there: a breakpoint at it is the
+				 one the run starts from (gdb steps over it);
+				 a signal's handler starts at the same icount */
 	uint64_t limit;       /* backward search: hits must be before this */
 	uint64_t started;     /* instructions started in this run */
 	bool watch_pending;   /* the last instruction touched a watched range */
