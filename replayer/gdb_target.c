@@ -713,10 +713,17 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 				return -1;
 			if (after_delivery && arrival_before(t, now) < 0)
 				return -1;
-			/* (The arrival shows as a step's stop: gdb would step
-			 * on past a signal it does not stop for, out of
-			 * reach of reverse-finish.) */
+			/* The arrival of a signal gdb stops at or prints shows
+			 * as that signal, as where a continue meets it; of one
+			 * it passes silently as a step's stop (gdb would step
+			 * on past it, out of reach of reverse-finish). */
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+			int signo = s->sim.counts.last_signal;
+			if (after_delivery && s->sim.delivery_pending && signo > 0 && signo < 64 &&
+			    !(t->passed_signals >> signo & 1)) {
+				stop->reason = GDBSTUB_STOP_SIGNAL;
+				stop->signo = signo;
+			}
 			stop->tid = tid;
 			return 0;
 		}
@@ -938,6 +945,11 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 	return 0;
 }
 
+static void gt_pass_signals(void *ctx, uint64_t linux_mask)
+{
+	((struct gdb_target *)ctx)->passed_signals = linux_mask;
+}
+
 /* A monitor command inside a rep string instruction runs from its start
  * (it may move the replay) and, when it did not, leaves the session
  * where it was: gdb, which reads the registers again only after a move,
@@ -976,6 +988,7 @@ static const struct gdbstub_target_ops ops = {
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
 	.catch_syscalls = gt_catch_syscalls,
+	.pass_signals = gt_pass_signals,
 	.monitor = gt_monitor,
 	.monitor_help = gdb_target_monitor_help,
 };

@@ -55,6 +55,7 @@ struct gdb_target {
 	size_t n_points;
 	struct run_watch *watch;   /* non-NULL during a run */
 	uint64_t signal_reported_at; /* time of the last signal stop reported */
+	uint64_t passed_signals; /* gdb passes these silently: bit n, signal n */
 	/* A forward step that retired its instruction, a signal arriving
 	 * after it: the step's stop is reported, the signal stops the next
 	 * forward resume from there (gdb_target.c, defer_signal). */

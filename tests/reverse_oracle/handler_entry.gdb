@@ -1,6 +1,9 @@
 # A breakpoint on a handler's first instruction: the continue from where
 # the signal arrived stops there before the handler runs (twice, live);
-# then back to it from the handler's end and from after the second raise.
+# then back to it from the handler's end and from after the second raise,
+# and one step back from there, and reverse-finish out of the handler:
+# the signal's arrival (SIGUSR1 stops gdb, which shows it there as record
+# full does; signals.gdb goes back over ones gdb passes silently).
 break *on_usr1
 continue
 print entered
@@ -19,12 +22,20 @@ print entered
 reverse-continue
 x/i $pc
 print entered
+reverse-stepi
+x/i $pc
+print entered
+stepi
+x/i $pc
 reverse-continue
 x/i $pc
 print entered
 reverse-continue
 x/i $pc
 print entered
-reverse-continue
+delete
+stepi
+stepi
+reverse-finish
 x/i $pc
 bt 1
