@@ -98,11 +98,14 @@ void handle_catch_syscalls(struct gdbstub *stub, const char *args, const char *e
 		reply_ok(stub);
 }
 
-/* QPassSignals:[SIG[;SIG]...] (gdb's signal numbers in hex) */
+/* QPassSignals:[SIG;]... (gdb's signal numbers in hex, gdb ends each
+ * with a ';') */
 void handle_pass_signals(struct gdbstub *stub, const char *args, const char *end)
 {
 	if (!stub->target.ops->pass_signals)
 		return; /* empty reply: unsupported */
+	if (end > args && end[-1] == ';')
+		end--;
 	uint64_t sigs[256];
 	long n = hex_list(args, end, false, sigs, sizeof(sigs) / sizeof(sigs[0]));
 	if (n < 0) {

@@ -219,13 +219,15 @@ START_TEST(test_pass_signals)
 	gdbstub_free(s.stub);
 	s.stub = gdbstub_new(&s.target, &s.io);
 	ck_assert_ptr_nonnull(strstr(exchange(&s, "qSupported"), "QPassSignals+"));
-	ck_assert_str_eq(exchange(&s, "QPassSignals:e;1e;14;90"), "OK");
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e;1e;14;90;"), "OK"); /* gdb's form */
 	ck_assert_uint_eq(passed_mask, 1ull << 14 | 1ull << 10 | 1ull << 17);
+	ck_assert_str_eq(exchange(&s, "QPassSignals:1e"), "OK");
+	ck_assert_uint_eq(passed_mask, 1ull << 10);
 	ck_assert_str_eq(exchange(&s, "QPassSignals:"), "OK");
 	ck_assert_uint_eq(passed_mask, 0);
 	passed_mask = 1;
 	ck_assert_str_eq(exchange(&s, "QPassSignals:;e"), "E16");
-	ck_assert_str_eq(exchange(&s, "QPassSignals:e;"), "E16");
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e;;"), "E16");
 	ck_assert_str_eq(exchange(&s, "QPassSignals:e;x"), "E16");
 	ck_assert_uint_eq(passed_mask, 1);
 	close_session(&s);
