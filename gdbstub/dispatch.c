@@ -17,6 +17,7 @@ static const struct {
 	{ "qSupported", handle_q_supported },
 	{ "QStartNoAckMode", handle_start_no_ack },
 	{ "QCatchSyscalls:", handle_catch_syscalls },
+	{ "QPassSignals:", handle_pass_signals },
 	{ "vMustReplyEmpty", handle_must_reply_empty },
 	{ "qAttached", handle_q_attached },
 	{ "qC", handle_q_current_thread },

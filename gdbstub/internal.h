@@ -81,12 +81,14 @@ void reply_thread_id(struct gdbstub *stub, int64_t tid);
 
 /* Builds the T stop reply for stop into the reply and remembers it. */
 void reply_stop(struct gdbstub *stub, const struct gdbstub_stop *stop);
+/* The Linux signal of one of gdb's signal numbers, 0 when none. */
+int gdbstub_linux_signal(uint64_t gdb_signo);
 
 /* Packet handlers, by file. */
 /* packets_query.c */
 gdbstub_handler handle_q_supported, handle_q_attached, handle_q_current_thread,
 	handle_q_first_thread, handle_q_next_thread, handle_q_symbol,
-	handle_start_no_ack, handle_catch_syscalls, handle_must_reply_empty, handle_set_thread,
+	handle_start_no_ack, handle_catch_syscalls, handle_pass_signals, handle_must_reply_empty, handle_set_thread,
 	handle_thread_alive, handle_stop_reason, handle_detach, handle_kill,
 	handle_vkill;
 /* packets_regs.c */

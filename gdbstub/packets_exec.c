@@ -26,6 +26,14 @@ static unsigned gdb_signal(int linux_signo)
 	return GDB_SIGTRAP;
 }
 
+int gdbstub_linux_signal(uint64_t gdb_signo)
+{
+	for (int s = 1; s < 32; s++)
+		if (gdb_signal_of_linux[s] && gdb_signal_of_linux[s] == gdb_signo)
+			return s;
+	return 0;
+}
+
 /* Registers sent with every stop so GDB need not ask: rbp, rsp, rip. */
 static const unsigned expedited[] = { 6, 7, 16 };
 

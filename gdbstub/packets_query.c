@@ -45,10 +45,35 @@ void handle_q_supported(struct gdbstub *stub, const char *args, const char *end)
 		reply_str(stub, ";qXfer:libraries-svr4:read+");
 	if (stub->target.ops->catch_syscalls)
 		reply_str(stub, ";QCatchSyscalls+");
+	if (stub->target.ops->pass_signals)
+		reply_str(stub, ";QPassSignals+");
 	stub->pid = stub->target.ops->process_id ? stub->target.ops->process_id(stub->target.ctx) : 0;
 	stub->multiprocess = stub->pid > 0 && gdb_offers(args, end, "multiprocess+");
 	if (stub->multiprocess)
 		reply_str(stub, ";multiprocess+");
+}
+
+/* Hex numbers separated by ';' in [p, end) (and one before the first
+ * when lead): their count, or -1 when the text is anything else or holds
+ * more than max. */
+static long hex_list(const char *p, const char *end, bool lead, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	while (p < end) {
+		if (lead || n > 0) {
+			if (*p != ';')
+				return -1;
+			p++;
+		}
+		uint64_t v = 0;
+		const char *digits = p;
+		while (p < end && hex_digit_value(*p) >= 0 && p - digits < 16)
+			v = v * 16 + (uint64_t)hex_digit_value(*p++);
+		if (p == digits || (p < end && *p != ';') || n == max)
+			return -1;
+		out[n++] = v;
+	}
+	return (long)n;
 }
 
 /* QCatchSyscalls:0 | QCatchSyscalls:1[;NR]... (numbers in hex) */
@@ -62,28 +87,39 @@ void handle_catch_syscalls(struct gdbstub *stub, const char *args, const char *e
 	}
 	bool enable = args[0] == '1';
 	uint64_t nrs[256];
-	size_t n = 0;
-	const char *p = args + 1;
-	while (p < end) {
-		if (*p != ';' || !enable || n == sizeof(nrs) / sizeof(nrs[0])) {
-			reply_error(stub, GDBSTUB_EINVAL);
-			return;
-		}
-		p++;
-		uint64_t v = 0;
-		const char *digits = p;
-		while (p < end && hex_digit_value(*p) >= 0 && p - digits < 16)
-			v = v * 16 + (uint64_t)hex_digit_value(*p++);
-		if (p == digits || (p < end && *p != ';')) {
-			reply_error(stub, GDBSTUB_EINVAL);
-			return;
-		}
-		nrs[n++] = v;
+	long n = hex_list(args + 1, end, true, nrs, sizeof(nrs) / sizeof(nrs[0]));
+	if (n < 0 || (!enable && n > 0)) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
 	}
-	if (stub->target.ops->catch_syscalls(stub->target.ctx, enable, nrs, n) < 0)
+	if (stub->target.ops->catch_syscalls(stub->target.ctx, enable, nrs, (size_t)n) < 0)
 		reply_error(stub, GDBSTUB_EIO);
 	else
 		reply_ok(stub);
+}
+
+/* QPassSignals:[SIG;]... (gdb's signal numbers in hex, gdb ends each
+ * with a ';') */
+void handle_pass_signals(struct gdbstub *stub, const char *args, const char *end)
+{
+	if (!stub->target.ops->pass_signals)
+		return; /* empty reply: unsupported */
+	if (end > args && end[-1] == ';')
+		end--;
+	uint64_t sigs[256];
+	long n = hex_list(args, end, false, sigs, sizeof(sigs) / sizeof(sigs[0]));
+	if (n < 0) {
+		reply_error(stub, GDBSTUB_EINVAL);
+		return;
+	}
+	uint64_t mask = 0;
+	for (long i = 0; i < n; i++) {
+		int signo = gdbstub_linux_signal(sigs[i]);
+		if (signo > 0 && signo < 64)
+			mask |= 1ull << signo;
+	}
+	stub->target.ops->pass_signals(stub->target.ctx, mask);
+	reply_ok(stub);
 }
 
 void handle_start_no_ack(struct gdbstub *stub, const char *args, const char *end)

@@ -164,6 +164,11 @@ struct gdbstub_target_ops {
 	 * stops at syscalls when enable is false. May be NULL. */
 	int (*catch_syscalls)(void *ctx, bool enable, const uint64_t *nrs, size_t n);
 
+	/* The signals gdb passes to the program without stopping or printing
+	 * (`handle ... nostop noprint pass`, its QPassSignals list): bit n
+	 * for Linux signal n; each call replaces the last. May be NULL. */
+	void (*pass_signals)(void *ctx, uint64_t linux_mask);
+
 	/* Called once when a session starts, may be NULL: print sends text to
 	 * gdb's console (O packets). The target may use it only while it
 	 * handles a resume, a step or a monitor command (gdb shows it then):

@@ -151,7 +151,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 		return true;
 	}
 	const struct point *bp = target_breakpoint_at(t, rip);
-	if (!bp || icount == w->start)
+	if (!bp || (icount == w->start && rip == w->start_rip))
 		return false;
 	if (w->record_only) {
 		if (icount < w->limit) {
@@ -356,7 +356,8 @@ int target_forward(struct gdb_target *t, uint64_t target, gdbstub_interrupt_fn i
 		target_edge_stop(t, stop, GDBSTUB_STOP_HISTORY_END);
 		return 0;
 	}
-	struct run_watch w = { .start = now, .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
+	struct run_watch w = { .start = now, .start_rip = resim_thread_regs(&s->sim, s->sim.current)->rip,
+			       .interrupted = interrupted, .interrupt_ctx = interrupt_ctx };
 	/* The run may be the first pass going on: its progress on gdb's
 	 * console, as while the pass runs alone. */
 	struct pass_watch progress = { t, NULL, NULL, { 0, 0 } };
@@ -675,6 +676,27 @@ static int arrival_before(struct gdb_target *t, uint64_t at_delivery)
 	return step_history_goto(&t->near, s, from);
 }
 
+/* A reverse continue from a handler's first instruction, the signal
+ * delivered at this very time: the signal's arrival (the same time, before
+ * the delivery) is the first stop it meets, as it is from anywhere later
+ * in the handler. 1 when there, 0 when not such a place, -1. */
+static int arrival_behind(struct gdb_target *t, struct gdbstub_stop *stop)
+{
+	struct replay_session *s = t->s;
+	uint64_t now = replay_session_now(s);
+	if (s->sim.delivery_pending || s->sim.last_delivery_at != now ||
+	    now <= target_history_begin(t))
+		return 0;
+	if (step_history_goto(&t->near, s, now - 1) != 0)
+		return -1;
+	int r = arrival_before(t, now);
+	if (r <= 0)
+		return r;
+	target_edge_stop(t, stop, GDBSTUB_STOP_SIGNAL);
+	stop->signo = s->sim.counts.last_signal;
+	return 1;
+}
+
 /*
  * One instruction of thread k backward: to the time just before k retired
  * its last instruction. Slices run without interruption, so within k's
@@ -701,10 +723,17 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 				return -1;
 			if (after_delivery && arrival_before(t, now) < 0)
 				return -1;
-			/* (The arrival shows as a step's stop: gdb would step
-			 * on past a signal it does not stop for, out of
-			 * reach of reverse-finish.) */
+			/* The arrival of a signal gdb stops at or prints shows
+			 * as that signal, as where a continue meets it; of one
+			 * it passes silently as a step's stop (gdb would step
+			 * on past it, out of reach of reverse-finish). */
 			target_edge_stop(t, stop, GDBSTUB_STOP_STEPPED);
+			int signo = s->sim.counts.last_signal;
+			if (after_delivery && s->sim.delivery_pending && signo > 0 && signo < 64 &&
+			    !(t->passed_signals >> signo & 1)) {
+				stop->reason = GDBSTUB_STOP_SIGNAL;
+				stop->signo = signo;
+			}
 			stop->tid = tid;
 			return 0;
 		}
@@ -811,7 +840,9 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		target_edge_stop(t, stop, GDBSTUB_STOP_INTERRUPTED);
 		return 0;
 	}
-	if (target_backward(t, replay_session_now(t->s), true, true, stop) != 0)
+	uint64_t now = replay_session_now(t->s);
+	r = arrival_behind(t, stop);
+	if (r < 0 || (r == 0 && target_backward(t, now, true, true, stop) != 0))
 		return -1;
 	target_rep_land(t, t->s->sim.current, stop);
 	return 0;
@@ -924,6 +955,11 @@ static int gt_catch_syscalls(void *ctx, bool enable, const uint64_t *nrs, size_t
 	return 0;
 }
 
+static void gt_pass_signals(void *ctx, uint64_t linux_mask)
+{
+	((struct gdb_target *)ctx)->passed_signals = linux_mask;
+}
+
 /* A monitor command inside a rep string instruction runs from its start
  * (it may move the replay) and, when it did not, leaves the session
  * where it was: gdb, which reads the registers again only after a move,
@@ -962,6 +998,7 @@ static const struct gdbstub_target_ops ops = {
 	.exec_file = gt_exec_file,
 	.libraries_svr4_xml = NULL,
 	.catch_syscalls = gt_catch_syscalls,
+	.pass_signals = gt_pass_signals,
 	.monitor = gt_monitor,
 	.monitor_help = gdb_target_monitor_help,
 };

@@ -33,6 +33,9 @@ struct point {
 struct run_watch {
 	bool record_only;     /* backward search: note hits, never stop */
 	uint64_t start;       /* icount where the run began */
+	uint64_t start_rip;   /* and the pc there: a breakpoint at it is the
+				 one the run starts from (gdb steps over it);
+				 a signal's handler starts at the same icount */
 	uint64_t limit;       /* backward search: hits must be before this */
 	uint64_t started;     /* instructions started in this run */
 	bool watch_pending;   /* the last instruction touched a watched range */
@@ -52,6 +55,7 @@ struct gdb_target {
 	size_t n_points;
 	struct run_watch *watch;   /* non-NULL during a run */
 	uint64_t signal_reported_at; /* time of the last signal stop reported */
+	uint64_t passed_signals; /* gdb passes these silently: bit n, signal n */
 	/* A forward step that retired its instruction, a signal arriving
 	 * after it: the step's stop is reported, the signal stops the next
 	 * forward resume from there (gdb_target.c, defer_signal). */

@@ -197,6 +197,43 @@ START_TEST(test_writes)
 }
 END_TEST
 
+static uint64_t passed_mask;
+static void mock_pass_signals(void *ctx, uint64_t linux_mask)
+{
+	(void)ctx;
+	passed_mask = linux_mask;
+}
+
+/* QPassSignals: offered only with the callback; gdb's numbers come as
+ * Linux signals (SIGALRM 0e is 14, SIGUSR1 1e is 10, SIGCHLD 14 is 17);
+ * numbers Linux has no signal for are left out; bad lists refused. */
+START_TEST(test_pass_signals)
+{
+	struct session s;
+	open_session(&s);
+	ck_assert_ptr_null(strstr(exchange(&s, "qSupported"), "QPassSignals+"));
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e"), "");
+	struct gdbstub_target_ops with_pass = mock_ops;
+	with_pass.pass_signals = mock_pass_signals;
+	s.target.ops = &with_pass;
+	gdbstub_free(s.stub);
+	s.stub = gdbstub_new(&s.target, &s.io);
+	ck_assert_ptr_nonnull(strstr(exchange(&s, "qSupported"), "QPassSignals+"));
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e;1e;14;90;"), "OK"); /* gdb's form */
+	ck_assert_uint_eq(passed_mask, 1ull << 14 | 1ull << 10 | 1ull << 17);
+	ck_assert_str_eq(exchange(&s, "QPassSignals:1e"), "OK");
+	ck_assert_uint_eq(passed_mask, 1ull << 10);
+	ck_assert_str_eq(exchange(&s, "QPassSignals:"), "OK");
+	ck_assert_uint_eq(passed_mask, 0);
+	passed_mask = 1;
+	ck_assert_str_eq(exchange(&s, "QPassSignals:;e"), "E16");
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e;;"), "E16");
+	ck_assert_str_eq(exchange(&s, "QPassSignals:e;x"), "E16");
+	ck_assert_uint_eq(passed_mask, 1);
+	close_session(&s);
+}
+END_TEST
+
 /* With a process id and a gdb that offers it: thread ids pPID.TID out,
  * and either form in. */
 START_TEST(test_multiprocess)
@@ -532,6 +569,7 @@ static Suite *packets_suite(void)
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_writes);
 	tcase_add_test(tc, test_multiprocess);
+	tcase_add_test(tc, test_pass_signals);
 	tcase_add_test(tc, test_execution);
 	tcase_add_test(tc, test_breakpoint_parsing);
 	tcase_add_test(tc, test_qxfer);
