@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "replayer/snapshot_spill.h"
+#include "trace-format/predict_cache.h"
 #include "replayer/sparse_copy.h"
 
 #define RECORD_MAGIC 0x6c6c697073707474ull /* "ttpspill" */
@@ -266,8 +267,12 @@ static void get_cache(struct in *in, struct sparse_copy *c)
 	memset(c, 0, sizeof(*c));
 	if (!get_u64(in))
 		return;
-	size_t size = (size_t)get_count(in, 1);
-	if (in->bad || sparse_copy_init(c, size) != 0) {
+	/* A sparse copy's size is not bounded by the bytes left (its zero
+	 * blocks take none): by the largest prediction cache instead. */
+	uint64_t size = get_u64(in);
+	if (size > ((uint64_t)PREDICT_CACHE_LINE << PREDICT_CACHE_MAX_LOG2))
+		in->bad = true;
+	if (in->bad || sparse_copy_init(c, (size_t)size) != 0) {
 		in->bad = true;
 		return;
 	}

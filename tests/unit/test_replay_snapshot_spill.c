@@ -11,6 +11,7 @@
 
 #include "check_main.h"
 #include "replayer/snapshot_spill.h"
+#include "trace-format/predict_cache.h"
 #include "tests/fuzz-index/sample_index.h"
 
 struct pages {
@@ -100,6 +101,38 @@ START_TEST(reads_back_what_was_written)
 }
 END_TEST
 
+/* A thread's prediction cache is as large as its table but stored
+ * sparse: a record holding a whole-size cache with one block in it, and
+ * little else, reads back (its size is not bounded by the bytes left). */
+START_TEST(reads_back_a_large_sparse_cache)
+{
+	struct replay_index_contents c;
+	sample_index_contents(&c);
+	struct resim_state *second = &c.snapshots[1].state;
+	struct sparse_copy *cache = &second->threads[0].cache;
+	sparse_copy_free(cache);
+	size_t size = (size_t)PREDICT_CACHE_LINE << 17;
+	ck_assert_int_eq(sparse_copy_init(cache, size), 0);
+	uint8_t block[SPARSE_BLOCK];
+	memset(block, 0x77, sizeof(block));
+	size_t last = sparse_copy_blocks(size) - 1;
+	ck_assert_int_eq(sparse_copy_set_block(cache, last, block), 0);
+	struct snapshot_spill *f = snapshot_spill_open(NULL);
+	ck_assert_ptr_nonnull(f);
+	struct spill_ref based;
+	ck_assert_int_eq(snapshot_spill_put(f, second, c.snapshots[0].state.image, &based), 0);
+	ck_assert_uint_lt(based.length, size / 4);
+	struct resim_state st;
+	ck_assert_int_eq(snapshot_spill_get(f, &based, c.snapshots[0].state.image, &st), 0);
+	ck_assert_uint_eq(st.threads[0].cache.size, size);
+	ck_assert_ptr_null(st.threads[0].cache.blocks[0]);
+	ck_assert_uint_eq(st.threads[0].cache.blocks[last][SPARSE_BLOCK - 1], 0x77);
+	resim_state_free(&st);
+	snapshot_spill_close(f);
+	replay_index_contents_free(&c);
+}
+END_TEST
+
 /* A base with a page the image lacks cannot stand for it. */
 START_TEST(refuses_a_base_with_other_pages)
 {
@@ -153,6 +186,7 @@ static Suite *snapshot_spill_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, reads_back_what_was_written);
+	tcase_add_test(tc, reads_back_a_large_sparse_cache);
 	tcase_add_test(tc, refuses_a_base_with_other_pages);
 	tcase_add_test(tc, refuses_every_cut_and_shift);
 	suite_add_tcase(s, tc);
