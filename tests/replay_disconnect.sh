@@ -19,6 +19,9 @@ cd "$tmp" || exit 1
 "$TTREC" run -q -o seq.idna seq 1 20000 >/dev/null || { echo "FAIL: recording seq"; exit 1; }
 
 for round in 1 2 3; do
+	# (Not truncated by the redirection alone: this loop could read the
+	# last round's port before the new server's shell opened the file.)
+	rm -f server.err
 	"$TTREPLAY" --port 0 seq.idna 2>server.err &
 	server=$!
 	port=
