@@ -4,6 +4,10 @@
 # and one step back from there, and reverse-finish out of the handler:
 # the signal's arrival (SIGUSR1 stops gdb, which shows it there as record
 # full does; signals.gdb goes back over ones gdb passes silently).
+# At a function's first instruction its argument's home on the stack
+# holds what was there before (bytes the program never wrote or read,
+# which a replay cannot show): frames are printed without arguments.
+set print frame-arguments none
 break *on_usr1
 continue
 print entered
