@@ -163,6 +163,7 @@ static void long_contents(struct replay_index_contents *c, size_t n)
 		resim_state_free(&c->snapshots[i].state);
 		code_page_set_free(c->snapshots[i].written_pages);
 		code_page_set_free(c->snapshots[i].code_pages);
+		code_page_set_free(c->snapshots[i].read_pages);
 	}
 	free(c->snapshots);
 	c->snapshots = calloc(n, sizeof(*c->snapshots));
