@@ -47,6 +47,9 @@ enum resim_status replay_session_run_pass(struct replay_session *s, size_t max_s
 int replay_session_add_snapshot(struct replay_session *s, const struct replay_snapshot *snap);
 /* The heap in use as the allocator counts it (0 where it cannot say). */
 uint64_t replay_heap_in_use(void);
+/* What one snapshot is estimated to hold (its fixed part and a page per
+ * page its segment wrote): the budget's measure where the heap's is not. */
+uint64_t replay_snapshot_bytes(const struct replay_snapshot *snap);
 /* Adds the pages of [addr, addr+len) to pages; false when one could not be. */
 bool pass_note_pages(struct code_page_set *pages, uint64_t addr, size_t len);
 uint64_t replay_session_next_snapshot_time(const struct replay_session *s);

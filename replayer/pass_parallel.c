@@ -64,6 +64,19 @@ static void note_code(void *ctx, uint64_t addr, uint64_t len)
 	note_fetch(ctx, addr, (size_t)len);
 }
 
+/* The heap in use, or where the allocator cannot say (under a
+ * sanitizer) the range's snapshots' estimate, as the serial pass does. */
+static uint64_t worker_memory_in_use(const struct pass_worker *w)
+{
+	uint64_t heap = replay_heap_in_use();
+	if (heap)
+		return heap;
+	uint64_t estimate = 0;
+	for (size_t i = 0; i < w->n_kept; i++)
+		estimate += replay_snapshot_bytes(&w->kept[i]);
+	return estimate;
+}
+
 /* keep: from now on, the pages the range writes and runs go to seg's
  * sets (made here). false when memory is short. */
 static bool note_into(struct pass_worker *w, struct replay_snapshot *seg)
@@ -109,7 +122,7 @@ static bool keep_snapshot(struct pass_worker *w)
 	w->n_kept++;
 	if (!note_into(w, snap))
 		return false;
-	if (w->n_kept % BUDGET_CHECK_EVERY == 0 && replay_heap_in_use() > w->budget) {
+	if (w->n_kept % BUDGET_CHECK_EVERY == 0 && worker_memory_in_use(w) > w->budget) {
 		w->out_of_budget = true;
 		return false;
 	}

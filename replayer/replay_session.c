@@ -89,7 +89,7 @@ static int take_snapshot(struct replay_session *s)
 /* Thinning (which halves them) never leaves fewer than this many. */
 #define MIN_SNAPSHOTS 16
 
-static uint64_t segment_bytes(const struct replay_snapshot *snap)
+uint64_t replay_snapshot_bytes(const struct replay_snapshot *snap)
 {
 	return SNAPSHOT_FIXED_BYTES +
 	       (snap->written_pages ? code_page_set_count(snap->written_pages) * PAGE_BYTES : 0);
@@ -123,7 +123,7 @@ static int thin_snapshots(struct replay_session *s)
 	s->snapshot_interval *= 2;
 	s->snapshot_bytes = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
-		s->snapshot_bytes += segment_bytes(&s->snapshots[i]);
+		s->snapshot_bytes += replay_snapshot_bytes(&s->snapshots[i]);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static void show_progress(struct replay_session *s, bool done)
 static void keep_budget(struct replay_session *s)
 {
 	if (s->n_snapshots)
-		s->snapshot_bytes += segment_bytes(&s->snapshots[s->n_snapshots - 1]);
+		s->snapshot_bytes += replay_snapshot_bytes(&s->snapshots[s->n_snapshots - 1]);
 	if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
 	    replay_memory_in_use(s) > s->snapshot_budget && replay_session_spill_some(s) != 0)
 		thin_snapshots(s);
