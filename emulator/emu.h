@@ -145,6 +145,15 @@ struct emu_memory_ops {
 	int (*write)(void *ctx, uint64_t addr, const void *buf, size_t size);
 	size_t (*fetch)(void *ctx, uint64_t addr, void *buf, size_t size);
 	/*
+	 * Optional (NULL: write is used): the write cycle of a locked
+	 * instruction that puts back the bytes it has just read at addr (a
+	 * failed cmpxchg). Must fault exactly as write would and do all write
+	 * does but change the real memory: a memory whose copy may be older
+	 * than the real one (the recorder's, while another thread's system
+	 * call writes there) would put older bytes over the kernel's.
+	 */
+	int (*write_back)(void *ctx, uint64_t addr, const void *buf, size_t size);
+	/*
 	 * Optional (NULL: the emulator uses read and write): the same access
 	 * for a little-endian integer of 1, 2, 4 or 8 bytes, the value passed
 	 * in a register instead of through a buffer. Must behave exactly as

@@ -108,6 +108,21 @@ static inline int emu_mem_write(struct emu_cpu *cpu, uint64_t addr,
 	return EMU_OK;
 }
 
+/* A locked instruction's write of the size bytes it read at addr, unchanged
+ * (emu.h, write_back). */
+static inline int emu_mem_write_back(struct emu_cpu *cpu, uint64_t addr,
+				     const void *buf, size_t size)
+{
+	if (!cpu->mem->write_back)
+		return emu_mem_write(cpu, addr, buf, size);
+	if (EMU_UNLIKELY(!emu_addr_canonical(addr, size)))
+		return emu_fault(cpu, EMU_FAULT_GP);
+	if (EMU_UNLIKELY(cpu->mem->write_back(cpu->mem_ctx, addr, buf, size) != EMU_MEM_OK))
+		return emu_page_fault(cpu, addr, true);
+	emu_decode_cache_note_write(cpu, addr, size);
+	return EMU_OK;
+}
+
 /* Little-endian integer of 1, 2, 4 or 8 bytes: through the interface's
  * read_uint when it has one (the value comes back in a register), else
  * through a buffer. The buffer is loaded back with the width the memory

@@ -54,7 +54,8 @@ static int xadd(struct emu_cpu *cpu, const struct emu_insn *insn)
  * Equal: dst = src, the accumulator untouched. Not equal: the accumulator
  * is loaded (a 32-bit load zero-extends rax) and a register dst is left
  * untouched, while a memory dst is written back with its old value (the CPU
- * always performs the write cycle, so a read-only page faults either way).
+ * always performs the write cycle, so a read-only page faults either way:
+ * emu_mem_write_back).
  */
 static int cmpxchg(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
@@ -66,10 +67,12 @@ static int cmpxchg(struct emu_cpu *cpu, const struct emu_insn *insn)
 	    (r = emu_opnd_read(cpu, insn, 1, &src)) != EMU_OK)
 		return r;
 	bool equal = acc == dst;
-	if (equal || emu_opnd_is_mem(insn, 0)) {
-		if ((r = emu_opnd_write(cpu, insn, 0, equal ? src : dst)) != EMU_OK)
-			return r;
-	}
+	if (equal)
+		r = emu_opnd_write(cpu, insn, 0, src);
+	else if (emu_opnd_is_mem(insn, 0))
+		r = emu_mem_write_back(cpu, emu_mem_addr(cpu, insn), &dst, size);
+	if (r != EMU_OK)
+		return r;
 	if (!equal)
 		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RAX), size, dst);
 	emu_set_status_flags(cpu, emu_flags_sub(acc, dst, acc - dst, 0, size));
@@ -114,7 +117,9 @@ static int cmpxchg_pair(struct emu_cpu *cpu, const struct emu_insn *insn)
 		out[0] = mem[0];
 		out[1] = mem[1];
 	}
-	if ((r = emu_mem_write(cpu, addr, out, 2 * half)) != EMU_OK)
+	r = equal ? emu_mem_write(cpu, addr, out, 2 * half)
+		  : emu_mem_write_back(cpu, addr, out, 2 * half);
+	if (r != EMU_OK)
 		return r;
 	if (!equal) {
 		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RAX), half, lo);

@@ -374,6 +374,34 @@ int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf,
 	return transfer(m, addr, (void *)buf, len, ACCESS_WRITE);
 }
 
+/*
+ * The bytes just read, put back by a locked instruction's write cycle: only
+ * checked, never dirtied. Another thread's system call may be writing
+ * there in the real process (a PI futex's waiter bit, a lock handed over):
+ * a flush would put the copy's older bytes over it. A page still showing
+ * its file is written through all the same (the CPU's write cycle gives
+ * the process its own copy of it).
+ */
+int memory_mirror_write_back(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len)
+{
+	if (addr + len < addr || !range_allowed(m, addr, len, ACCESS_WRITE))
+		return EMU_MEM_FAULT;
+	const uint8_t *b = buf;
+	while (len) {
+		uint64_t pa = addr & PAGE_MASK;
+		unsigned n = PAGE_SIZE - (unsigned)(addr - pa) < len ? PAGE_SIZE - (unsigned)(addr - pa)
+								    : (unsigned)len;
+		unsigned prot;
+		struct mirror_page *p = get_page(m, pa, &prot);
+		if (p && shows_file(p) && write_through_once(m, p, addr, b, n) != 0)
+			return EMU_MEM_FAULT;
+		addr += n;
+		b += n;
+		len -= n;
+	}
+	return EMU_MEM_OK;
+}
+
 size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len)
 {
 	size_t done = 0;
@@ -401,6 +429,11 @@ static int mirror_write(void *ctx, uint64_t addr, const void *buf, size_t len)
 	return memory_mirror_write(ctx, addr, buf, len);
 }
 
+static int mirror_write_back(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	return memory_mirror_write_back(ctx, addr, buf, len);
+}
+
 static size_t mirror_fetch(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return memory_mirror_fetch(ctx, addr, buf, len);
@@ -410,6 +443,7 @@ const struct emu_memory_ops memory_mirror_ops = {
 	.read = mirror_read,
 	.write = mirror_write,
 	.fetch = mirror_fetch,
+	.write_back = mirror_write_back,
 };
 
 /* The first byte at or after i whose dirty bit equals `dirty`, or

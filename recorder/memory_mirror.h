@@ -89,6 +89,9 @@ extern const struct emu_memory_ops memory_mirror_ops;
 int memory_mirror_read(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
 int memory_mirror_write(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len);
 size_t memory_mirror_fetch(struct memory_mirror *m, uint64_t addr, void *buf, size_t len);
+/* The emulator's write_back (emu.h): the range checked as a write, the
+ * real process left as it is (memory_mirror.c says why). */
+int memory_mirror_write_back(struct memory_mirror *m, uint64_t addr, const void *buf, size_t len);
 
 /* Inline fast paths for accesses of 1..MIRROR_INLINE_MAX bytes (integers
  * and vectors) within one cached page: true when done, false when the

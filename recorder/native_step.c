@@ -35,31 +35,30 @@
  * quickly, and then the thread's slice simply goes on. */
 #define QUICK_POLLS 8
 
-#define FUTEX_WAITERS_BIT 0x80000000u
-
 /*
- * A PI futex lock writes FUTEX_WAITERS into the word before it sleeps,
- * while it runs in the background: the other threads would go on with
- * the mirror's copy without that bit, and the owner would unlock with a
- * plain store, leaving the waiter asleep on a lock the kernel still
- * gives the owner (glibc then sees FUTEX_OWNER_DIED when the owner ends).
- * So the step stays in the foreground until the bit is in the word (or
- * the step ends, or the thread sleeps), and the copy is forgotten before the others run. No
- * one but the kernel clears the bit: the owner's unlock sees it and is
+ * A PI futex lock writes FUTEX_WAITERS into the word (and attaches the
+ * owner's kernel state) before it sleeps, while it runs in the background:
+ * the other threads would go on with the mirror's copy without that bit,
+ * and the owner would unlock with a plain store, leaving the waiter asleep
+ * on a lock the kernel still gives the owner (glibc then sees
+ * FUTEX_OWNER_DIED when the owner ends). So the step stays in the
+ * foreground until the thread sleeps (or the step ends), and the copy is
+ * forgotten before the others run. The bit already in the word proves
+ * nothing: a lock handed over by the kernel keeps it, and the waiter may
+ * not have reached the kernel yet (the owner then unlocks, locks again in
+ * user space, and the waiter sets the bit in a word the mirror holds).
+ * No one but the kernel clears the bit: the owner's unlock sees it and is
  * a syscall, whose effects are described.
  */
-static bool pi_lock_unsettled(struct recording *rec, const struct rec_thread *t)
+static bool pi_lock_unsettled(const struct rec_thread *t)
 {
 	const struct native_progress *p = &t->native;
 	uint64_t addr;
-	uint32_t word;
 	if (!p->syscall || !syscall_locks_pi_futex(p->nr, p->args, &addr))
 		return false;
-	if (remote_memory_read(&rec->rm, addr, &word, sizeof(word)) != 0)
-		return false; /* a bad address: the step ends with EFAULT */
-	/* Asleep, it wrote all it writes before sleeping (a word whose bit
-	 * another waiter should have set but did not: never wait forever). */
-	return !(word & FUTEX_WAITERS_BIT) && task_state(t->tracee.pid) != 'S';
+	/* Gone: its end is collected next. */
+	char state = task_state(t->tracee.pid);
+	return state != 'S' && state != 0;
 }
 
 static void forget_pi_word(struct recording *rec, const struct native_progress *p)
@@ -284,7 +283,7 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 	for (unsigned polls = 0;;) {
 		struct tracee_stop stop;
 		int r;
-		if (background && (polls < QUICK_POLLS || pi_lock_unsettled(rec, t))) {
+		if (background && (polls < QUICK_POLLS || pi_lock_unsettled(t))) {
 			/* Any thread's stops: an execve changes the thread's id. */
 			if (threads_collect_stops(rec) != 0)
 				return NATIVE_ERROR;

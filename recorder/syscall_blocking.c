@@ -17,7 +17,9 @@
 #define FUTEX_WAKE_OP_OP_NR 5
 #define FUTEX_LOCK_PI_OP_NR 6
 #define FUTEX_UNLOCK_PI_OP_NR 7
+#define FUTEX_TRYLOCK_PI_OP_NR 8
 #define FUTEX_WAKE_BITSET_OP_NR 10
+#define FUTEX_CMP_REQUEUE_PI_OP_NR 12
 #define FUTEX_LOCK_PI2_OP_NR 13
 #define F_SETLKW_NR 7
 #define F_OFD_SETLKW_NR 38
@@ -56,7 +58,9 @@ static bool futex_never_blocks(uint64_t op)
 	case FUTEX_CMP_REQUEUE_OP_NR:
 	case FUTEX_WAKE_OP_OP_NR:
 	case FUTEX_UNLOCK_PI_OP_NR:
+	case FUTEX_TRYLOCK_PI_OP_NR:
 	case FUTEX_WAKE_BITSET_OP_NR:
+	case FUTEX_CMP_REQUEUE_PI_OP_NR:
 		return true;
 	default:
 		return false;

@@ -188,6 +188,19 @@ static int traced_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 	return EMU_MEM_OK;
 }
 
+/* A failed compare-exchange's write cycle: the cache and the code pages as
+ * for a write, the mirror left clean. */
+static int traced_write_back(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	struct traced_memory *tm = ctx;
+	int r = memory_mirror_write_back(tm->mirror, addr, buf, size);
+	if (r != EMU_MEM_OK)
+		return r;
+	predict_cache_update(&tm->cache, addr, buf, size);
+	forget_written_code(tm, addr, size);
+	return EMU_MEM_OK;
+}
+
 /* An integer write the inline path below does not take: the general
  * write, on a buffer. */
 static __attribute__((noinline)) int traced_write_uint_any(struct traced_memory *tm,
@@ -321,6 +334,7 @@ const struct emu_memory_ops traced_memory_ops = {
 	.read = traced_read,
 	.write = traced_write,
 	.fetch = traced_fetch,
+	.write_back = traced_write_back,
 	.read_uint = traced_read_uint,
 	.write_uint = traced_write_uint,
 	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },

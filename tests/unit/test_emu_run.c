@@ -384,6 +384,87 @@ START_TEST(test_report_code)
 }
 END_TEST
 
+/* The accesses a compare-exchange makes, for test_failed_cmpxchg. */
+static unsigned writes_seen, write_backs_seen;
+
+static int counting_write(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	writes_seen++;
+	return emu_self_memory_ops.write(ctx, addr, buf, size);
+}
+
+static int counting_write_back(void *ctx, uint64_t addr, const void *buf, size_t size)
+{
+	write_backs_seen++;
+	return emu_self_memory_ops.write(ctx, addr, buf, size);
+}
+
+/* Runs one instruction (then ud2) on a memory that counts writes and
+ * write-backs, rdi pointing at mem. */
+static void run_counting(struct harness *h, const uint8_t *insn, size_t len, void *mem)
+{
+	static struct emu_memory_ops ops;
+	ops = emu_self_memory_ops;
+	ops.write = counting_write;
+	ops.write_back = counting_write_back;
+	ops.write_uint = NULL; /* every write through the counted one */
+	ops.write_uint_sized[0] = ops.write_uint_sized[1] = NULL;
+	ops.write_uint_sized[2] = ops.write_uint_sized[3] = NULL;
+	ops.inline_memory = NULL;
+	ops.read_uint = NULL;
+	ops.read_uint_sized[0] = ops.read_uint_sized[1] = NULL;
+	ops.read_uint_sized[2] = ops.read_uint_sized[3] = NULL;
+	emu_free(h->cpu);
+	h->cpu = emu_new(&ops, NULL);
+	ck_assert_ptr_nonnull(h->cpu);
+	memcpy(h->stop_code + 512, insn, len);
+	h->stop_code[512 + len] = 0x0f; /* ud2 */
+	h->stop_code[512 + len + 1] = 0x0b;
+	writes_seen = write_backs_seen = 0;
+	emu_regs(h->cpu)->gpr[EMU_RDI] = (uint64_t)(uintptr_t)mem;
+	emu_regs(h->cpu)->rip = (uint64_t)(uintptr_t)(h->stop_code + 512);
+}
+
+START_TEST(test_failed_cmpxchg)
+{
+	/* A failed compare-exchange's write cycle puts back what it read,
+	 * through write_back (a memory whose copy may be older than the real
+	 * one must not write it); a successful one writes. */
+	static const uint8_t cmpxchg[] = { 0xf0, 0x0f, 0xb1, 0x0f };           /* lock cmpxchg [rdi], ecx */
+	static const uint8_t cmpxchg16b[] = { 0xf0, 0x48, 0x0f, 0xc7, 0x0f }; /* lock cmpxchg16b [rdi] */
+	struct harness h;
+	harness_init(&h);
+	_Alignas(16) uint64_t mem[2] = { 7, 9 };
+	run_counting(&h, cmpxchg, sizeof(cmpxchg), mem);
+	struct emu_regs *r = emu_regs(h.cpu);
+	r->gpr[EMU_RAX] = 5;
+	r->gpr[EMU_RCX] = 6;
+	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	ck_assert_uint_eq(write_backs_seen, 1);
+	ck_assert_uint_eq(writes_seen, 0);
+	ck_assert_uint_eq(r->gpr[EMU_RAX], 7);
+	ck_assert_uint_eq(mem[0], 7);
+	run_counting(&h, cmpxchg, sizeof(cmpxchg), mem);
+	r = emu_regs(h.cpu);
+	r->gpr[EMU_RAX] = 7;
+	r->gpr[EMU_RCX] = 6;
+	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	ck_assert_uint_eq(write_backs_seen, 0);
+	ck_assert_uint_eq(writes_seen, 1);
+	ck_assert_uint_eq(mem[0], 6);
+	run_counting(&h, cmpxchg16b, sizeof(cmpxchg16b), mem);
+	r = emu_regs(h.cpu);
+	r->gpr[EMU_RAX] = 1;
+	r->gpr[EMU_RDX] = 2;
+	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	ck_assert_uint_eq(write_backs_seen, 1);
+	ck_assert_uint_eq(writes_seen, 0);
+	ck_assert_uint_eq(r->gpr[EMU_RAX], 6);
+	ck_assert_uint_eq(r->gpr[EMU_RDX], 9);
+	harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_limit)
 {
 	struct harness h;
@@ -412,6 +493,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_invalidate_many_blocks);
 	tcase_add_test(tc, test_report_code);
 	tcase_add_test(tc, test_limit);
+	tcase_add_test(tc, test_failed_cmpxchg);
 	suite_add_tcase(s, tc);
 	return s;
 }

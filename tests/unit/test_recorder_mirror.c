@@ -134,6 +134,28 @@ START_TEST(test_protections_fault)
 }
 END_TEST
 
+START_TEST(test_write_back_leaves_the_process_alone)
+{
+	/* A failed compare-exchange read the copy's word; the kernel has
+	 * written the real one since (another thread's futex call). Putting
+	 * the read bytes back must not undo the kernel's write. */
+	uint32_t seen;
+	ck_assert_int_eq(memory_mirror_ops.read(mirror, 0x12010, &seen, 4), EMU_MEM_OK);
+	proc.mem[0x2010] ^= 0x80;
+	ck_assert_int_eq(memory_mirror_ops.write_back(mirror, 0x12010, &seen, 4), EMU_MEM_OK);
+	ck_assert(!memory_mirror_has_dirty(mirror));
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	uint32_t real;
+	memcpy(&real, proc.mem + 0x2010, 4);
+	ck_assert_uint_eq(real, seen ^ 0x80);
+	/* It faults where a write would: read-only, unmapped, straddling. */
+	ck_assert_int_eq(memory_mirror_ops.write_back(mirror, 0x11010, &seen, 4), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_ops.write_back(mirror, 0x15000, &seen, 4), EMU_MEM_FAULT);
+	ck_assert_int_eq(memory_mirror_ops.write_back(mirror, 0x11ffe, &seen, 4), EMU_MEM_FAULT);
+	ck_assert_int_eq(proc.writes, 0);
+}
+END_TEST
+
 START_TEST(test_shared_is_never_cached)
 {
 	uint8_t b = 0x77;
@@ -422,6 +444,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_read_caches_page);
 	tcase_add_test(tc, test_write_flushes_only_dirty_bytes);
 	tcase_add_test(tc, test_protections_fault);
+	tcase_add_test(tc, test_write_back_leaves_the_process_alone);
 	tcase_add_test(tc, test_shared_is_never_cached);
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
