@@ -488,11 +488,6 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	}
 }
 
-int recording_finish_native(struct recording *rec, enum native_outcome out)
-{
-	return finish_native(rec, out, NULL, 0);
-}
-
 /* Whether the time syscall the current thread makes can be answered
  * from the recorder's clocks: the kernel would do nothing else the
  * program could see. Not while another process shares the memory (its
@@ -748,12 +743,46 @@ static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end
 	rec->slice_deadline_ns = monotonic_ns() + ns;
 }
 
+/* Asks the thread table for the next thread until one can be emulated
+ * (or the recording is over), doing what it decides: the steps of threads
+ * that stopped in the kernel are finished here. */
+static int schedule_next(struct recording *rec)
+{
+	while (!rec->finished) {
+		struct tracee_stop stop;
+		switch (threads_schedule(rec, &stop)) {
+		case SCHEDULE_ERROR:
+			return -1;
+		case SCHEDULE_RUN:
+			return 0;
+		case SCHEDULE_WAIT_INTERRUPTED:
+			recording_poll_point(rec);
+			break;
+		case SCHEDULE_PROCESS_ENDED:
+			recording_end_process(rec, &stop);
+			return 0;
+		case SCHEDULE_STEP_STOPPED: {
+			struct rec_thread *t = rec->cur;
+			enum native_outcome out = native_step_resume(rec, &stop);
+			if (out == NATIVE_PENDING)
+				break;
+			if (finish_native(rec, out, NULL, 0) != 0)
+				return -1;
+			if (t->state == THREAD_RUNNABLE)
+				return 0;
+			break;
+		}
+		}
+	}
+	return 0;
+}
+
 /* Runs the scheduler when the current thread cannot go on, or its slice
  * is over while another thread could run. */
 static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_end)
 {
 	struct rec_thread *before = rec->cur;
-	if (threads_schedule(rec) != 0)
+	if (schedule_next(rec) != 0)
 		return -1;
 	if (rec->finished)
 		return 0;

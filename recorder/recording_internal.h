@@ -267,10 +267,6 @@ void native_step_unbind(struct rec_thread *t);
  * (THREAD_EVENT): the same outcomes. */
 enum native_outcome native_step_resume(struct recording *rec, const struct tracee_stop *stop);
 
-/* After the current thread's native step ended (out is not PENDING):
- * registers back into the emulator, the syscall's effects, the records. */
-int recording_finish_native(struct recording *rec, enum native_outcome out);
-
 /* --- thread_table.c --------------------------------------------------- */
 
 /* Adds a thread (stopped, regs are its first state) with the next stream.
@@ -299,10 +295,20 @@ int threads_on_clone(struct recording *rec);
 int threads_let_child_go(struct recording *rec);
 /* The thread is gone: logged, state GONE. */
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);
+/* What the scheduler chose; the main loop (recording.c) acts on it. The
+ * table never runs a thread nor ends the recording itself. */
+enum schedule_decision {
+	SCHEDULE_ERROR = -1,       /* rec->err set */
+	SCHEDULE_RUN,              /* rec->cur is runnable (or rec->finished) */
+	SCHEDULE_STEP_STOPPED,     /* rec->cur's native step stopped as *stop
+				    * says: the loop goes on with the step */
+	SCHEDULE_PROCESS_ENDED,    /* the last thread ended as *stop says */
+	SCHEDULE_WAIT_INTERRUPTED, /* a signal to ttrec cut the wait short:
+				    * the loop's signal-poll point, then again */
+};
 /* Picks the thread to run next and switches to it, waiting for a stop of
- * a thread in the kernel when none can run; finishes the step of one that
- * stopped. Returns 0 (rec->cur runnable, or rec->finished), or -1. */
-int threads_schedule(struct recording *rec);
+ * a thread in the kernel when none can run. */
+enum schedule_decision threads_schedule(struct recording *rec, struct tracee_stop *stop);
 /* Ends the process and reaps every thread. */
 void threads_kill_all(struct recording *rec);
 /* Ring mode: gives every other thread whose last checkpoint is older

@@ -370,54 +370,47 @@ static struct rec_thread *next_ready(struct recording *rec)
 	return NULL;
 }
 
-int threads_schedule(struct recording *rec)
+enum schedule_decision threads_schedule(struct recording *rec, struct tracee_stop *stop)
 {
 	while (!rec->finished) {
 		if (rec->n_threads > 1 && threads_collect_stops(rec) != 0)
-			return -1;
+			return SCHEDULE_ERROR;
 		struct rec_thread *t = next_ready(rec);
 		if (!t) {
 			pid_t tid;
 			int status;
-			if (rec->live_threads == 0)
-				return recording_fail(rec, RECORD_ERR_PTRACE, "every thread is gone");
+			if (rec->live_threads == 0) {
+				recording_fail(rec, RECORD_ERR_PTRACE, "every thread is gone");
+				return SCHEDULE_ERROR;
+			}
 			if (tracee_wait_any(&tid, &status, true) != 0) {
-				if (errno != EINTR)
-					return recording_fail(rec, RECORD_ERR_PTRACE,
-							      "cannot wait for the program: %s",
-							      strerror(errno));
+				if (errno != EINTR) {
+					recording_fail(rec, RECORD_ERR_PTRACE,
+						       "cannot wait for the program: %s", strerror(errno));
+					return SCHEDULE_ERROR;
+				}
 				/* ttrec attach: SIGINT or SIGTERM asks to stop. */
-				recording_poll_point(rec);
-				continue;
+				return SCHEDULE_WAIT_INTERRUPTED;
 			}
 			if (file_stop(rec, tid, status) != 0)
-				return -1;
+				return SCHEDULE_ERROR;
 			continue;
 		}
 		if (t->state == THREAD_RUNNABLE)
-			return threads_switch_to(rec, t);
+			return threads_switch_to(rec, t) != 0 ? SCHEDULE_ERROR : SCHEDULE_RUN;
 		/* A stop of a step in progress (a syscall's end, a signal). */
-		struct tracee_stop stop = t->stop;
+		*stop = t->stop;
 		t->state = THREAD_RUNNABLE;
-		if (stop.kind == TRACEE_STOP_EXITED || stop.kind == TRACEE_STOP_KILLED) {
+		if (stop->kind == TRACEE_STOP_EXITED || stop->kind == TRACEE_STOP_KILLED) {
 			/* The leader, last: the process ended. No slice of it
 			 * is logged: history ends with the thread that ran
 			 * last (the one that called exit, or took the fatal
 			 * signal), not with one that died waiting. */
-			recording_end_process(rec, &stop);
-			return 0;
+			return SCHEDULE_PROCESS_ENDED;
 		}
-		if (threads_switch_to(rec, t) != 0)
-			return -1;
-		enum native_outcome out = native_step_resume(rec, &stop);
-		if (out == NATIVE_PENDING)
-			continue;
-		if (recording_finish_native(rec, out) != 0)
-			return -1;
-		if (t->state == THREAD_RUNNABLE)
-			return 0;
+		return threads_switch_to(rec, t) != 0 ? SCHEDULE_ERROR : SCHEDULE_STEP_STOPPED;
 	}
-	return 0;
+	return SCHEDULE_RUN; /* the recording is over: the caller sees rec->finished */
 }
 
 void threads_kill_all(struct recording *rec)
