@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1054,6 +1055,40 @@ static void finish(struct recording *rec)
 	remote_memory_reset(&rec->rm);
 }
 
+/* --- what a native step hands up (native_step_hooks) -------------------- */
+
+/* A ptrace event stop of a step: a new process is --follow-fork's or let
+ * go; an interrupt may be an attached recording's requested stop. */
+static bool step_event(struct recording *rec, int event)
+{
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (rec->opt->follow_forks)
+			follow_fork_child(rec);
+		else
+			threads_let_child_go(rec);
+		return false;
+	case PTRACE_EVENT_STOP:
+		return attach_on_interrupt(rec);
+	default:
+		return false;
+	}
+}
+
+/* A user asked to end the recording (ttrec run) or to let the process go
+ * (ttrec attach). */
+static bool ended_by_user(void)
+{
+	return supervisor_signals_stop_request(NULL) || attach_stop_requested();
+}
+
+static const struct native_step_hooks step_hooks = {
+	.on_event = step_event,
+	.ended_by_user = ended_by_user,
+};
+
 enum record_error record_program(const struct record_options *opt,
 				 struct record_result *res, char *err, size_t errlen)
 {
@@ -1065,6 +1100,7 @@ enum record_error record_program(const struct record_options *opt,
 	rec.own_pid = getpid();
 	rec.err = err;
 	rec.errlen = errlen;
+	rec.step_hooks = &step_hooks;
 	if (opt->chaos)
 		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");

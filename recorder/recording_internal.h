@@ -134,6 +134,7 @@ struct recording {
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
 	struct progress_line progress;
 	struct child_recorder *child_recorders; /* --follow-fork (follow_fork.c) */
+	const struct native_step_hooks *step_hooks; /* set by recording.c */
 	size_t n_child_recorders;
 	enum record_error error;
 	char *err;
@@ -217,10 +218,10 @@ void attach_release(struct recording *rec);
  * to an attached recording) finishes the recording; the progress line is
  * redrawn when due. */
 void recording_poll_point(struct recording *rec);
-/* A ptrace event stop during a native step (event: PTRACE_EVENT_*). True
- * when the step must end there: a stop was requested (the process may be
- * inside a system call). */
-bool recording_on_event(struct recording *rec, int event);
+/* A PTRACE_EVENT_STOP during a native step. True when the step must end
+ * there: a stop was requested (the process may be inside a system call);
+ * the recording is then finished. */
+bool attach_on_interrupt(struct recording *rec);
 
 /* --- follow_fork.c ---------------------------------------------------- */
 
@@ -238,6 +239,19 @@ bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status);
 void follow_fork_wait(struct recording *rec);
 
 /* --- native_step.c --------------------------------------------------- */
+
+/* What a native step hands up to the recording's owner instead of
+ * calling it: native_step.c calls nothing of the main loop's, attach.c's
+ * or follow_fork.c's. recording.c fills rec->step_hooks. */
+struct native_step_hooks {
+	/* A ptrace event stop during the step, but a clone that made a
+	 * thread (the table adopts those). True when the step must end
+	 * there (NATIVE_INTERRUPTED). */
+	bool (*on_event)(struct recording *rec, int event);
+	/* Whether a user asked to end the recording: a held group stop is
+	 * given up. */
+	bool (*ended_by_user)(void);
+};
 
 enum native_outcome {
 	NATIVE_EXECUTED,   /* the instruction at rip ran */
