@@ -751,7 +751,16 @@ static int schedule_next(struct recording *rec)
 {
 	while (!rec->finished) {
 		struct tracee_stop stop;
-		switch (threads_schedule(rec, &stop)) {
+		struct rec_thread *t = NULL;
+		enum schedule_decision d = threads_schedule(rec, &t, &stop);
+		if (d == SCHEDULE_ERROR)
+			return -1;
+		/* The thread whose turn it is, or whose step stopped (not a
+		 * process that ended: no slice of it is logged). */
+		if ((d == SCHEDULE_RUN || d == SCHEDULE_STEP_STOPPED) && t &&
+		    slice_switch_to(rec, t) != 0)
+			return -1;
+		switch (d) {
 		case SCHEDULE_ERROR:
 			return -1;
 		case SCHEDULE_RUN:
@@ -763,7 +772,6 @@ static int schedule_next(struct recording *rec)
 			recording_end_process(rec, &stop);
 			return 0;
 		case SCHEDULE_STEP_STOPPED: {
-			struct rec_thread *t = rec->cur;
 			enum native_outcome out = native_step_resume(rec, &stop);
 			if (out == NATIVE_PENDING)
 				break;
@@ -842,7 +850,7 @@ static int main_loop(struct recording *rec)
 			 * threads that wait (blocked, or not given a turn) get
 			 * checkpoints too, at most an interval apart. */
 			if (rec->opt->ring_bytes && rec->n_threads > 1) {
-				if (threads_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
+				if (slice_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
 					return -1;
 				rec->last_interval_checkpoint = rec->cur->checkpoint_seq;
 			}
@@ -990,7 +998,7 @@ static int start(struct recording *rec)
 	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
-	if (threads_switch_to(rec, first) != 0)
+	if (slice_switch_to(rec, first) != 0)
 		return -1;
 	if (rec->opt->attach_pid)
 		return attach_begin(rec);

@@ -1,9 +1,12 @@
 /*
  * recording_internal.h — the state of one recording, shared by the files
- * that implement it (recording.c: setup and the main loop; native_step.c:
+ * that implement it (recording.c: setup and the main loop, which alone
+ * drives the others; thread_table.c: the threads and the choice of the
+ * next; slice_switch.c: handing the emulator to it; native_step.c:
  * running the real process for one instruction; trace_events.c: the
  * records; attach.c, follow_fork.c: attached processes and children).
- * Nothing outside recorder/ includes it.
+ * Who may call whom: recorder/README.md. Nothing outside recorder/
+ * includes it.
  */
 #ifndef TTREC_RECORDING_INTERNAL_H
 #define TTREC_RECORDING_INTERNAL_H
@@ -290,9 +293,6 @@ struct rec_thread *threads_find(struct recording *rec, pid_t tid);
 void threads_free(struct recording *rec);
 /* Instructions all threads have retired so far. */
 uint64_t threads_instructions(const struct recording *rec);
-/* Makes t the thread the emulator holds (saving the current one's state);
- * logs the start of a slice when another thread ran since t last did. */
-int threads_switch_to(struct recording *rec, struct rec_thread *t);
 /* Waits for t's next stop, filing the stops of other threads on the way. */
 int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_stop *stop);
 /* Files the stops already reported, without waiting. 0, or -1. */
@@ -313,22 +313,29 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
  * table never runs a thread nor ends the recording itself. */
 enum schedule_decision {
 	SCHEDULE_ERROR = -1,       /* rec->err set */
-	SCHEDULE_RUN,              /* rec->cur is runnable (or rec->finished) */
-	SCHEDULE_STEP_STOPPED,     /* rec->cur's native step stopped as *stop
+	SCHEDULE_RUN,              /* *next is runnable (NULL: rec->finished) */
+	SCHEDULE_STEP_STOPPED,     /* *next's native step stopped as *stop
 				    * says: the loop goes on with the step */
 	SCHEDULE_PROCESS_ENDED,    /* the last thread ended as *stop says */
 	SCHEDULE_WAIT_INTERRUPTED, /* a signal to ttrec cut the wait short:
 				    * the loop's signal-poll point, then again */
 };
-/* Picks the thread to run next and switches to it, waiting for a stop of
- * a thread in the kernel when none can run. */
-enum schedule_decision threads_schedule(struct recording *rec, struct tracee_stop *stop);
+/* Picks the thread to run next (*next; the loop switches to it), waiting
+ * for a stop of a thread in the kernel when none can run. */
+enum schedule_decision threads_schedule(struct recording *rec, struct rec_thread **next,
+					struct tracee_stop *stop);
 /* Ends the process and reaps every thread. */
 void threads_kill_all(struct recording *rec);
+
+/* --- slice_switch.c --------------------------------------------------- */
+
+/* Makes t the thread the emulator holds (saving the current one's state);
+ * logs the start of a slice when another thread ran since t last did. */
+int slice_switch_to(struct recording *rec, struct rec_thread *t);
 /* Ring mode: gives every other thread whose last checkpoint is older
  * than since a checkpoint one of its own, in a slice of its own, so that
  * the kept part of the trace has a checkpoint for every thread. */
-int threads_refresh_checkpoints(struct recording *rec, uint64_t since);
+int slice_refresh_checkpoints(struct recording *rec, uint64_t since);
 
 /* --- hand_back.c ------------------------------------------------------ */
 
