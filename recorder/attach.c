@@ -162,26 +162,13 @@ void recording_poll_point(struct recording *rec)
 	}
 }
 
-bool recording_on_event(struct recording *rec, int event)
+bool attach_on_interrupt(struct recording *rec)
 {
-	switch (event) {
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-	case PTRACE_EVENT_CLONE:
-		if (rec->opt->follow_forks)
-			follow_fork_child(rec);
-		else
-			threads_let_child_go(rec);
-		return false;
-	case PTRACE_EVENT_STOP:
-		if (!stop_requested)
-			return false; /* a stop that is over (group stops are not events) */
-		rec->interrupted_in_step = true;
-		rec->finished = true;
-		return true;
-	default:
-		return false;
-	}
+	if (!stop_requested)
+		return false; /* a stop that is over (group stops are not events) */
+	rec->interrupted_in_step = true;
+	rec->finished = true;
+	return true;
 }
 
 /* --- taking the process ----------------------------------------------- */

@@ -26,7 +26,6 @@
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
-#include "recorder/supervisor_signals.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/task_state.h"
 
@@ -152,13 +151,6 @@ static enum native_outcome failed(struct recording *rec, const char *what)
 	return NATIVE_ERROR;
 }
 
-/* A user asked to end the recording (ttrec run) or to let the process go
- * (ttrec attach). */
-static bool recording_ended_by_user(void)
-{
-	return supervisor_signals_stop_request(NULL) || attach_stop_requested();
-}
-
 /* One stop of the current thread's step: done, or resumed again. */
 static enum native_outcome on_stop(struct recording *rec, const struct tracee_stop *stop,
 				   bool *resumed)
@@ -201,7 +193,7 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 		if (stop->event == PTRACE_EVENT_CLONE && threads_clone_is_thread(rec)) {
 			if (threads_on_clone(rec) != 0)
 				return NATIVE_ERROR;
-		} else if (recording_on_event(rec, stop->event)) {
+		} else if (rec->step_hooks->on_event(rec, stop->event)) {
 			return NATIVE_INTERRUPTED;
 		}
 		break;
@@ -216,7 +208,7 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 		}
 		struct tracee_stop next;
 		int held = job_stop_hold(&rec->cur->tracee, stop->info.si_signo,
-					 !rec->opt->attach_pid, recording_ended_by_user, &next);
+					 !rec->opt->attach_pid, rec->step_hooks->ended_by_user, &next);
 		if (held < 0)
 			return failed(rec, "cannot wait for the stopped program");
 		if (held > 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -488,11 +489,6 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	}
 }
 
-int recording_finish_native(struct recording *rec, enum native_outcome out)
-{
-	return finish_native(rec, out, NULL, 0);
-}
-
 /* Whether the time syscall the current thread makes can be answered
  * from the recorder's clocks: the kernel would do nothing else the
  * program could see. Not while another process shares the memory (its
@@ -748,12 +744,54 @@ static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end
 	rec->slice_deadline_ns = monotonic_ns() + ns;
 }
 
+/* Asks the thread table for the next thread until one can be emulated
+ * (or the recording is over), doing what it decides: the steps of threads
+ * that stopped in the kernel are finished here. */
+static int schedule_next(struct recording *rec)
+{
+	while (!rec->finished) {
+		struct tracee_stop stop;
+		struct rec_thread *t = NULL;
+		enum schedule_decision d = threads_schedule(rec, &t, &stop);
+		if (d == SCHEDULE_ERROR)
+			return -1;
+		/* The thread whose turn it is, or whose step stopped (not a
+		 * process that ended: no slice of it is logged). */
+		if ((d == SCHEDULE_RUN || d == SCHEDULE_STEP_STOPPED) && t &&
+		    slice_switch_to(rec, t) != 0)
+			return -1;
+		switch (d) {
+		case SCHEDULE_ERROR:
+			return -1;
+		case SCHEDULE_RUN:
+			return 0;
+		case SCHEDULE_WAIT_INTERRUPTED:
+			recording_poll_point(rec);
+			break;
+		case SCHEDULE_PROCESS_ENDED:
+			recording_end_process(rec, &stop);
+			return 0;
+		case SCHEDULE_STEP_STOPPED: {
+			enum native_outcome out = native_step_resume(rec, &stop);
+			if (out == NATIVE_PENDING)
+				break;
+			if (finish_native(rec, out, NULL, 0) != 0)
+				return -1;
+			if (t->state == THREAD_RUNNABLE)
+				return 0;
+			break;
+		}
+		}
+	}
+	return 0;
+}
+
 /* Runs the scheduler when the current thread cannot go on, or its slice
  * is over while another thread could run. */
 static int take_turns(struct recording *rec, uint64_t interval, uint64_t *slice_end)
 {
 	struct rec_thread *before = rec->cur;
-	if (threads_schedule(rec) != 0)
+	if (schedule_next(rec) != 0)
 		return -1;
 	if (rec->finished)
 		return 0;
@@ -812,7 +850,7 @@ static int main_loop(struct recording *rec)
 			 * threads that wait (blocked, or not given a turn) get
 			 * checkpoints too, at most an interval apart. */
 			if (rec->opt->ring_bytes && rec->n_threads > 1) {
-				if (threads_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
+				if (slice_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
 					return -1;
 				rec->last_interval_checkpoint = rec->cur->checkpoint_seq;
 			}
@@ -960,7 +998,7 @@ static int start(struct recording *rec)
 	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
-	if (threads_switch_to(rec, first) != 0)
+	if (slice_switch_to(rec, first) != 0)
 		return -1;
 	if (rec->opt->attach_pid)
 		return attach_begin(rec);
@@ -1025,6 +1063,40 @@ static void finish(struct recording *rec)
 	remote_memory_reset(&rec->rm);
 }
 
+/* --- what a native step hands up (native_step_hooks) -------------------- */
+
+/* A ptrace event stop of a step: a new process is --follow-fork's or let
+ * go; an interrupt may be an attached recording's requested stop. */
+static bool step_event(struct recording *rec, int event)
+{
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (rec->opt->follow_forks)
+			follow_fork_child(rec);
+		else
+			threads_let_child_go(rec);
+		return false;
+	case PTRACE_EVENT_STOP:
+		return attach_on_interrupt(rec);
+	default:
+		return false;
+	}
+}
+
+/* A user asked to end the recording (ttrec run) or to let the process go
+ * (ttrec attach). */
+static bool ended_by_user(void)
+{
+	return supervisor_signals_stop_request(NULL) || attach_stop_requested();
+}
+
+static const struct native_step_hooks step_hooks = {
+	.on_event = step_event,
+	.ended_by_user = ended_by_user,
+};
+
 enum record_error record_program(const struct record_options *opt,
 				 struct record_result *res, char *err, size_t errlen)
 {
@@ -1036,6 +1108,7 @@ enum record_error record_program(const struct record_options *opt,
 	rec.own_pid = getpid();
 	rec.err = err;
 	rec.errlen = errlen;
+	rec.step_hooks = &step_hooks;
 	if (opt->chaos)
 		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");

@@ -1,9 +1,12 @@
 /*
  * recording_internal.h — the state of one recording, shared by the files
- * that implement it (recording.c: setup and the main loop; native_step.c:
+ * that implement it (recording.c: setup and the main loop, which alone
+ * drives the others; thread_table.c: the threads and the choice of the
+ * next; slice_switch.c: handing the emulator to it; native_step.c:
  * running the real process for one instruction; trace_events.c: the
  * records; attach.c, follow_fork.c: attached processes and children).
- * Nothing outside recorder/ includes it.
+ * Who may call whom: recorder/README.md. Nothing outside recorder/
+ * includes it.
  */
 #ifndef TTREC_RECORDING_INTERNAL_H
 #define TTREC_RECORDING_INTERNAL_H
@@ -134,6 +137,7 @@ struct recording {
 	bool interrupted_in_step;      /* a requested stop cut a native step short */
 	struct progress_line progress;
 	struct child_recorder *child_recorders; /* --follow-fork (follow_fork.c) */
+	const struct native_step_hooks *step_hooks; /* set by recording.c */
 	size_t n_child_recorders;
 	enum record_error error;
 	char *err;
@@ -217,10 +221,10 @@ void attach_release(struct recording *rec);
  * to an attached recording) finishes the recording; the progress line is
  * redrawn when due. */
 void recording_poll_point(struct recording *rec);
-/* A ptrace event stop during a native step (event: PTRACE_EVENT_*). True
- * when the step must end there: a stop was requested (the process may be
- * inside a system call). */
-bool recording_on_event(struct recording *rec, int event);
+/* A PTRACE_EVENT_STOP during a native step. True when the step must end
+ * there: a stop was requested (the process may be inside a system call);
+ * the recording is then finished. */
+bool attach_on_interrupt(struct recording *rec);
 
 /* --- follow_fork.c ---------------------------------------------------- */
 
@@ -238,6 +242,19 @@ bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status);
 void follow_fork_wait(struct recording *rec);
 
 /* --- native_step.c --------------------------------------------------- */
+
+/* What a native step hands up to the recording's owner instead of
+ * calling it: native_step.c calls nothing of the main loop's, attach.c's
+ * or follow_fork.c's. recording.c fills rec->step_hooks. */
+struct native_step_hooks {
+	/* A ptrace event stop during the step, but a clone that made a
+	 * thread (the table adopts those). True when the step must end
+	 * there (NATIVE_INTERRUPTED). */
+	bool (*on_event)(struct recording *rec, int event);
+	/* Whether a user asked to end the recording: a held group stop is
+	 * given up. */
+	bool (*ended_by_user)(void);
+};
 
 enum native_outcome {
 	NATIVE_EXECUTED,   /* the instruction at rip ran */
@@ -267,10 +284,6 @@ void native_step_unbind(struct rec_thread *t);
  * (THREAD_EVENT): the same outcomes. */
 enum native_outcome native_step_resume(struct recording *rec, const struct tracee_stop *stop);
 
-/* After the current thread's native step ended (out is not PENDING):
- * registers back into the emulator, the syscall's effects, the records. */
-int recording_finish_native(struct recording *rec, enum native_outcome out);
-
 /* --- thread_table.c --------------------------------------------------- */
 
 /* Adds a thread (stopped, regs are its first state) with the next stream.
@@ -280,9 +293,6 @@ struct rec_thread *threads_find(struct recording *rec, pid_t tid);
 void threads_free(struct recording *rec);
 /* Instructions all threads have retired so far. */
 uint64_t threads_instructions(const struct recording *rec);
-/* Makes t the thread the emulator holds (saving the current one's state);
- * logs the start of a slice when another thread ran since t last did. */
-int threads_switch_to(struct recording *rec, struct rec_thread *t);
 /* Waits for t's next stop, filing the stops of other threads on the way. */
 int threads_wait_for(struct recording *rec, struct rec_thread *t, struct tracee_stop *stop);
 /* Files the stops already reported, without waiting. 0, or -1. */
@@ -299,16 +309,33 @@ int threads_on_clone(struct recording *rec);
 int threads_let_child_go(struct recording *rec);
 /* The thread is gone: logged, state GONE. */
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);
-/* Picks the thread to run next and switches to it, waiting for a stop of
- * a thread in the kernel when none can run; finishes the step of one that
- * stopped. Returns 0 (rec->cur runnable, or rec->finished), or -1. */
-int threads_schedule(struct recording *rec);
+/* What the scheduler chose; the main loop (recording.c) acts on it. The
+ * table never runs a thread nor ends the recording itself. */
+enum schedule_decision {
+	SCHEDULE_ERROR = -1,       /* rec->err set */
+	SCHEDULE_RUN,              /* *next is runnable (NULL: rec->finished) */
+	SCHEDULE_STEP_STOPPED,     /* *next's native step stopped as *stop
+				    * says: the loop goes on with the step */
+	SCHEDULE_PROCESS_ENDED,    /* the last thread ended as *stop says */
+	SCHEDULE_WAIT_INTERRUPTED, /* a signal to ttrec cut the wait short:
+				    * the loop's signal-poll point, then again */
+};
+/* Picks the thread to run next (*next; the loop switches to it), waiting
+ * for a stop of a thread in the kernel when none can run. */
+enum schedule_decision threads_schedule(struct recording *rec, struct rec_thread **next,
+					struct tracee_stop *stop);
 /* Ends the process and reaps every thread. */
 void threads_kill_all(struct recording *rec);
+
+/* --- slice_switch.c --------------------------------------------------- */
+
+/* Makes t the thread the emulator holds (saving the current one's state);
+ * logs the start of a slice when another thread ran since t last did. */
+int slice_switch_to(struct recording *rec, struct rec_thread *t);
 /* Ring mode: gives every other thread whose last checkpoint is older
  * than since a checkpoint one of its own, in a slice of its own, so that
  * the kept part of the trace has a checkpoint for every thread. */
-int threads_refresh_checkpoints(struct recording *rec, uint64_t since);
+int slice_refresh_checkpoints(struct recording *rec, uint64_t since);
 
 /* --- hand_back.c ------------------------------------------------------ */
 

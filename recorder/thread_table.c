@@ -87,48 +87,6 @@ void threads_free(struct recording *rec)
 	rec->n_threads = rec->cap_threads = 0;
 }
 
-int threads_switch_to(struct recording *rec, struct rec_thread *t)
-{
-	if (rec->cur != t) {
-		if (rec->cur) {
-			rec->cur->regs = *emu_regs(rec->cpu);
-			rec->cur->icount = emu_icount(rec->cpu);
-		}
-		*emu_regs(rec->cpu) = t->regs;
-		emu_set_icount(rec->cpu, t->icount);
-		emu_set_memory_context(rec->cpu, &t->tm);
-		rec->cur = t;
-		/* The process's memory and /proc files through a live thread:
-		 * a leader that left with pthread_exit has none. */
-		rec->rm.pid = t->tracee.pid;
-		rec->tm = &t->tm;
-		rec->xstate = t->xstate;
-	}
-	if (rec->last_run == t)
-		return 0;
-	/* The first thread's first slice opens the trace: nothing to order. */
-	if (rec->last_run) {
-		if (log_key_frame(rec, IDNA_KEY_SWITCH) != 0)
-			return -1;
-		/* In a ring a slice logs every code page it runs, as after a
-		 * checkpoint (man/idna.5, RING MODE): a page another thread
-		 * logged may be in a part of its stream the ring evicted or
-		 * that replay skips (before its first kept checkpoint), and
-		 * this thread's records since its last switch or checkpoint
-		 * are all replayed whenever the slice is. */
-		if (rec->opt->ring_bytes) {
-			traced_memory_forget_code(rec->tm, 0, UINT64_MAX);
-			emu_refetch_code(rec->cpu);
-		}
-	}
-	rec->last_run = t;
-	if (!t->started) {
-		t->started = true;
-		return log_checkpoint(rec);
-	}
-	return 0;
-}
-
 /* t is no longer ours (it died, or is another process's thread). */
 static void forget_thread(struct recording *rec, struct rec_thread *t)
 {
@@ -370,54 +328,50 @@ static struct rec_thread *next_ready(struct recording *rec)
 	return NULL;
 }
 
-int threads_schedule(struct recording *rec)
+enum schedule_decision threads_schedule(struct recording *rec, struct rec_thread **next,
+					struct tracee_stop *stop)
 {
 	while (!rec->finished) {
 		if (rec->n_threads > 1 && threads_collect_stops(rec) != 0)
-			return -1;
+			return SCHEDULE_ERROR;
 		struct rec_thread *t = next_ready(rec);
 		if (!t) {
 			pid_t tid;
 			int status;
-			if (rec->live_threads == 0)
-				return recording_fail(rec, RECORD_ERR_PTRACE, "every thread is gone");
+			if (rec->live_threads == 0) {
+				recording_fail(rec, RECORD_ERR_PTRACE, "every thread is gone");
+				return SCHEDULE_ERROR;
+			}
 			if (tracee_wait_any(&tid, &status, true) != 0) {
-				if (errno != EINTR)
-					return recording_fail(rec, RECORD_ERR_PTRACE,
-							      "cannot wait for the program: %s",
-							      strerror(errno));
+				if (errno != EINTR) {
+					recording_fail(rec, RECORD_ERR_PTRACE,
+						       "cannot wait for the program: %s", strerror(errno));
+					return SCHEDULE_ERROR;
+				}
 				/* ttrec attach: SIGINT or SIGTERM asks to stop. */
-				recording_poll_point(rec);
-				continue;
+				return SCHEDULE_WAIT_INTERRUPTED;
 			}
 			if (file_stop(rec, tid, status) != 0)
-				return -1;
+				return SCHEDULE_ERROR;
 			continue;
 		}
+		*next = t;
 		if (t->state == THREAD_RUNNABLE)
-			return threads_switch_to(rec, t);
+			return SCHEDULE_RUN;
 		/* A stop of a step in progress (a syscall's end, a signal). */
-		struct tracee_stop stop = t->stop;
+		*stop = t->stop;
 		t->state = THREAD_RUNNABLE;
-		if (stop.kind == TRACEE_STOP_EXITED || stop.kind == TRACEE_STOP_KILLED) {
+		if (stop->kind == TRACEE_STOP_EXITED || stop->kind == TRACEE_STOP_KILLED) {
 			/* The leader, last: the process ended. No slice of it
 			 * is logged: history ends with the thread that ran
 			 * last (the one that called exit, or took the fatal
 			 * signal), not with one that died waiting. */
-			recording_end_process(rec, &stop);
-			return 0;
+			return SCHEDULE_PROCESS_ENDED;
 		}
-		if (threads_switch_to(rec, t) != 0)
-			return -1;
-		enum native_outcome out = native_step_resume(rec, &stop);
-		if (out == NATIVE_PENDING)
-			continue;
-		if (recording_finish_native(rec, out) != 0)
-			return -1;
-		if (t->state == THREAD_RUNNABLE)
-			return 0;
+		return SCHEDULE_STEP_STOPPED;
 	}
-	return 0;
+	*next = NULL;
+	return SCHEDULE_RUN; /* the recording is over: the caller sees rec->finished */
 }
 
 void threads_kill_all(struct recording *rec)
@@ -439,23 +393,4 @@ void threads_kill_all(struct recording *rec)
 		t->state = THREAD_GONE;
 	}
 	tracee_kill(&rec->tracee);
-}
-
-int threads_refresh_checkpoints(struct recording *rec, uint64_t since)
-{
-	struct rec_thread *running = rec->cur;
-	for (size_t i = 0; i < rec->n_threads; i++) {
-		struct rec_thread *t = rec->threads[i];
-		/* A thread that has not run yet gets its first checkpoint
-		 * when it does. */
-		if (t == running || t->state == THREAD_GONE || !t->started || t->checkpoint_seq >= since)
-			continue;
-		/* A slice of t (it stays where it is: waiting for its turn or
-		 * in the kernel) holding only the checkpoint: replay applies
-		 * it at the same point of the global order, where it resets
-		 * the code pages all threads share. */
-		if (threads_switch_to(rec, t) != 0 || log_checkpoint(rec) != 0)
-			return -1;
-	}
-	return threads_switch_to(rec, running);
 }
