@@ -400,20 +400,21 @@ static int counting_write_back(void *ctx, uint64_t addr, const void *buf, size_t
 }
 
 /* Runs one instruction (then ud2) on a memory that counts writes and
- * write-backs, rdi pointing at mem. */
-static void run_counting(struct harness *h, const uint8_t *insn, size_t len, void *mem)
+ * write-backs, rdi pointing at mem and rax, rcx, rdx as given; returns
+ * the registers after it. */
+static struct emu_regs run_counting(struct harness *h, const uint8_t *insn, size_t len,
+				    void *mem, uint64_t rax, uint64_t rcx, uint64_t rdx)
 {
 	static struct emu_memory_ops ops;
 	ops = emu_self_memory_ops;
 	ops.write = counting_write;
 	ops.write_back = counting_write_back;
-	ops.write_uint = NULL; /* every write through the counted one */
-	ops.write_uint_sized[0] = ops.write_uint_sized[1] = NULL;
-	ops.write_uint_sized[2] = ops.write_uint_sized[3] = NULL;
-	ops.inline_memory = NULL;
+	/* Every access through the counted calls. */
+	ops.write_uint = NULL;
 	ops.read_uint = NULL;
-	ops.read_uint_sized[0] = ops.read_uint_sized[1] = NULL;
-	ops.read_uint_sized[2] = ops.read_uint_sized[3] = NULL;
+	memset(ops.write_uint_sized, 0, sizeof(ops.write_uint_sized));
+	memset(ops.read_uint_sized, 0, sizeof(ops.read_uint_sized));
+	ops.inline_memory = NULL;
 	emu_free(h->cpu);
 	h->cpu = emu_new(&ops, NULL);
 	ck_assert_ptr_nonnull(h->cpu);
@@ -421,8 +422,14 @@ static void run_counting(struct harness *h, const uint8_t *insn, size_t len, voi
 	h->stop_code[512 + len] = 0x0f; /* ud2 */
 	h->stop_code[512 + len + 1] = 0x0b;
 	writes_seen = write_backs_seen = 0;
-	emu_regs(h->cpu)->gpr[EMU_RDI] = (uint64_t)(uintptr_t)mem;
-	emu_regs(h->cpu)->rip = (uint64_t)(uintptr_t)(h->stop_code + 512);
+	struct emu_regs *r = emu_regs(h->cpu);
+	r->gpr[EMU_RDI] = (uint64_t)(uintptr_t)mem;
+	r->gpr[EMU_RAX] = rax;
+	r->gpr[EMU_RCX] = rcx;
+	r->gpr[EMU_RDX] = rdx;
+	r->rip = (uint64_t)(uintptr_t)(h->stop_code + 512);
+	ck_assert_int_eq(emu_run(h->cpu, 2), EMU_EXIT_FAULT);
+	return *r;
 }
 
 START_TEST(test_failed_cmpxchg)
@@ -435,32 +442,20 @@ START_TEST(test_failed_cmpxchg)
 	struct harness h;
 	harness_init(&h);
 	_Alignas(16) uint64_t mem[2] = { 7, 9 };
-	run_counting(&h, cmpxchg, sizeof(cmpxchg), mem);
-	struct emu_regs *r = emu_regs(h.cpu);
-	r->gpr[EMU_RAX] = 5;
-	r->gpr[EMU_RCX] = 6;
-	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	struct emu_regs r = run_counting(&h, cmpxchg, sizeof(cmpxchg), mem, 5, 6, 0);
 	ck_assert_uint_eq(write_backs_seen, 1);
 	ck_assert_uint_eq(writes_seen, 0);
-	ck_assert_uint_eq(r->gpr[EMU_RAX], 7);
+	ck_assert_uint_eq(r.gpr[EMU_RAX], 7);
 	ck_assert_uint_eq(mem[0], 7);
-	run_counting(&h, cmpxchg, sizeof(cmpxchg), mem);
-	r = emu_regs(h.cpu);
-	r->gpr[EMU_RAX] = 7;
-	r->gpr[EMU_RCX] = 6;
-	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	run_counting(&h, cmpxchg, sizeof(cmpxchg), mem, 7, 6, 0);
 	ck_assert_uint_eq(write_backs_seen, 0);
 	ck_assert_uint_eq(writes_seen, 1);
 	ck_assert_uint_eq(mem[0], 6);
-	run_counting(&h, cmpxchg16b, sizeof(cmpxchg16b), mem);
-	r = emu_regs(h.cpu);
-	r->gpr[EMU_RAX] = 1;
-	r->gpr[EMU_RDX] = 2;
-	ck_assert_int_eq(emu_run(h.cpu, 2), EMU_EXIT_FAULT);
+	r = run_counting(&h, cmpxchg16b, sizeof(cmpxchg16b), mem, 1, 0, 2);
 	ck_assert_uint_eq(write_backs_seen, 1);
 	ck_assert_uint_eq(writes_seen, 0);
-	ck_assert_uint_eq(r->gpr[EMU_RAX], 6);
-	ck_assert_uint_eq(r->gpr[EMU_RDX], 9);
+	ck_assert_uint_eq(r.gpr[EMU_RAX], 6);
+	ck_assert_uint_eq(r.gpr[EMU_RDX], 9);
 	harness_fini(&h);
 }
 END_TEST
