@@ -13,6 +13,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -1005,6 +1006,28 @@ static int start(struct recording *rec)
 	return recording_start_address_space(rec, true);
 }
 
+/* Ends the process and reaps every thread. */
+static void kill_process(struct recording *rec)
+{
+	if (!rec->tracee.alive)
+		return;
+	kill(rec->tracee.pid, SIGKILL);
+	/* The leader's status comes only after every other thread is reaped. */
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		if (t->state == THREAD_GONE || t->tracee.pid == rec->tracee.pid)
+			continue;
+		for (;;) {
+			int status;
+			pid_t r = waitpid(t->tracee.pid, &status, __WALL);
+			if ((r < 0 && errno != EINTR) || (r > 0 && (WIFEXITED(status) || WIFSIGNALED(status))))
+				break;
+		}
+		t->state = THREAD_GONE;
+	}
+	tracee_kill(&rec->tracee);
+}
+
 /*
  * A user's signal to ttrec ended the recording (supervisor_signals.h): the
  * program was killed. Its death ends the trace like any other, whether a
@@ -1022,7 +1045,7 @@ static void end_on_request(struct recording *rec)
 	bool *live = calloc(rec->n_threads ? rec->n_threads : 1, sizeof(*live));
 	for (size_t i = 0; live && i < rec->n_threads; i++)
 		live[i] = rec->threads[i]->state != THREAD_GONE;
-	threads_kill_all(rec); /* reaps every thread: the leader's status comes last */
+	kill_process(rec); /* reaps every thread: the leader's status comes last */
 	log_unseen_fatal_signal(rec, SIGKILL);
 	int64_t status = SIGKILL;
 	for (size_t i = 0; live && i < rec->n_threads; i++)
@@ -1038,7 +1061,7 @@ static void finish(struct recording *rec)
 {
 	struct record_result *res = rec->res;
 	if (rec->tracee.alive)
-		threads_kill_all(rec);
+		kill_process(rec);
 	res->instructions = threads_instructions(rec);
 	res->translations = rec->cpu ? emu_jit_translations(rec->cpu) : 0;
 	for (size_t i = 0; i < rec->n_threads; i++) {
@@ -1063,7 +1086,7 @@ static void finish(struct recording *rec)
 	remote_memory_reset(&rec->rm);
 }
 
-/* --- what a native step hands up (native_step_hooks) -------------------- */
+/* --- what a native step and the thread table hand up (their hooks) ------ */
 
 /* A ptrace event stop of a step: a new process is --follow-fork's or let
  * go; an interrupt may be an attached recording's requested stop. */
@@ -1076,7 +1099,7 @@ static bool step_event(struct recording *rec, int event)
 		if (rec->opt->follow_forks)
 			follow_fork_child(rec);
 		else
-			threads_let_child_go(rec);
+			follow_fork_let_go(rec);
 		return false;
 	case PTRACE_EVENT_STOP:
 		return attach_on_interrupt(rec);
@@ -1097,6 +1120,14 @@ static const struct native_step_hooks step_hooks = {
 	.ended_by_user = ended_by_user,
 };
 
+/* What the thread table hands up (thread_table_hooks): births and ends
+ * go to the trace, ttrec's own children to follow-fork. */
+static const struct thread_table_hooks table_hooks = {
+	.thread_created = log_thread_create,
+	.thread_exited = log_thread_exit,
+	.other_child_reaped = follow_fork_recorder_ended,
+};
+
 enum record_error record_program(const struct record_options *opt,
 				 struct record_result *res, char *err, size_t errlen)
 {
@@ -1109,6 +1140,7 @@ enum record_error record_program(const struct record_options *opt,
 	rec.err = err;
 	rec.errlen = errlen;
 	rec.step_hooks = &step_hooks;
+	rec.table_hooks = &table_hooks;
 	if (opt->chaos)
 		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");

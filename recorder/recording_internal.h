@@ -138,6 +138,7 @@ struct recording {
 	struct progress_line progress;
 	struct child_recorder *child_recorders; /* --follow-fork (follow_fork.c) */
 	const struct native_step_hooks *step_hooks; /* set by recording.c */
+	const struct thread_table_hooks *table_hooks; /* set by recording.c */
 	size_t n_child_recorders;
 	enum record_error error;
 	char *err;
@@ -230,8 +231,12 @@ bool attach_on_interrupt(struct recording *rec);
 
 /* The PTRACE_O_* options that stop every new process at birth: to be
  * handed to a recorder of its own (--follow-fork), or let go with its
- * registers as the program left them (threads_let_child_go). */
+ * registers as the program left them (follow_fork_let_go). */
 long child_stop_options(void);
+/* A fork, vfork or clone event that made a process, without
+ * --follow-fork: the child runs on untraced, its r11 cleaned of the trap
+ * flag of the parent's single step. */
+int follow_fork_let_go(struct recording *rec);
 /* A fork, vfork or clone event: the child is handed to a recorder of its
  * own (ttrec re-executed), into <trace minus .idna>.<pid>.idna. */
 void follow_fork_child(struct recording *rec);
@@ -286,6 +291,19 @@ enum native_outcome native_step_resume(struct recording *rec, const struct trace
 
 /* --- thread_table.c --------------------------------------------------- */
 
+/* What the table hands up to the recording's owner instead of calling it:
+ * thread_table.c calls nothing of the trace's or follow_fork.c's.
+ * recording.c fills rec->table_hooks. */
+struct thread_table_hooks {
+	/* A thread was born (t: its first state) or has ended: logged. */
+	int (*thread_created)(struct recording *rec, const struct rec_thread *t, pid_t parent);
+	int (*thread_exited)(struct recording *rec, const struct rec_thread *t, int64_t status);
+	/* A wait reported pid, which is none of the threads: true when it
+	 * was a child of ttrec's own (a --follow-fork child's recorder). */
+	bool (*other_child_reaped)(struct recording *rec, pid_t pid, int status);
+};
+
+
 /* Adds a thread (stopped, regs are its first state) with the next stream.
  * NULL when memory is short (the recording fails). */
 struct rec_thread *threads_add(struct recording *rec, pid_t tid);
@@ -303,10 +321,12 @@ bool threads_clone_is_thread(struct recording *rec);
 int threads_early_stop(struct recording *rec, pid_t tid, int *status);
 /* A clone event on the current thread that made a thread: adopts it. */
 int threads_on_clone(struct recording *rec);
-/* A fork, vfork or clone event that made a process, without
- * --follow-fork: the child runs on untraced, its r11 cleaned of the trap
- * flag of the parent's single step. */
-int threads_let_child_go(struct recording *rec);
+/* The task a fork, vfork or clone event of the current thread created,
+ * entered in the table and waited for until its first stop; NULL (and
+ * *gone set) when it died first or the wait failed. */
+struct rec_thread *threads_add_newborn(struct recording *rec, bool *gone);
+/* A newborn that is another process, let go: no longer the table's. */
+void threads_forget_child(struct recording *rec, struct rec_thread *t);
 /* The thread is gone: logged, state GONE. */
 int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t status);
 /* What the scheduler chose; the main loop (recording.c) acts on it. The
@@ -324,8 +344,6 @@ enum schedule_decision {
  * for a stop of a thread in the kernel when none can run. */
 enum schedule_decision threads_schedule(struct recording *rec, struct rec_thread **next,
 					struct tracee_stop *stop);
-/* Ends the process and reaps every thread. */
-void threads_kill_all(struct recording *rec);
 
 /* --- slice_switch.c --------------------------------------------------- */
 
