@@ -105,36 +105,13 @@ void recording_trap_guard_after(struct recording *rec, long nr, int64_t result)
 			    result);
 }
 
-void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
-{
-	int64_t status;
-	if (stop->kind == TRACEE_STOP_EXITED) {
-		rec->res->exited = true;
-		rec->res->exit_status = stop->exit_status;
-		status = (int64_t)stop->exit_status << 8;
-	} else {
-		rec->res->term_signal = stop->info.si_signo;
-		status = stop->info.si_signo;
-		log_unseen_fatal_signal(rec, stop->info.si_signo);
-	}
-	/* The leader's status comes last, but every thread still listed
-	 * (the leader, blocked or not) dies with the process: each gets its
-	 * thread-exit, so that replay lists no thread past the end. */
-	for (size_t i = 0; i < rec->n_threads; i++)
-		if (rec->threads[i]->state != THREAD_GONE)
-			threads_note_exit(rec, rec->threads[i], status);
-	log_process_exit(rec, status);
-	rec->tracee.alive = false;
-	rec->finished = true;
-}
-
 /* The current thread ended. The leader's end is reported only once every
  * other thread is gone: it is the process's. */
 static enum native_outcome thread_ended(struct recording *rec, const struct tracee_stop *stop)
 {
 	struct rec_thread *t = rec->cur;
 	if (t->tracee.pid == rec->tracee.pid) {
-		recording_end_process(rec, stop);
+		rec->step_hooks->process_ended(rec, stop);
 		return NATIVE_EXITED;
 	}
 	int64_t status = stop->kind == TRACEE_STOP_EXITED ? (int64_t)stop->exit_status << 8

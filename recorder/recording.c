@@ -43,7 +43,6 @@
  * retires few instructions (one looping on open/close held its slice for
  * 0.3 s). */
 #define THREAD_SLICE_NS 10000000ull
-#define RFLAGS_RF (1ull << 16)
 #define SYS_EXIT_GROUP_NR 231
 
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
@@ -57,69 +56,6 @@ int recording_fail(struct recording *rec, enum record_error e, const char *fmt, 
 	}
 	rec->finished = true;
 	return -1;
-}
-
-void recording_regs_from_kernel(struct recording *rec, const struct user_regs_struct *k,
-				const uint8_t *xstate, struct emu_regs *out)
-{
-	regs_from_kernel(k, xstate, rec->tracee.xstate_size, out);
-	/* RF (the kernel sets it when resuming after a fault) only masks
-	 * instruction breakpoints until the next instruction completes: not
-	 * state the program can observe or the emulator must carry. */
-	out->rflags &= ~RFLAGS_RF;
-}
-
-/* The registers after a step: those its last stop read, if any. With
- * keep_xstate, the extended state is the one the step started with
- * (rec->xstate): see finish_native. */
-static int load_regs(struct recording *rec, bool keep_xstate)
-{
-	struct native_progress *p = &rec->cur->native;
-	struct user_regs_struct k;
-	if (p->stop_regs_valid)
-		k = p->stop_regs;
-	else if (tracee_get_regs(&rec->cur->tracee, &k) != 0)
-		goto fail;
-	p->stop_regs_valid = false;
-	if (!keep_xstate && tracee_get_xstate(&rec->cur->tracee, rec->xstate) != 0)
-		goto fail;
-	recording_regs_from_kernel(rec, &k, rec->xstate, emu_regs(rec->cpu));
-	return 0;
-fail:
-	return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-			      strerror(errno));
-}
-
-int recording_load_regs(struct recording *rec)
-{
-	return load_regs(rec, false);
-}
-
-/* The extended state is written only when the emulator changed it:
- * rec->xstate is the image the kernel holds (from the last load or
- * store), and most steps are system calls between which the program
- * touched no vector or x87 register. */
-int recording_store_regs(struct recording *rec)
-{
-	struct user_regs_struct k;
-	rec->cur->native.stop_regs_valid = false;
-	if (tracee_get_regs(&rec->cur->tracee, &k) != 0) {
-		if (errno == ESRCH && rec->n_threads > 1)
-			return RECORDING_THREAD_VANISHED;
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-				      strerror(errno));
-	}
-	size_t n = rec->tracee.xstate_size;
-	memcpy(rec->xstate_next, rec->xstate, n);
-	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate_next, n);
-	bool xstate_changed = memcmp(rec->xstate_next, rec->xstate, n) != 0;
-	if (xstate_changed)
-		memcpy(rec->xstate, rec->xstate_next, n);
-	if (tracee_set_regs(&rec->cur->tracee, &k) != 0 ||
-	    (xstate_changed && tracee_set_xstate(&rec->cur->tracee, rec->xstate) != 0))
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
-				      strerror(errno));
-	return 0;
 }
 
 /* prctl(PR_SET_TSC) sets whether the thread's rdtsc faults: the emulator
@@ -178,9 +114,12 @@ static int show_vdso(struct recording *rec)
 	return 0;
 }
 
-/* A new program image: after the first exec, after every execve, and
- * where an attached process stands. */
-int recording_start_address_space(struct recording *rec, bool at_exec)
+/* Starts a program image in the trace (EXECVE, MODULE_LOAD records, a
+ * checkpoint) from the process's current state: after the first exec,
+ * after every execve, and where an attached process stands. at_exec: the
+ * process is at its first instruction after an exec, its vDSO is hidden
+ * from it through the auxiliary vector. */
+static int start_address_space(struct recording *rec, bool at_exec)
 {
 	rec->address_space++;
 	rec->program_break = 0;
@@ -441,7 +380,8 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		/* A system call leaves the extended state as it was: the
 		 * image stored before the step is the kernel's (one ptrace
 		 * call less in each). */
-		if (load_regs(rec, retired_is_syscall && !syscall_changes_xstate(nr)) != 0)
+		if ((retired_is_syscall && !syscall_changes_xstate(nr) ? recording_load_regs_keep_xstate(rec)
+								       : recording_load_regs(rec)) != 0)
 			return -1;
 		/* The step ended at its forced trap. */
 		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
@@ -478,7 +418,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		if (recording_load_regs(rec) != 0 ||
 		    log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, 0) != 0)
 			return -1;
-		return recording_start_address_space(rec, true);
+		return start_address_space(rec, true);
 	case NATIVE_EXITED:
 	case NATIVE_THREAD_EXITED:
 	case NATIVE_PENDING:
@@ -745,6 +685,30 @@ static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end
 	rec->slice_deadline_ns = monotonic_ns() + ns;
 }
 
+/* The process ended as stop says: logged, res filled, recording over. */
+static void end_process(struct recording *rec, const struct tracee_stop *stop)
+{
+	int64_t status;
+	if (stop->kind == TRACEE_STOP_EXITED) {
+		rec->res->exited = true;
+		rec->res->exit_status = stop->exit_status;
+		status = (int64_t)stop->exit_status << 8;
+	} else {
+		rec->res->term_signal = stop->info.si_signo;
+		status = stop->info.si_signo;
+		log_unseen_fatal_signal(rec, stop->info.si_signo);
+	}
+	/* The leader's status comes last, but every thread still listed
+	 * (the leader, blocked or not) dies with the process: each gets its
+	 * thread-exit, so that replay lists no thread past the end. */
+	for (size_t i = 0; i < rec->n_threads; i++)
+		if (rec->threads[i]->state != THREAD_GONE)
+			threads_note_exit(rec, rec->threads[i], status);
+	log_process_exit(rec, status);
+	rec->tracee.alive = false;
+	rec->finished = true;
+}
+
 /* Asks the thread table for the next thread until one can be emulated
  * (or the recording is over), doing what it decides: the steps of threads
  * that stopped in the kernel are finished here. */
@@ -770,7 +734,7 @@ static int schedule_next(struct recording *rec)
 			recording_poll_point(rec);
 			break;
 		case SCHEDULE_PROCESS_ENDED:
-			recording_end_process(rec, &stop);
+			end_process(rec, &stop);
 			return 0;
 		case SCHEDULE_STEP_STOPPED: {
 			enum native_outcome out = native_step_resume(rec, &stop);
@@ -1001,9 +965,16 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	if (slice_switch_to(rec, first) != 0)
 		return -1;
-	if (rec->opt->attach_pid)
-		return attach_begin(rec);
-	return recording_start_address_space(rec, true);
+	if (!rec->opt->attach_pid)
+		return start_address_space(rec, true);
+	/* An attached process: the trace starts where it stands, its other
+	 * threads (seized by attach_begin) born with it. */
+	if (attach_begin(rec) != 0 || start_address_space(rec, false) != 0)
+		return -1;
+	for (size_t i = 1; i < rec->n_threads; i++)
+		if (log_thread_create(rec, rec->threads[i], rec->tracee.pid) != 0)
+			return -1;
+	return 0;
 }
 
 /* Ends the process and reaps every thread. */
@@ -1118,6 +1089,7 @@ static bool ended_by_user(void)
 static const struct native_step_hooks step_hooks = {
 	.on_event = step_event,
 	.ended_by_user = ended_by_user,
+	.process_ended = end_process,
 };
 
 /* What the thread table hands up (thread_table_hooks): births and ends
@@ -1153,8 +1125,9 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
-	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
-		recording_check_killed(&rec);
+	struct tracee_stop killed;
+	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid && program_killed_meanwhile(&rec, &killed))
+		end_process(&rec, &killed);
 	pid_t sender;
 	if (!opt->attach_pid)
 		res->passed_signal = supervisor_signals_passed(&res->passed_sender);

@@ -149,17 +149,18 @@ struct recording {
 int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Registers between the emulator and the real (current) thread. Storing
- * returns RECORDING_THREAD_VANISHED, without failing the recording, when
- * the thread was killed under us while other threads live. */
+/* Registers between the emulator and the real (current) thread
+ * (thread_regs.c). Storing returns RECORDING_THREAD_VANISHED, without
+ * failing the recording, when the thread was killed under us while other
+ * threads live. After a system call that leaves the extended state alone,
+ * loading may keep the image the step started with. */
 #define RECORDING_THREAD_VANISHED (-2)
 int recording_load_regs(struct recording *rec);
+int recording_load_regs_keep_xstate(struct recording *rec);
 int recording_store_regs(struct recording *rec);
 /* A thread's registers as the kernel gave them, as the emulator holds them. */
 void recording_regs_from_kernel(struct recording *rec, const struct user_regs_struct *k,
 				const uint8_t *xstate, struct emu_regs *out);
-/* The process ended as stop says: logged, res filled, recording over. */
-void recording_end_process(struct recording *rec, const struct tracee_stop *stop);
 /* Before and after anything the current thread runs natively with the
  * trap flag (a step, an injected instruction): the program's SIGTRAP mask
  * and action, which the step's forced trap resets, put back
@@ -171,22 +172,16 @@ void recording_trap_guard_after(struct recording *rec, long nr, int64_t result);
  * stop (SIGKILL, a seccomp kill) is logged where the recording stands, so
  * that the trace ends at that instruction, killed by it. */
 int log_unseen_fatal_signal(struct recording *rec, int signo);
-/* After a failure to control the process: if it is because the program
- * was killed meanwhile, the recording ends as the program did (the error
- * is dropped). */
-void recording_check_killed(struct recording *rec);
+/* After a failure to control the process: whether it is because the
+ * program was killed meanwhile (the error is then dropped, and *stop says
+ * how the process ended: the recording ends as the program did). */
+bool program_killed_meanwhile(struct recording *rec, struct tracee_stop *stop);
 
 /* Forgets what is cached about [addr, addr+len) (mirror, decoded code,
  * logged code pages: len UINT64_MAX for everything) after memory changed
  * behind the emulator; logs the change if replay must forget code too. */
 int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len);
 int recording_invalidate_all(struct recording *rec);
-
-/* Starts a program image in the trace (EXECVE, MODULE_LOAD records, a
- * checkpoint) from the process's current state. at_exec: the process is at
- * its first instruction after an exec, its vDSO is hidden from it through
- * the auxiliary vector. */
-int recording_start_address_space(struct recording *rec, bool at_exec);
 
 /* Memory and mappings a syscall the process made may have changed,
  * forgotten (the cached copies, decoded code, the mapping table). */
@@ -213,7 +208,8 @@ int recording_grow_stack(void *ctx, uint64_t page_addr);
 bool attach_stop_requested(void);
 /* Seizes opt->attach_pid and stops it (rec->tracee set up). */
 int attach_seize(struct recording *rec);
-/* Patches its vDSO and starts the trace from its state. */
+/* Seizes its other threads (entered in the table) and patches its vDSO:
+ * the trace can start from its state. */
 int attach_begin(struct recording *rec);
 /* Puts the emulator's state into the process (or lets a system call a stop
  * request cut short restart), restores its vDSO and detaches it. */
@@ -259,6 +255,8 @@ struct native_step_hooks {
 	/* Whether a user asked to end the recording: a held group stop is
 	 * given up. */
 	bool (*ended_by_user)(void);
+	/* The process ended as stop says (its leader's end, last). */
+	void (*process_ended)(struct recording *rec, const struct tracee_stop *stop);
 };
 
 enum native_outcome {
