@@ -24,8 +24,13 @@
 #include <unistd.h>
 
 #include "recorder/attach.h"
+#include "recorder/attach_recording.h"
+#include "recorder/follow_fork.h"
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
 
 /* The kernel's restart codes (include/linux/errno.h, not exported). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514,

@@ -38,7 +38,9 @@
 #include <unistd.h>
 
 #include "recorder/child_parking.h"
+#include "recorder/follow_fork.h"
 #include "recorder/recording_internal.h"
+#include "recorder/thread_table.h"
 #include "trace-format/trace_names.h"
 
 long child_stop_options(void)

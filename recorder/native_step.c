@@ -23,11 +23,15 @@
 #include <sys/ptrace.h>
 
 #include "recorder/job_stop.h"
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/task_state.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
+#include "recorder/trace_events.h"
 
 /* Looks at a fresh background step this many times (yielding the CPU in
  * between) before leaving it to the scheduler: most syscalls return that

@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "recorder/program_killed.h"
 #include "recorder/recording_internal.h"
+#include "recorder/trace_events.h"
 
 int log_unseen_fatal_signal(struct recording *rec, int signo)
 {

@@ -8,6 +8,7 @@
 
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
+#include "recorder/thread_regs.h"
 
 /* Resume flag: the kernel sets it when resuming after a fault. */
 #define RFLAGS_RF (1ull << 16)

@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 
 #include "recorder/recording_internal.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
 
 #define CLONE_THREAD_FLAG 0x10000ul
 
