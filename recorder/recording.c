@@ -159,8 +159,8 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		/* A system call leaves the extended state as it was: the
 		 * image stored before the step is the kernel's (one ptrace
 		 * call less in each). */
-		if ((retired_is_syscall && !syscall_changes_xstate(nr) ? recording_load_regs_keep_xstate(rec)
-								       : recording_load_regs(rec)) != 0)
+		bool keep_xstate = retired_is_syscall && !syscall_changes_xstate(nr);
+		if ((keep_xstate ? recording_load_regs_keep_xstate(rec) : recording_load_regs(rec)) != 0)
 			return -1;
 		/* The step ended at its forced trap. */
 		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
