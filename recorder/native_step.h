@@ -9,8 +9,9 @@
 #include "recorder/recording_internal.h"
 
 /* What a native step hands up to the recording's owner instead of
- * calling it: native_step.c calls nothing of the main loop's, attach.c's
- * or follow_fork.c's. recording.c fills rec->step_hooks. */
+ * calling it: native_step.c calls nothing of recording.c's, attach.c's
+ * or follow_fork.c's (tests/recorder_calls.sh). recording.c fills
+ * rec->step_hooks. */
 struct native_step_hooks {
 	/* A ptrace event stop during the step, but a clone that made a
 	 * thread (the table adopts those). True when the step must end

@@ -9,7 +9,8 @@
 #include "recorder/recording_internal.h"
 
 /* What the table hands up to the recording's owner instead of calling it:
- * thread_table.c calls nothing of the trace's or follow_fork.c's.
+ * thread_table.c calls nothing of the trace's or follow_fork.c's
+ * (tests/recorder_calls.sh).
  * recording.c fills rec->table_hooks. */
 struct thread_table_hooks {
 	/* A thread was born (t: its first state) or has ended: logged. */
