@@ -19,15 +19,12 @@ declare -A may_call=(
 	[trace_events]="recording_fail"
 	[thread_table]="recording_fail thread_regs"
 	[native_step]="recording_fail thread_table trace_events thread_regs"
-	[slice_switch]="$LEAF"
-	[program_killed]="$LEAF"
-	[recording_forget]="$LEAF"
-	[vsyscall]="$LEAF"
-	[stack_growth]="$LEAF"
-	[hand_back]="$LEAF"
-	[follow_fork]="$LEAF"
 	[attach]="$LEAF follow_fork"
 )
+# The leaves, and the ways to start and end a recording.
+for f in slice_switch program_killed recording_forget vsyscall stack_growth hand_back follow_fork; do
+	may_call[$f]=$LEAF
+done
 core="recording ${!may_call[*]}"
 
 for f in $core; do
