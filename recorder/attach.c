@@ -24,8 +24,13 @@
 #include <unistd.h>
 
 #include "recorder/attach.h"
+#include "recorder/attach_recording.h"
+#include "recorder/follow_fork.h"
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
 
 /* The kernel's restart codes (include/linux/errno.h, not exported). */
 enum { ERESTARTSYS = 512, ERESTARTNOINTR = 513, ERESTARTNOHAND = 514,
@@ -337,11 +342,6 @@ int attach_begin(struct recording *rec)
 	char msg[256];
 	if (vdso_patch_apply(&rec->vdso, &rec->rm, rec->maps, msg, sizeof(msg)) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "%s", msg);
-	if (recording_start_address_space(rec, false) != 0)
-		return -1;
-	for (size_t i = 1; i < rec->n_threads; i++)
-		if (log_thread_create(rec, rec->threads[i], rec->tracee.pid) != 0)
-			return -1;
 	return 0;
 }
 

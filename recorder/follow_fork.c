@@ -38,12 +38,33 @@
 #include <unistd.h>
 
 #include "recorder/child_parking.h"
+#include "recorder/follow_fork.h"
 #include "recorder/recording_internal.h"
+#include "recorder/thread_table.h"
 #include "trace-format/trace_names.h"
 
 long child_stop_options(void)
 {
 	return PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE;
+}
+
+int follow_fork_let_go(struct recording *rec)
+{
+	bool gone;
+	struct rec_thread *t = threads_add_newborn(rec, &gone);
+	if (!t)
+		return gone ? 0 : -1;
+	/* The syscall instruction saved rflags in r11 with the trap flag of
+	 * the parent's single step; the kernel cleared the child's own. */
+	struct user_regs_struct k;
+	if (!rec->cur->native.tf_before && tracee_get_regs(&t->tracee, &k) == 0 &&
+	    (k.r11 & EMU_TF)) {
+		k.r11 &= ~(uint64_t)EMU_TF;
+		tracee_set_regs(&t->tracee, &k);
+	}
+	ptrace(PTRACE_DETACH, t->tracee.pid, NULL, NULL);
+	threads_forget_child(rec, t);
+	return 0;
 }
 
 /* How the child waits for its recorder: parked (child_parking.h), or

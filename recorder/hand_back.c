@@ -18,8 +18,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "recorder/hand_back.h"
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/regs_convert.h"
+#include "recorder/thread_table.h"
 
 static void cannot_hand_back(struct recording *rec, const char *what)
 {

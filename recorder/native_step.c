@@ -23,11 +23,15 @@
 #include <sys/ptrace.h>
 
 #include "recorder/job_stop.h"
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/task_state.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
+#include "recorder/trace_events.h"
 
 /* Looks at a fresh background step this many times (yielding the CPU in
  * between) before leaving it to the scheduler: most syscalls return that
@@ -105,36 +109,13 @@ void recording_trap_guard_after(struct recording *rec, long nr, int64_t result)
 			    result);
 }
 
-void recording_end_process(struct recording *rec, const struct tracee_stop *stop)
-{
-	int64_t status;
-	if (stop->kind == TRACEE_STOP_EXITED) {
-		rec->res->exited = true;
-		rec->res->exit_status = stop->exit_status;
-		status = (int64_t)stop->exit_status << 8;
-	} else {
-		rec->res->term_signal = stop->info.si_signo;
-		status = stop->info.si_signo;
-		log_unseen_fatal_signal(rec, stop->info.si_signo);
-	}
-	/* The leader's status comes last, but every thread still listed
-	 * (the leader, blocked or not) dies with the process: each gets its
-	 * thread-exit, so that replay lists no thread past the end. */
-	for (size_t i = 0; i < rec->n_threads; i++)
-		if (rec->threads[i]->state != THREAD_GONE)
-			threads_note_exit(rec, rec->threads[i], status);
-	log_process_exit(rec, status);
-	rec->tracee.alive = false;
-	rec->finished = true;
-}
-
 /* The current thread ended. The leader's end is reported only once every
  * other thread is gone: it is the process's. */
 static enum native_outcome thread_ended(struct recording *rec, const struct tracee_stop *stop)
 {
 	struct rec_thread *t = rec->cur;
 	if (t->tracee.pid == rec->tracee.pid) {
-		recording_end_process(rec, stop);
+		rec->step_hooks->process_ended(rec, stop);
 		return NATIVE_EXITED;
 	}
 	int64_t status = stop->kind == TRACEE_STOP_EXITED ? (int64_t)stop->exit_status << 8

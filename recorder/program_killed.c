@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "recorder/program_killed.h"
 #include "recorder/recording_internal.h"
+#include "recorder/trace_events.h"
 
 int log_unseen_fatal_signal(struct recording *rec, int signo)
 {
@@ -59,23 +61,22 @@ static bool process_ended(struct recording *rec, struct tracee_stop *stop)
 	return true;
 }
 
-void recording_check_killed(struct recording *rec)
+bool program_killed_meanwhile(struct recording *rec, struct tracee_stop *stop)
 {
 	if (!rec->tracee.alive || !rec->cur)
-		return;
+		return false;
 	/* A kill makes the process's threads exit at once; the failure it
 	 * caused can come a moment before the kernel reports the exit. A
 	 * process not gone after a while was not killed: the failure stands. */
-	struct tracee_stop stop;
 	struct timespec pause = { 0, 10 * 1000 * 1000 };
 	for (int tries = 0;; tries++) {
-		if (process_ended(rec, &stop))
+		if (process_ended(rec, stop))
 			break;
 		if (tries == 200)
-			return;
+			return false;
 		nanosleep(&pause, NULL);
 	}
 	rec->error = RECORD_OK;
 	rec->err[0] = 0;
-	recording_end_process(rec, &stop);
+	return true;
 }

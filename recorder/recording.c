@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +12,36 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
 #include "recorder/attach.h"
+#include "recorder/attach_recording.h"
 #include "recorder/auxv_patch.h"
-#include "recorder/random_insn.h"
 #include "recorder/clock_syscalls.h"
+#include "recorder/follow_fork.h"
+#include "recorder/hand_back.h"
+#include "recorder/kernel_writes.h"
+#include "recorder/native_step.h"
+#include "recorder/program_killed.h"
+#include "recorder/random_insn.h"
+#include "recorder/recording_forget.h"
 #include "recorder/recording_internal.h"
-#include "recorder/syscall_answers.h"
 #include "recorder/regs_convert.h"
 #include "recorder/setid_check.h"
 #include "recorder/signal_state.h"
+#include "recorder/slice_switch.h"
+#include "recorder/stack_growth.h"
 #include "recorder/supervisor_signals.h"
+#include "recorder/syscall_answers.h"
 #include "recorder/syscall_blocking.h"
-#include "recorder/kernel_writes.h"
 #include "recorder/syscall_effects.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
+#include "recorder/trace_events.h"
+#include "recorder/vsyscall.h"
 
 #define DEFAULT_CHECKPOINT_INTERVAL 100000000ull /* see BENCHMARKS.md: checkpoint interval */
 /* Instructions emulated between two looks at the thread's pending signals:
@@ -42,84 +54,7 @@
  * retires few instructions (one looping on open/close held its slice for
  * 0.3 s). */
 #define THREAD_SLICE_NS 10000000ull
-#define RFLAGS_RF (1ull << 16)
 #define SYS_EXIT_GROUP_NR 231
-
-int recording_fail(struct recording *rec, enum record_error e, const char *fmt, ...)
-{
-	if (rec->error == RECORD_OK) {
-		rec->error = e;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(rec->err, rec->errlen, fmt, ap);
-		va_end(ap);
-	}
-	rec->finished = true;
-	return -1;
-}
-
-void recording_regs_from_kernel(struct recording *rec, const struct user_regs_struct *k,
-				const uint8_t *xstate, struct emu_regs *out)
-{
-	regs_from_kernel(k, xstate, rec->tracee.xstate_size, out);
-	/* RF (the kernel sets it when resuming after a fault) only masks
-	 * instruction breakpoints until the next instruction completes: not
-	 * state the program can observe or the emulator must carry. */
-	out->rflags &= ~RFLAGS_RF;
-}
-
-/* The registers after a step: those its last stop read, if any. With
- * keep_xstate, the extended state is the one the step started with
- * (rec->xstate): see finish_native. */
-static int load_regs(struct recording *rec, bool keep_xstate)
-{
-	struct native_progress *p = &rec->cur->native;
-	struct user_regs_struct k;
-	if (p->stop_regs_valid)
-		k = p->stop_regs;
-	else if (tracee_get_regs(&rec->cur->tracee, &k) != 0)
-		goto fail;
-	p->stop_regs_valid = false;
-	if (!keep_xstate && tracee_get_xstate(&rec->cur->tracee, rec->xstate) != 0)
-		goto fail;
-	recording_regs_from_kernel(rec, &k, rec->xstate, emu_regs(rec->cpu));
-	return 0;
-fail:
-	return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-			      strerror(errno));
-}
-
-int recording_load_regs(struct recording *rec)
-{
-	return load_regs(rec, false);
-}
-
-/* The extended state is written only when the emulator changed it:
- * rec->xstate is the image the kernel holds (from the last load or
- * store), and most steps are system calls between which the program
- * touched no vector or x87 register. */
-int recording_store_regs(struct recording *rec)
-{
-	struct user_regs_struct k;
-	rec->cur->native.stop_regs_valid = false;
-	if (tracee_get_regs(&rec->cur->tracee, &k) != 0) {
-		if (errno == ESRCH && rec->n_threads > 1)
-			return RECORDING_THREAD_VANISHED;
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's registers: %s",
-				      strerror(errno));
-	}
-	size_t n = rec->tracee.xstate_size;
-	memcpy(rec->xstate_next, rec->xstate, n);
-	regs_to_kernel(emu_regs(rec->cpu), &k, rec->xstate_next, n);
-	bool xstate_changed = memcmp(rec->xstate_next, rec->xstate, n) != 0;
-	if (xstate_changed)
-		memcpy(rec->xstate, rec->xstate_next, n);
-	if (tracee_set_regs(&rec->cur->tracee, &k) != 0 ||
-	    (xstate_changed && tracee_set_xstate(&rec->cur->tracee, rec->xstate) != 0))
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot set the program's registers: %s",
-				      strerror(errno));
-	return 0;
-}
 
 /* prctl(PR_SET_TSC) sets whether the thread's rdtsc faults: the emulator
  * then lets the CPU run it, which raises the SIGSEGV the program expects. */
@@ -135,28 +70,6 @@ static void note_tsc_mode(struct rec_thread *t, long nr, const uint64_t args[6],
 static bool syscall_changes_xstate(long nr)
 {
 	return nr == SYS_rt_sigreturn || nr == SYS_execve || nr == SYS_execveat;
-}
-
-int recording_invalidate(struct recording *rec, uint64_t addr, uint64_t len)
-{
-	memory_mirror_invalidate(rec->mirror, addr, len);
-	emu_invalidate_code(rec->cpu, addr, len);
-	if (traced_memory_forget_code(rec->tm, addr, len))
-		return log_kernel(rec, IDNA_KERNEL_CODE_CHANGED, addr, len);
-	return 0;
-}
-
-int recording_invalidate_all(struct recording *rec)
-{
-	return recording_invalidate(rec, 0, UINT64_MAX);
-}
-
-static int reload_mappings(struct recording *rec)
-{
-	if (mapping_table_load(rec->maps, rec->cur->tracee.pid) != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
-				      strerror(errno));
-	return 0;
 }
 
 /*
@@ -177,9 +90,12 @@ static int show_vdso(struct recording *rec)
 	return 0;
 }
 
-/* A new program image: after the first exec, after every execve, and
- * where an attached process stands. */
-int recording_start_address_space(struct recording *rec, bool at_exec)
+/* Starts a program image in the trace (EXECVE, MODULE_LOAD records, a
+ * checkpoint) from the process's current state: after the first exec,
+ * after every execve, and where an attached process stands. at_exec: the
+ * process is at its first instruction after an exec, its vDSO is hidden
+ * from it through the auxiliary vector. */
+static int start_address_space(struct recording *rec, bool at_exec)
 {
 	rec->address_space++;
 	rec->program_break = 0;
@@ -198,7 +114,7 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	struct signal_state sig;
 	if (signal_state_read(rec->tracee.pid, &sig) == 0)
 		sigtrap_guard_exec(&rec->sigtrap, sig.ignored & (1ull << (SIGTRAP - 1)));
-	if (reload_mappings(rec) != 0 || (at_exec && show_vdso(rec) != 0))
+	if (recording_reload_mappings(rec) != 0 || (at_exec && show_vdso(rec) != 0))
 		return -1;
 	recording_invalidate_all(rec);
 	char exe[4096], link[64];
@@ -217,203 +133,6 @@ int recording_start_address_space(struct recording *rec, bool at_exec)
 	/* What a debugger reads before the program does: its arguments and
 	 * auxiliary vector, the vDSO (its symbols). */
 	return kernel_writes_log_image(rec, emu_regs(rec->cpu)->gpr[EMU_RSP], at_exec);
-}
-
-/* A write to a file shows through the pages of its private mappings that
- * the program has not written (they are still the page cache's): forget
- * what the mirror holds of every mapping of that file. */
-/* A syscall whose effect the table does not describe, for the summary.
- * vfork (and clone's vfork) is described: the child runs in our memory. */
-static void note_undescribed(struct record_result *res, long nr, const uint64_t args[6])
-{
-	if (nr == SYS_vfork || (nr == SYS_clone && (args[0] & CLONE_VFORK)))
-		return;
-	uint64_t request = nr == SYS_ioctl ? args[1] : nr == SYS_prctl ? args[0] : 0;
-	res->undescribed++;
-	for (size_t i = 0; i < res->n_undescribed_kinds; i++)
-		if (res->undescribed_kinds[i].nr == nr && res->undescribed_kinds[i].request == request) {
-			res->undescribed_kinds[i].count++;
-			return;
-		}
-	if (res->n_undescribed_kinds < sizeof(res->undescribed_kinds) / sizeof(res->undescribed_kinds[0]))
-		res->undescribed_kinds[res->n_undescribed_kinds++] =
-			(typeof(res->undescribed_kinds[0])){ nr, request, 1 };
-}
-
-/* Whether file is the memory of the recorded process: /proc/PID/mem or
- * /proc/PID/task/TID/mem, as /proc/self/mem and the like read back. */
-static bool is_own_memory_file(const struct recording *rec, const char *file)
-{
-	char own[64];
-	int n = snprintf(own, sizeof(own), "/proc/%d/", (int)rec->tracee.pid);
-	if (strncmp(file, own, (size_t)n) != 0)
-		return false;
-	const char *rest = file + n;
-	if (strcmp(rest, "mem") == 0)
-		return true;
-	if (strncmp(rest, "task/", 5) != 0)
-		return false;
-	const char *slash = strchr(rest + 5, '/');
-	return slash && strcmp(slash, "/mem") == 0;
-}
-
-/* A write through the process's memory file (a debugger or JIT inside
- * the program patching itself) wrote result bytes into its memory, at
- * the file offset: the pwrite family's argument, or for write and writev
- * the descriptor's position after the call, less what it wrote. */
-static void invalidate_memory_file_write(struct recording *rec, long nr, const uint64_t args[6],
-					 int64_t result, int fd)
-{
-	uint64_t end = 0;
-	if (nr == SYS_pwrite64 || nr == SYS_pwritev || nr == SYS_pwritev2) {
-		end = args[3] + (uint64_t)result;
-	} else {
-		char info[64], text[256];
-		snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)rec->cur->tracee.pid, fd);
-		FILE *f = fopen(info, "r");
-		unsigned long long pos;
-		bool found = false;
-		while (f && !found && fgets(text, sizeof(text), f))
-			found = sscanf(text, "pos: %llu", &pos) == 1;
-		if (f)
-			fclose(f);
-		if (!found) { /* the descriptor is gone already (another thread) */
-			recording_invalidate_all(rec);
-			return;
-		}
-		end = pos;
-	}
-	recording_invalidate(rec, end - (uint64_t)result, (uint64_t)result);
-}
-
-static void invalidate_file_mappings(struct recording *rec, long nr, const uint64_t args[6],
-				     int64_t result, int fd)
-{
-	char link[64], file[4096];
-	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)rec->cur->tracee.pid, fd);
-	ssize_t n = readlink(link, file, sizeof(file) - 1);
-	if (n <= 0 || file[0] != '/')
-		return; /* pipes, sockets, ttys: never mapped */
-	file[n] = 0;
-	if (is_own_memory_file(rec, file) && result > 0) {
-		invalidate_memory_file_write(rec, nr, args, result, fd);
-		return;
-	}
-	for (size_t i = 0; i < mapping_table_count(rec->maps); i++) {
-		const struct mapping *m = mapping_table_at(rec->maps, i);
-		if (m->path && strcmp(m->path, file) == 0)
-			recording_invalidate(rec, m->start, m->end - m->start);
-	}
-}
-
-/* brk moved the end of the heap: the pages between the old end and the
- * new one appeared (zeroed) or went away. The first brk of a program
- * (brk(0)) only tells where the heap starts. */
-static void invalidate_break_change(struct recording *rec, uint64_t request, uint64_t new_break)
-{
-	uint64_t old = rec->program_break;
-	rec->program_break = new_break;
-	if (!old) {
-		if (request)
-			recording_invalidate_all(rec);
-		return;
-	}
-	uint64_t lo = old < new_break ? old : new_break, hi = old < new_break ? new_break : old;
-	if (hi > lo)
-		recording_invalidate(rec, lo, hi - lo);
-}
-
-/* The mapping table after a mapping syscall: the ranges it changed read
- * again (mapping_table_refresh), or everything when they are not known.
- * shmdt's range is the segment at addr; brk's, between the old and the
- * new break. */
-static int refresh_mappings(struct recording *rec, long nr, uint64_t result,
-			    const struct syscall_effect *e, uint64_t addr, uint64_t segment)
-{
-	pid_t pid = rec->cur->tracee.pid;
-	uint64_t old_break = rec->program_break;
-	int r = 0;
-	if (nr == SYS_shmdt && segment)
-		r = mapping_table_refresh(rec->maps, pid, addr, segment);
-	else if (nr == SYS_brk && old_break)
-		r = mapping_table_refresh(rec->maps, pid, old_break < result ? old_break : result,
-					  old_break < result ? result - old_break : old_break - result);
-	else if (nr == SYS_shmdt || nr == SYS_brk || e->count == 0)
-		return reload_mappings(rec);
-	for (size_t i = 0; r == 0 && nr != SYS_shmdt && nr != SYS_brk && i < e->count; i++)
-		r = mapping_table_refresh(rec->maps, pid, e->ranges[i].addr, e->ranges[i].len);
-	if (r != 0)
-		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot read the program's mappings: %s",
-				      strerror(errno));
-	return 0;
-}
-
-/* Memory the kernel may have changed during a syscall, forgotten. */
-void recording_apply_syscall_effects(struct recording *rec, long nr, const uint64_t args[6],
-				     int64_t result)
-{
-	struct syscall_effect e;
-	int changed_fd = syscall_changed_file_fd(nr, args, result);
-	if (changed_fd >= 0)
-		invalidate_file_mappings(rec, nr, args, result, changed_fd);
-	syscall_effect_describe(nr, args, result,
-				(syscall_memory_reader *)remote_memory_read, &rec->rm, &e);
-	/* A failure fails the record after it. */
-	if (kernel_writes_log_syscall(rec, &e) == 0)
-		kernel_writes_log_ranges(rec, nr, args, result, &e);
-	switch (e.kind) {
-	case SYSCALL_KIND_PLAIN:
-	case SYSCALL_KIND_THREAD:  /* what the kernel wrote for the new thread */
-	case SYSCALL_KIND_PROCESS: /* the child has its own copy of the memory */
-		for (size_t i = 0; i < e.count; i++)
-			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
-		break;
-	case SYSCALL_KIND_MAPPINGS: {
-		/* shmdt(addr) takes the whole segment attached there, which
-		 * the table still shows (one mapping, or several pieces of
-		 * it after mprotect). */
-		uint64_t segment = nr == SYS_shmdt ? mapping_table_extent(rec->maps, args[0]) : 0;
-		if (refresh_mappings(rec, nr, (uint64_t)result, &e, args[0], segment) != 0)
-			return;
-		if (nr == SYS_shmdt) {
-			if (segment)
-				recording_invalidate(rec, args[0], segment);
-			else
-				recording_invalidate_all(rec); /* not in the table: anywhere */
-			break;
-		}
-		if (nr == SYS_brk) {
-			invalidate_break_change(rec, args[0], (uint64_t)result);
-			break;
-		}
-		if (e.count == 0) {
-			recording_invalidate_all(rec);
-			break;
-		}
-		for (size_t i = 0; i < e.count; i++)
-			recording_invalidate(rec, e.ranges[i].addr, e.ranges[i].len);
-		if (nr == SYS_mmap && !(args[3] & 0x20 /* MAP_ANONYMOUS */) && (int64_t)args[4] >= 0)
-			log_modules(rec, (uint64_t)result, args[1]);
-		break;
-	}
-	case SYSCALL_KIND_SIGRETURN:
-		break; /* registers from the frame; memory is only read */
-	case SYSCALL_KIND_EXEC:
-		break; /* one that failed (a new image is NATIVE_EXEC): nothing changed */
-	case SYSCALL_KIND_SHARED_PROCESS:
-		if (result > 0)
-			rec->memory_shared_with_process = true; /* see below */
-		break;
-	default:
-		note_undescribed(rec->res, nr, args);
-		recording_invalidate_all(rec);
-		break;
-	}
-	/* Another process writes this memory when it likes; what it wrote
-	 * before a syscall that waited for it (wait4, futex, a pipe) is seen
-	 * after. Reads between syscalls may still see older bytes. */
-	if (rec->memory_shared_with_process)
-		recording_invalidate_all(rec);
 }
 
 /* After the real process ran one instruction (or took a signal instead):
@@ -440,7 +159,8 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		/* A system call leaves the extended state as it was: the
 		 * image stored before the step is the kernel's (one ptrace
 		 * call less in each). */
-		if (load_regs(rec, retired_is_syscall && !syscall_changes_xstate(nr)) != 0)
+		bool keep_xstate = retired_is_syscall && !syscall_changes_xstate(nr);
+		if ((keep_xstate ? recording_load_regs_keep_xstate(rec) : recording_load_regs(rec)) != 0)
 			return -1;
 		/* The step ended at its forced trap. */
 		recording_trap_guard_after(rec, retired_is_syscall ? nr : -1,
@@ -477,7 +197,7 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 		if (recording_load_regs(rec) != 0 ||
 		    log_kernel(rec, IDNA_KERNEL_SYSCALL, (uint64_t)nr, 0) != 0)
 			return -1;
-		return recording_start_address_space(rec, true);
+		return start_address_space(rec, true);
 	case NATIVE_EXITED:
 	case NATIVE_THREAD_EXITED:
 	case NATIVE_PENDING:
@@ -744,6 +464,30 @@ static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end
 	rec->slice_deadline_ns = monotonic_ns() + ns;
 }
 
+/* The process ended as stop says: logged, res filled, recording over. */
+static void end_process(struct recording *rec, const struct tracee_stop *stop)
+{
+	int64_t status;
+	if (stop->kind == TRACEE_STOP_EXITED) {
+		rec->res->exited = true;
+		rec->res->exit_status = stop->exit_status;
+		status = (int64_t)stop->exit_status << 8;
+	} else {
+		rec->res->term_signal = stop->info.si_signo;
+		status = stop->info.si_signo;
+		log_unseen_fatal_signal(rec, stop->info.si_signo);
+	}
+	/* The leader's status comes last, but every thread still listed
+	 * (the leader, blocked or not) dies with the process: each gets its
+	 * thread-exit, so that replay lists no thread past the end. */
+	for (size_t i = 0; i < rec->n_threads; i++)
+		if (rec->threads[i]->state != THREAD_GONE)
+			threads_note_exit(rec, rec->threads[i], status);
+	log_process_exit(rec, status);
+	rec->tracee.alive = false;
+	rec->finished = true;
+}
+
 /* Asks the thread table for the next thread until one can be emulated
  * (or the recording is over), doing what it decides: the steps of threads
  * that stopped in the kernel are finished here. */
@@ -769,7 +513,7 @@ static int schedule_next(struct recording *rec)
 			recording_poll_point(rec);
 			break;
 		case SCHEDULE_PROCESS_ENDED:
-			recording_end_process(rec, &stop);
+			end_process(rec, &stop);
 			return 0;
 		case SCHEDULE_STEP_STOPPED: {
 			enum native_outcome out = native_step_resume(rec, &stop);
@@ -1000,9 +744,38 @@ static int start(struct recording *rec)
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	if (slice_switch_to(rec, first) != 0)
 		return -1;
-	if (rec->opt->attach_pid)
-		return attach_begin(rec);
-	return recording_start_address_space(rec, true);
+	if (!rec->opt->attach_pid)
+		return start_address_space(rec, true);
+	/* An attached process: the trace starts where it stands, its other
+	 * threads (seized by attach_begin) born with it. */
+	if (attach_begin(rec) != 0 || start_address_space(rec, false) != 0)
+		return -1;
+	for (size_t i = 1; i < rec->n_threads; i++)
+		if (log_thread_create(rec, rec->threads[i], rec->tracee.pid) != 0)
+			return -1;
+	return 0;
+}
+
+/* Ends the process and reaps every thread. */
+static void kill_process(struct recording *rec)
+{
+	if (!rec->tracee.alive)
+		return;
+	kill(rec->tracee.pid, SIGKILL);
+	/* The leader's status comes only after every other thread is reaped. */
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		struct rec_thread *t = rec->threads[i];
+		if (t->state == THREAD_GONE || t->tracee.pid == rec->tracee.pid)
+			continue;
+		for (;;) {
+			int status;
+			pid_t r = waitpid(t->tracee.pid, &status, __WALL);
+			if ((r < 0 && errno != EINTR) || (r > 0 && (WIFEXITED(status) || WIFSIGNALED(status))))
+				break;
+		}
+		t->state = THREAD_GONE;
+	}
+	tracee_kill(&rec->tracee);
 }
 
 /*
@@ -1022,7 +795,7 @@ static void end_on_request(struct recording *rec)
 	bool *live = calloc(rec->n_threads ? rec->n_threads : 1, sizeof(*live));
 	for (size_t i = 0; live && i < rec->n_threads; i++)
 		live[i] = rec->threads[i]->state != THREAD_GONE;
-	threads_kill_all(rec); /* reaps every thread: the leader's status comes last */
+	kill_process(rec); /* reaps every thread: the leader's status comes last */
 	log_unseen_fatal_signal(rec, SIGKILL);
 	int64_t status = SIGKILL;
 	for (size_t i = 0; live && i < rec->n_threads; i++)
@@ -1038,7 +811,7 @@ static void finish(struct recording *rec)
 {
 	struct record_result *res = rec->res;
 	if (rec->tracee.alive)
-		threads_kill_all(rec);
+		kill_process(rec);
 	res->instructions = threads_instructions(rec);
 	res->translations = rec->cpu ? emu_jit_translations(rec->cpu) : 0;
 	for (size_t i = 0; i < rec->n_threads; i++) {
@@ -1063,7 +836,7 @@ static void finish(struct recording *rec)
 	remote_memory_reset(&rec->rm);
 }
 
-/* --- what a native step hands up (native_step_hooks) -------------------- */
+/* --- what a native step and the thread table hand up (their hooks) ------ */
 
 /* A ptrace event stop of a step: a new process is --follow-fork's or let
  * go; an interrupt may be an attached recording's requested stop. */
@@ -1076,7 +849,7 @@ static bool step_event(struct recording *rec, int event)
 		if (rec->opt->follow_forks)
 			follow_fork_child(rec);
 		else
-			threads_let_child_go(rec);
+			follow_fork_let_go(rec);
 		return false;
 	case PTRACE_EVENT_STOP:
 		return attach_on_interrupt(rec);
@@ -1095,6 +868,15 @@ static bool ended_by_user(void)
 static const struct native_step_hooks step_hooks = {
 	.on_event = step_event,
 	.ended_by_user = ended_by_user,
+	.process_ended = end_process,
+};
+
+/* What the thread table hands up (thread_table_hooks): births and ends
+ * go to the trace, ttrec's own children to follow-fork. */
+static const struct thread_table_hooks table_hooks = {
+	.thread_created = log_thread_create,
+	.thread_exited = log_thread_exit,
+	.other_child_reaped = follow_fork_recorder_ended,
 };
 
 enum record_error record_program(const struct record_options *opt,
@@ -1109,6 +891,7 @@ enum record_error record_program(const struct record_options *opt,
 	rec.err = err;
 	rec.errlen = errlen;
 	rec.step_hooks = &step_hooks;
+	rec.table_hooks = &table_hooks;
 	if (opt->chaos)
 		chaos_init(&rec.chaos, opt->chaos_seed);
 	rec.policy = cpuid_policy_by_name(opt->cpuid_policy ? opt->cpuid_policy : "default");
@@ -1121,8 +904,9 @@ enum record_error record_program(const struct record_options *opt,
 	progress_init(&rec.progress, opt->show_progress ? stderr : NULL);
 	if (start(&rec) == 0)
 		main_loop(&rec);
-	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid)
-		recording_check_killed(&rec);
+	struct tracee_stop killed;
+	if (rec.error == RECORD_ERR_PTRACE && !opt->attach_pid && program_killed_meanwhile(&rec, &killed))
+		end_process(&rec, &killed);
 	pid_t sender;
 	if (!opt->attach_pid)
 		res->passed_signal = supervisor_signals_passed(&res->passed_sender);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "recorder/recording_internal.h"
+#include "recorder/slice_switch.h"
+#include "recorder/trace_events.h"
 
 int slice_switch_to(struct recording *rec, struct rec_thread *t)
 {

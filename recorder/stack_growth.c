@@ -18,8 +18,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "recorder/native_step.h"
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
+#include "recorder/stack_growth.h"
 #include "recorder/syscall_inject.h"
 
 int recording_grow_stack(void *ctx, uint64_t page_addr)

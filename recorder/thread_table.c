@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 
 #include "recorder/recording_internal.h"
+#include "recorder/thread_regs.h"
+#include "recorder/thread_table.h"
 
 #define CLONE_THREAD_FLAG 0x10000ul
 
@@ -113,7 +115,7 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
 	predict_cache_fini(&t->tm.cache);
 	if (idna_writer_end_stream(rec->writer, t->stream) != 0)
 		t->tm.failed = 1;
-	return log_thread_exit(rec, t, status);
+	return rec->table_hooks->thread_exited(rec, t, status);
 }
 
 /* The thread in an execve that another thread's id now reports: when a
@@ -144,7 +146,7 @@ static int file_stop(struct recording *rec, pid_t tid, int status)
 		}
 	}
 	struct rec_thread *t = threads_find(rec, tid);
-	if (!t && follow_fork_recorder_ended(rec, tid, status))
+	if (!t && rec->table_hooks->other_child_reaped(rec, tid, status))
 		return 0;
 	if (!t) {
 		/* A thread being born, or one already accounted for. */
@@ -236,10 +238,7 @@ int threads_early_stop(struct recording *rec, pid_t tid, int *status)
 	return 0;
 }
 
-/* The task a fork, vfork or clone event of the current thread created,
- * entered in the thread table and waited for until its first stop; NULL
- * (and *gone set) when it died first or the wait failed. */
-static struct rec_thread *newborn(struct recording *rec, bool *gone)
+struct rec_thread *threads_add_newborn(struct recording *rec, bool *gone)
 {
 	unsigned long tid;
 	*gone = false;
@@ -271,7 +270,7 @@ static struct rec_thread *newborn(struct recording *rec, bool *gone)
 int threads_on_clone(struct recording *rec)
 {
 	bool gone;
-	struct rec_thread *t = newborn(rec, &gone);
+	struct rec_thread *t = threads_add_newborn(rec, &gone);
 	if (!t)
 		return gone ? 0 : -1;
 	struct user_regs_struct k;
@@ -287,27 +286,13 @@ int threads_on_clone(struct recording *rec)
 	 * turn was not counted, so it starts now. */
 	if (rec->live_threads == 2)
 		rec->slice_restart = true;
-	return log_thread_create(rec, t, rec->cur->tracee.pid);
+	return rec->table_hooks->thread_created(rec, t, rec->cur->tracee.pid);
 }
 
-int threads_let_child_go(struct recording *rec)
+void threads_forget_child(struct recording *rec, struct rec_thread *t)
 {
-	bool gone;
-	struct rec_thread *t = newborn(rec, &gone);
-	if (!t)
-		return gone ? 0 : -1;
-	/* The syscall instruction saved rflags in r11 with the trap flag of
-	 * the parent's single step; the kernel cleared the child's own. */
-	struct user_regs_struct k;
-	if (!rec->cur->native.tf_before && tracee_get_regs(&t->tracee, &k) == 0 &&
-	    (k.r11 & EMU_TF)) {
-		k.r11 &= ~(uint64_t)EMU_TF;
-		tracee_set_regs(&t->tracee, &k);
-	}
-	ptrace(PTRACE_DETACH, t->tracee.pid, NULL, NULL);
 	forget_thread(rec, t);
 	t->child_process = true;
-	return 0;
 }
 
 /* The next thread that can run, round robin after the current one (which
@@ -372,25 +357,4 @@ enum schedule_decision threads_schedule(struct recording *rec, struct rec_thread
 	}
 	*next = NULL;
 	return SCHEDULE_RUN; /* the recording is over: the caller sees rec->finished */
-}
-
-void threads_kill_all(struct recording *rec)
-{
-	if (!rec->tracee.alive)
-		return;
-	kill(rec->tracee.pid, SIGKILL);
-	/* The leader's status comes only after every other thread is reaped. */
-	for (size_t i = 0; i < rec->n_threads; i++) {
-		struct rec_thread *t = rec->threads[i];
-		if (t->state == THREAD_GONE || t->tracee.pid == rec->tracee.pid)
-			continue;
-		for (;;) {
-			int status;
-			pid_t r = waitpid(t->tracee.pid, &status, __WALL);
-			if ((r < 0 && errno != EINTR) || (r > 0 && (WIFEXITED(status) || WIFSIGNALED(status))))
-				break;
-		}
-		t->state = THREAD_GONE;
-	}
-	tracee_kill(&rec->tracee);
 }

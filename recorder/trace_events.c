@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "recorder/recording_internal.h"
+#include "recorder/trace_events.h"
 #include "trace-format/trace_regs.h"
 
 static int append(struct recording *rec, uint32_t stream, const struct idna_record *r)

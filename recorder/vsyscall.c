@@ -16,9 +16,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "recorder/native_step.h"
+#include "recorder/recording_forget.h"
 #include "recorder/recording_internal.h"
 #include "recorder/syscall_effects.h"
 #include "recorder/syscall_inject.h"
+#include "recorder/trace_events.h"
+#include "recorder/vsyscall.h"
 
 #define VSYSCALL_BASE 0xffffffffff600000ull
 
