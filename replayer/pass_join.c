@@ -156,19 +156,16 @@ static bool bases_make(struct range_bases *b, const struct pass_worker *w)
 }
 
 /* Snapshot i of w in memory, read back when it was spilled; its own
- * image kept when a later one is based on it. 0, or -1 (s->error). */
-static int range_snapshot(struct replay_session *s, struct pass_worker *w, struct range_bases *b,
-			  size_t i)
+ * image kept when a later one is based on it. NULL, or why not. */
+static const char *range_snapshot(struct replay_session *s, struct pass_worker *w,
+				  struct range_bases *b, size_t i)
 {
 	struct replay_snapshot *snap = &w->kept[i];
 	if (snap->spilled) {
 		struct memory_image *base = b->image[b->base_of[i]];
 		struct resim_state st;
-		if (!base || snapshot_spill_get(w->spill, &snap->spill, base, &st) != 0) {
-			snprintf(s->error, sizeof(s->error),
-				 "%s: cannot read a range's snapshot back from its spill file", s->path);
-			return -1;
-		}
+		if (!base || snapshot_spill_get(w->spill, &snap->spill, base, &st) != 0)
+			return "cannot read a range's snapshot back from its spill file";
 		snap->state = st; /* spilled, it held only its time and counts */
 		snap->spilled = false;
 		memset(&snap->spill, 0, sizeof(snap->spill));
@@ -180,11 +177,9 @@ static int range_snapshot(struct replay_session *s, struct pass_worker *w, struc
 			b->image[j] = NULL;
 		}
 	}
-	if (b->last_use[i] != SIZE_MAX && !(b->image[i] = memory_image_snapshot(snap->state.image))) {
-		snprintf(s->error, sizeof(s->error), "%s: out of memory for snapshots", s->path);
-		return -1;
-	}
-	return 0;
+	if (b->last_use[i] != SIZE_MAX && !(b->image[i] = memory_image_snapshot(snap->state.image)))
+		return "out of memory for snapshots";
+	return NULL;
 }
 
 /*
@@ -200,14 +195,14 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		s->summary_incomplete = true;
 	if (w->summary_incomplete || w->sim.proc.written_incomplete || w->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
-	snprintf(s->error, sizeof(s->error), "%s: out of memory for snapshots", s->path);
+	const char *why = NULL;
 	struct overlay_chain c = { .base = memory_image_snapshot(before->image) };
 	struct range_bases b;
 	if (!bases_make(&b, w) || !c.base)
 		goto fail;
 	for (size_t i = 0; i < w->n_kept; i++) {
 		struct replay_snapshot *snap = &w->kept[i];
-		if (range_snapshot(s, w, &b, i) != 0)
+		if ((why = range_snapshot(s, w, &b, i)) != NULL)
 			goto fail;
 		struct memory_image *image = complete_image(&c, w, w->log_marks[i], snap->state.image,
 							    s->future, before->transition_time);
@@ -235,11 +230,12 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 	}
 	chain_free(&c);
 	bases_free(&b);
-	s->error[0] = 0;
 	return 0;
 fail:
 	chain_free(&c);
 	bases_free(&b);
+	snprintf(s->error, sizeof(s->error), "%s: %s", s->path,
+		 why ? why : "out of memory for snapshots");
 	return -1;
 }
 
