@@ -107,10 +107,87 @@ static struct memory_image *complete_image(struct overlay_chain *c, struct pass_
 }
 
 /*
+ * The range's own images (before completion) of its snapshots that
+ * spilled ones are based on, kept from when the join reaches them until
+ * the last snapshot based on them is read back: the worker wrote a
+ * spilled snapshot's image as the pages its base's image did not share.
+ */
+struct range_bases {
+	size_t *base_of;              /* kept index of snapshot i's base, SIZE_MAX: none */
+	size_t *last_use;             /* the last snapshot based on i, SIZE_MAX: none */
+	struct memory_image **image;  /* of the bases reached, owned */
+	size_t n;
+};
+
+static void bases_free(struct range_bases *b)
+{
+	for (size_t i = 0; b->image && i < b->n; i++)
+		memory_image_free(b->image[i]);
+	free(b->base_of);
+	free(b->last_use);
+	free(b->image);
+	memset(b, 0, sizeof(*b));
+}
+
+/* b for worker w's snapshots. false when memory is short, or a spilled
+ * snapshot's base is not an earlier one of the range. */
+static bool bases_make(struct range_bases *b, const struct pass_worker *w)
+{
+	size_t n = w->n_kept;
+	*b = (struct range_bases){ .n = n };
+	b->base_of = malloc((n + 1) * sizeof(*b->base_of));
+	b->last_use = malloc((n + 1) * sizeof(*b->last_use));
+	b->image = calloc(n + 1, sizeof(*b->image));
+	if (!b->base_of || !b->last_use || !b->image)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		b->base_of[i] = b->last_use[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!w->kept[i].spilled)
+			continue;
+		for (size_t j = 0; j < i && b->base_of[i] == SIZE_MAX; j++)
+			if (w->kept[j].icount == w->kept[i].spill_base)
+				b->base_of[i] = j;
+		if (b->base_of[i] == SIZE_MAX)
+			return false;
+		b->last_use[b->base_of[i]] = i;
+	}
+	return true;
+}
+
+/* Snapshot i of w in memory, read back when it was spilled; its own
+ * image kept when a later one is based on it. NULL, or why not. */
+static const char *range_snapshot(struct replay_session *s, struct pass_worker *w,
+				  struct range_bases *b, size_t i)
+{
+	struct replay_snapshot *snap = &w->kept[i];
+	if (snap->spilled) {
+		struct memory_image *base = b->image[b->base_of[i]];
+		struct resim_state st;
+		if (!base || snapshot_spill_get(w->spill, &snap->spill, base, &st) != 0)
+			return "cannot read a range's snapshot back from its spill file";
+		snap->state = st; /* spilled, it held only its time and counts */
+		snap->spilled = false;
+		memset(&snap->spill, 0, sizeof(snap->spill));
+		snap->spill_base = 0;
+		s->summary.range_snapshots_spilled++;
+		size_t j = b->base_of[i];
+		if (b->last_use[j] == i) {
+			memory_image_free(b->image[j]);
+			b->image[j] = NULL;
+		}
+	}
+	if (b->last_use[i] != SIZE_MAX && !(b->image[i] = memory_image_snapshot(snap->state.image)))
+		return "out of memory for snapshots";
+	return NULL;
+}
+
+/*
  * Joins range w (after `before`, the serial state where it starts, which
  * becomes the serial state where it ends when it reached its end): its
  * lead summaries into the session's last snapshot, its snapshots
- * completed after it. 0, or -1 when memory is short.
+ * completed after it (those its worker spilled read back first). 0, or
+ * -1 (s->error).
  */
 static int join_range(struct replay_session *s, struct pass_worker *w, struct resim_state *before)
 {
@@ -118,11 +195,15 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		s->summary_incomplete = true;
 	if (w->summary_incomplete || w->sim.proc.written_incomplete || w->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
+	const char *why = NULL;
 	struct overlay_chain c = { .base = memory_image_snapshot(before->image) };
-	if (!c.base)
-		return -1;
+	struct range_bases b;
+	if (!bases_make(&b, w) || !c.base)
+		goto fail;
 	for (size_t i = 0; i < w->n_kept; i++) {
 		struct replay_snapshot *snap = &w->kept[i];
+		if ((why = range_snapshot(s, w, &b, i)) != NULL)
+			goto fail;
 		struct memory_image *image = complete_image(&c, w, w->log_marks[i], snap->state.image,
 							    s->future, before->transition_time);
 		snap->state.image = NULL;
@@ -148,9 +229,13 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 			       before->transition_time);
 	}
 	chain_free(&c);
+	bases_free(&b);
 	return 0;
 fail:
 	chain_free(&c);
+	bases_free(&b);
+	snprintf(s->error, sizeof(s->error), "%s: %s", s->path,
+		 why ? why : "out of memory for snapshots");
 	return -1;
 }
 
@@ -166,7 +251,8 @@ static const char *unjoinable(const struct pass_worker *w)
 	return NULL;
 }
 
-/* Whether a range stopped for the budget (the others then stopped too). */
+/* Whether a range stopped for the budget, with no spill file to keep
+ * its snapshots in (the others then stopped too). */
 static bool past_budget(const struct pass_worker *w, size_t n)
 {
 	for (size_t k = 1; k < n; k++)
@@ -182,7 +268,8 @@ static bool past_budget(const struct pass_worker *w, size_t n)
 static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 {
 	if (past_budget(w, n)) {
-		s->summary.serial_reason = "the ranges' snapshots would pass the snapshot memory budget";
+		s->summary.serial_reason =
+			"the ranges' snapshots would pass the snapshot memory budget (no spill file)";
 		return 0;
 	}
 	size_t last = 1;
@@ -206,10 +293,8 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	struct resim_counts counts;
 	pass_join_counts(&counts, &before.counts, &w[last].sim.counts, &w[last].base);
 	resim_state_free(&before);
-	if (rc != 0) {
-		snprintf(s->error, sizeof(s->error), "%s: out of memory for snapshots", s->path);
-		return -1;
-	}
+	if (rc != 0)
+		return -1; /* s->error says why */
 	s->summary.ranges = (unsigned)n;
 	return replay_session_summarise_replay(s, &w[last].sim, &counts, w[last].status) == 0 ? 1
 											      : -1;

@@ -10,8 +10,9 @@
  *
  * Only for a one-thread trace recorded whole (checkpoints are per thread;
  * a ring's history starts at a checkpoint of its own; a truncated trace's
- * end is not a range's), and while the ranges' snapshots stay within the
- * snapshot memory budget: otherwise the serial pass runs on, and
+ * end is not a range's), and, past the snapshot memory budget, while a
+ * spill file can be made for the ranges' snapshots (each range spills as
+ * the serial pass does): otherwise the serial pass runs on, and
  * s->summary.serial_reason says why.
  */
 #ifndef TTREC_PASS_JOIN_H

@@ -73,7 +73,8 @@ static uint64_t worker_memory_in_use(const struct pass_worker *w)
 		return heap;
 	uint64_t estimate = 0;
 	for (size_t i = 0; i < w->n_kept; i++)
-		estimate += replay_snapshot_bytes(&w->kept[i]);
+		if (!w->kept[i].spilled)
+			estimate += replay_snapshot_bytes(&w->kept[i]);
 	return estimate;
 }
 
@@ -94,6 +95,17 @@ static bool note_into(struct pass_worker *w, struct replay_snapshot *seg)
 
 /* Snapshots between two looks at the heap (as the serial pass). */
 #define BUDGET_CHECK_EVERY 4
+
+/* keep, past the budget: every other snapshot in memory to the range's
+ * spill file, as the serial pass does with its own. false when no spill
+ * file can be made (the pass then goes serial, which thins instead). */
+static bool spill_some(struct pass_worker *w)
+{
+	if (!w->spill && !(w->spill = replay_spill_open()))
+		return false;
+	replay_snapshots_spill_half(w->spill, w->kept, w->n_kept);
+	return true;
+}
 
 /* keep: a snapshot at the current time, its segment noted from now on.
  * false when the range stops (memory, the budget, another range asked). */
@@ -122,7 +134,8 @@ static bool keep_snapshot(struct pass_worker *w)
 	w->n_kept++;
 	if (!note_into(w, snap))
 		return false;
-	if (w->n_kept % BUDGET_CHECK_EVERY == 0 && worker_memory_in_use(w) > w->budget) {
+	if (w->n_kept % BUDGET_CHECK_EVERY == 0 && worker_memory_in_use(w) > w->budget &&
+	    !spill_some(w)) {
 		w->out_of_budget = true;
 		return false;
 	}
@@ -342,6 +355,8 @@ void pass_worker_free(struct pass_worker *w)
 	resim_state_free(&w->start_state);
 	resim_state_free(&w->end_state);
 	pass_log_free(&w->log);
+	snapshot_spill_close(w->spill);
+	w->spill = NULL;
 }
 
 int pass_parallel_summary(struct replay_session *s, unsigned jobs)

@@ -54,8 +54,13 @@ struct pass_worker {
 	size_t *log_marks;
 	size_t n_kept, cap_kept;
 	struct replay_snapshot *noting; /* the segment whose pages are noted now */
+	/* keep: past the budget, every other snapshot in memory goes to a
+	 * spill file of the range's own (replay_snapshots_spill_half): its
+	 * image is the range's, read back by the join on the range's image
+	 * of its base. */
+	struct snapshot_spill *spill;
 	bool summary_incomplete;  /* a page could not be noted */
-	bool out_of_budget;       /* it stopped: the snapshots would pass the budget */
+	bool out_of_budget;       /* it stopped: past the budget, no spill file */
 	bool stopped;             /* it stopped early (*stop, budget, memory) */
 };
 

@@ -89,6 +89,9 @@ struct replay_summary {
 	 * time on a machine with a core free for each. */
 	unsigned ranges;
 	double longest_range_seconds;
+	/* Of the ranges' snapshots, those their workers spilled past the
+	 * snapshot budget (the join read them back, pass_join.c). */
+	size_t range_snapshots_spilled;
 	/* --jobs above 1 and the pass ran on one core: why (pass_join.h);
 	 * NULL otherwise. */
 	const char *serial_reason;
@@ -242,6 +245,14 @@ size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);
 /* Sends every other snapshot in memory to the spill file. 0, or -1 when
  * there is no spill file (the caller thins the snapshots instead). */
 int replay_session_spill_some(struct replay_session *s);
+/* The same for any array of snapshots (a range's of the parallel pass,
+ * pass_join.c), to file f: each spilled one's spill_base is the time of
+ * the one before it that stays, on whose image it is read back. Fewer
+ * than 8 in memory: none goes. */
+void replay_snapshots_spill_half(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t n);
+/* A new spill file in the user's cache folder (as for the replay index),
+ * else the temporary folder; NULL when none can be made. */
+struct snapshot_spill *replay_spill_open(void);
 /* Snapshot k's whole state: its own, or read back into *tmp (the caller
  * frees it with resim_state_free when the result is tmp), or read from
  * the replay index (valid until the next call). NULL with s->error. A

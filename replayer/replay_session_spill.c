@@ -24,9 +24,7 @@
 /* Spilling stops when fewer snapshots than this stay in memory. */
 #define MIN_IN_MEMORY 8
 
-/* The user's cache folder for the spill file, as for the replay index,
- * else the temporary folder. */
-static struct snapshot_spill *open_spill(void)
+struct snapshot_spill *replay_spill_open(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char folder[4096];
@@ -41,52 +39,57 @@ static struct snapshot_spill *open_spill(void)
 	return f ? f : snapshot_spill_open(NULL);
 }
 
-/* Snapshot k to the file, base its in-memory predecessor b. */
-static int spill_one(struct replay_session *s, size_t k, size_t b)
+/* snaps[k] to file f, base its in-memory predecessor snaps[b]. */
+static int spill_one(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t k, size_t b)
 {
-	struct replay_snapshot *snap = &s->snapshots[k];
-	if (snapshot_spill_put(s->spill, &snap->state, s->snapshots[b].state.image, &snap->spill) != 0)
+	struct replay_snapshot *snap = &snaps[k];
+	if (snapshot_spill_put(f, &snap->state, snaps[b].state.image, &snap->spill) != 0)
 		return -1;
 	uint64_t time = snap->state.time;
 	struct resim_counts counts = snap->state.counts;
 	resim_state_free(&snap->state);
 	snap->state.time = time;
 	snap->state.counts = counts; /* segment_may_have_events reads them */
-	snap->spill_base = s->snapshots[b].icount;
+	snap->spill_base = snaps[b].icount;
 	snap->spilled = true;
 	return 0;
+}
+
+void replay_snapshots_spill_half(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t n)
+{
+	size_t in_memory = 0;
+	for (size_t i = 0; i < n; i++)
+		in_memory += !snaps[i].spilled;
+	if (in_memory < MIN_IN_MEMORY)
+		return;
+	/* In memory: m0 (the first), m1, m2, ..., the last. m1, m3, ... go,
+	 * each based on the one before it, which stays. */
+	size_t base = 0, seen = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (snaps[i].spilled)
+			continue;
+		if (++seen % 2 == 0) {
+			base = i;
+			continue;
+		}
+		if (spill_one(f, snaps, i, base) != 0)
+			/* The disk is full, say: what went stays readable, the
+			 * rest stays in memory, over the budget, and no
+			 * snapshot may be thinned away from under a spilled
+			 * one's base. */
+			return;
+	}
 }
 
 int replay_session_spill_some(struct replay_session *s)
 {
 	if (s->spill_failed)
 		return -1;
-	if (!s->spill && !(s->spill = open_spill())) {
+	if (!s->spill && !(s->spill = replay_spill_open())) {
 		s->spill_failed = true;
 		return -1;
 	}
-	size_t in_memory = 0;
-	for (size_t i = 0; i < s->n_snapshots; i++)
-		in_memory += !s->snapshots[i].spilled;
-	if (in_memory < MIN_IN_MEMORY)
-		return 0;
-	/* In memory: m0 (the first), m1, m2, ..., the last. m1, m3, ... go,
-	 * each based on the one before it, which stays. */
-	size_t base = 0, seen = 0;
-	for (size_t i = 1; i + 1 < s->n_snapshots; i++) {
-		if (s->snapshots[i].spilled)
-			continue;
-		if (++seen % 2 == 0) {
-			base = i;
-			continue;
-		}
-		if (spill_one(s, i, base) != 0)
-			/* The disk is full, say: what went stays readable, the
-			 * rest stays in memory, over the budget, and no
-			 * snapshot may be thinned away from under a spilled
-			 * one's base. */
-			return 0;
-	}
+	replay_snapshots_spill_half(s->spill, s->snapshots, s->n_snapshots);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
 # memory and registers at times in several ranges, the same monitor info;
 # an index made with --jobs 2 loads into a session showing the same.
 # Threads, a ring that wrapped and a truncated trace stay on one core and
-# say why; past the snapshot memory budget the serial pass goes on.
+# say why; past the snapshot memory budget the ranges spill their
+# snapshots and the pass stays on two cores (with no spill file to be
+# made, the serial pass goes on).
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join.gdb
@@ -78,14 +80,33 @@ head -c 2000000 fresh.idna > truncated.idna
 cores truncated.idna truncated --jobs 2
 expect truncated.cores 'one core: a truncated trace' "a truncated trace stays on one core"
 
-# Past the snapshot memory budget the ranges' snapshots are dropped and
-# the serial pass goes on, with the same result.
+# Past the snapshot memory budget the ranges' workers spill their
+# snapshots as the serial pass does its own, and the pass stays on two
+# cores with the same result.
 cores fresh.idna budget --jobs 2 --snapshot-memory 1M
-expect budget.cores 'one core: .*snapshot memory budget' "the budget sends the pass back to one core"
+expect budget.cores 'replayed 2 ranges of the history at once' "past the budget the pass stays on two cores"
+spilled=$(sed -n 's/.* \([0-9]*\) of their snapshots went to a spill file.*/\1/p' budget.cores)
+if [ "${spilled:-0}" -gt 0 ]; then ok; else bad "no range spilled a snapshot: $(cat budget.cores)"; fi
 session fresh.idna budget --no-index --jobs 2 --snapshot-memory 1M
 grep -v 'snapshots in the spill file' serial > serial.nospill
 grep -v 'snapshots in the spill file' budget > budget.nospill
 if cmp -s serial.nospill budget.nospill; then ok
 else bad "past the budget the pass differs: $(diff serial.nospill budget.nospill | head -6 | tr '\n' ' ')"; fi
+expect budget 'snapshots in the spill file' "past the budget the session's snapshots went to the spill file"
+# An index made so is the serial pass's too.
+"$build/ttreplay" --index --jobs 2 --snapshot-memory 1M fresh.idna > /dev/null 2> budget.index.err
+status_is 0 $? "ttreplay --index --jobs 2 --snapshot-memory 1M"
+session fresh.idna budget.indexed --jobs 1
+rm -f fresh.idna.idx
+if cmp -s indexed1 budget.indexed; then ok
+else bad "the index made past the budget differs: $(diff indexed1 budget.indexed | head -6 | tr '\n' ' ')"; fi
+
+# With no spill file to be made, the ranges' snapshots are dropped and the
+# serial pass (which thins its own) goes on, and says why.
+nowhere=$PWD/no-such-folder
+HOME=$nowhere XDG_CACHE_HOME=$nowhere TMPDIR=$nowhere \
+	cores fresh.idna nospill --jobs 2 --snapshot-memory 1M
+expect nospill.cores 'one core: .*snapshot memory budget \(no spill file\)' \
+	"past the budget with no spill file the pass goes back to one core"
 
 finish pass_join
