@@ -206,6 +206,39 @@ static emu_handler *bind_escape(struct emu_insn *insn)
 	return x87_escape;
 }
 
+/* --- fnstsw and fnstcw ---------------------------------------------------- */
+
+/*
+ * Stores of the status or control word, without the host unit: they
+ * never wait, raise nothing and leave FIP/FDP/FOP alone, so the word as
+ * the guest state holds it is all there is to store. Loading and saving
+ * the whole unit around them cost more than everything else they do: a
+ * JIT's float modulo (V8's fprem loop) runs fnstsw ax once a turn.
+ */
+enum { X87_STORE_FSW, X87_STORE_FCW };
+
+static int x87_store_word(struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	uint16_t word = insn->op == X87_STORE_FCW ? cpu->regs.fcw : cpu->regs.fsw;
+	if (insn->opnd[0].kind == EMU_OPND_GPR) {
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RAX), 2, word);
+		return EMU_OK;
+	}
+	uint8_t bytes[2];
+	memcpy(bytes, &word, sizeof(bytes));
+	return emu_mem_write(cpu, emu_mem_addr(cpu, insn), bytes, sizeof(bytes));
+}
+
+/* The 16-bit forms only (a stray operand-size prefix keeps them 16-bit). */
+static emu_handler *bind_store_word(struct emu_insn *insn)
+{
+	const struct emu_operand *o = &insn->opnd[0];
+	if (insn->nopnd < 1 || o->size != 2 ||
+	    (o->kind != EMU_OPND_MEM && (o->kind != EMU_OPND_GPR || o->reg != EMU_GPR_OFF(EMU_RAX))))
+		return bind_escape(insn);
+	return x87_store_word;
+}
+
 /* --- fwait and emms ------------------------------------------------------- */
 
 static int x87_wait(struct emu_cpu *cpu, const struct emu_insn *insn)
@@ -241,13 +274,15 @@ static const struct emu_binding x87_bindings[] = {
 	ESC(FISUBR), ESC(FLD), ESC(FLD1), ESC(FLDCW), ESC(FLDENV), ESC(FLDL2E),
 	ESC(FLDL2T), ESC(FLDLG2), ESC(FLDLN2), ESC(FLDPI), ESC(FLDZ), ESC(FMUL),
 	ESC(FMULP), ESC(FNCLEX), ESC(FNINIT), ESC(FNOP), ESC(FNSAVE),
-	ESC(FNSTCW), ESC(FNSTENV), ESC(FNSTSW), ESC(FPATAN), ESC(FPREM),
+	ESC(FNSTENV), ESC(FPATAN), ESC(FPREM),
 	ESC(FPREM1), ESC(FPTAN), ESC(FRNDINT), ESC(FRSTOR), ESC(FSCALE),
 	ESC(FSETPM287_NOP), ESC(FSIN), ESC(FSINCOS), ESC(FSQRT), ESC(FST),
 	ESC(FSTP), ESC(FSTPNCE), ESC(FSUB), ESC(FSUBP), ESC(FSUBR), ESC(FSUBRP),
 	ESC(FTST), ESC(FUCOM), ESC(FUCOMI), ESC(FUCOMIP), ESC(FUCOMP),
 	ESC(FUCOMPP), ESC(FXAM), ESC(FXCH), ESC(FXTRACT), ESC(FYL2X),
 	ESC(FYL2XP1),
+	{ ZYDIS_MNEMONIC_FNSTSW, X87_STORE_FSW, NULL, bind_store_word },
+	{ ZYDIS_MNEMONIC_FNSTCW, X87_STORE_FCW, NULL, bind_store_word },
 	{ ZYDIS_MNEMONIC_FWAIT, 0, x87_wait, NULL },
 	{ ZYDIS_MNEMONIC_EMMS, 0, x87_emms, NULL },
 };

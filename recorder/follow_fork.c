@@ -224,6 +224,8 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 	}
 	if (rec->opt->no_jit)
 		argv[n++] = "--no-jit";
+	if (rec->opt->cache_log2_line == 3)
+		argv[n++] = "--trace-format=1.4";
 	argv[n++] = "-o";
 	argv[n++] = trace;
 	argv[n++] = pid_arg;

@@ -691,6 +691,7 @@ static int open_trace(struct recording *rec)
 	struct idna_writer_options wo = { 0 };
 	wo.ring_bytes = o->ring_bytes;
 	wo.cache_log2_entries = o->cache_log2_entries;
+	wo.cache_log2_line = o->cache_log2_line;
 	wo.create_new = true;
 	char msg[256];
 	rec->writer = idna_writer_open(o->trace_path, &wo, &info, msg, sizeof(msg));
@@ -739,7 +740,9 @@ static int start(struct recording *rec)
 	if (!first)
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	first->started = true; /* its first slice opens the trace */
-	rec->cpu = emu_new(&traced_memory_ops, &first->tm);
+	rec->cpu = emu_new(first->tm.cache.group_log2 == PREDICT_CACHE_GROUP_LOG2
+				   ? &traced_memory_ops : &traced_memory_ops_8_byte_lines,
+			   &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	if (slice_switch_to(rec, first) != 0)

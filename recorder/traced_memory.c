@@ -22,6 +22,8 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 	tm->stream = stream;
 	if (!predict_cache_init(&tm->cache, cache_log2_entries))
 		return -1;
+	if (writer)
+		tm->cache.group_log2 = idna_writer_cache_log2_line(writer) - 3;
 	tm->owns_code_pages = !sibling;
 	tm->code_pages = sibling ? sibling->code_pages : code_page_set_new();
 	if (!tm->code_pages) {
@@ -340,4 +342,15 @@ const struct emu_memory_ops traced_memory_ops = {
 	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
 	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
 	.inline_memory = traced_inline_memory,
+};
+
+const struct emu_memory_ops traced_memory_ops_8_byte_lines = {
+	.read = traced_read,
+	.write = traced_write,
+	.fetch = traced_fetch,
+	.write_back = traced_write_back,
+	.read_uint = traced_read_uint,
+	.write_uint = traced_write_uint,
+	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
+	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
 };

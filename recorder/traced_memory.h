@@ -59,6 +59,9 @@ void traced_memory_fini(struct traced_memory *tm);
 
 /* The emulator's memory interface (ctx = struct traced_memory *). */
 extern const struct emu_memory_ops traced_memory_ops;
+/* The same without the tables for translated code, whose hash is that of
+ * 64-byte blocks: for a trace whose cache hashes 8-byte lines alone. */
+extern const struct emu_memory_ops traced_memory_ops_8_byte_lines;
 
 /* Memory changed behind the emulator in [addr, addr+len) (len UINT64_MAX:
  * anywhere). Un-logs the code pages there, so they are logged again when

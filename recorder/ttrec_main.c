@@ -26,6 +26,7 @@
 #include "recorder/syscall_answers.h"
 #include "recorder/syscall_effects.h"
 #include "recorder/trace_output.h"
+#include "trace-format/file_format.h"
 #include "recorder/tracee.h"
 #include "trace-format/idna.h"
 #include "trace-format/size_arg.h"
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 		"  --follow-fork              record child processes too, each into its own\n"
 		"                             trace, <TRACE minus .idna>.PID.idna (ttrec ps)\n"
 		"  --no-jit                   interpret every block (no translation to host code)\n"
+		"  --trace-format 1.4         write the older trace format (for ttreplay before 1.5)\n"
 		"  --chaos[=SEED]             threads get random slices in random order (the seed is\n"
 		"                             printed; the same seed makes the same choices)\n"
 		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"
@@ -328,7 +330,7 @@ static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
 	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_FORCE,
-	       OPT_CHAOS };
+	       OPT_CHAOS, OPT_TRACE_FORMAT };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -340,6 +342,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "no-jit", no_argument, NULL, OPT_NO_JIT },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "chaos", optional_argument, NULL, OPT_CHAOS },
+		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -391,6 +394,21 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_VERIFY: verify = true; run_option = "--verify"; break;
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_NO_JIT: opt.no_jit = true; break;
+		case OPT_TRACE_FORMAT: {
+			/* 1.4 differs from the current format only in
+			 * the prediction cache's hash (man/idna.5). */
+			char current[16];
+			snprintf(current, sizeof(current), "%d.%d", IDNA_VERSION_MAJOR, IDNA_VERSION_MINOR);
+			if (strcmp(optarg, "1.4") == 0) {
+				opt.cache_log2_line = 3;
+			} else if (strcmp(optarg, current) != 0) {
+				fprintf(stderr, "ttrec: --trace-format %s: it writes %s or 1.4\n", optarg,
+					current);
+				return EXIT_USAGE;
+			}
+			trace_option = "--trace-format";
+			break;
+		}
 		case OPT_FORCE: force = true; trace_option = "--force"; break;
 		case OPT_CHAOS:
 			opt.chaos = true;

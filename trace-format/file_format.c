@@ -32,7 +32,7 @@ uint8_t *file_header_encode(const struct idna_header *h, size_t *size)
 	struct byte_writer w = {buf, buf + cap, false};
 	bw_bytes(&w, IDNA_FILE_MAGIC, 8);
 	bw_le(&w, IDNA_VERSION_MAJOR, 2);
-	bw_le(&w, IDNA_VERSION_MINOR, 2);
+	bw_le(&w, h->version_minor ? h->version_minor : IDNA_VERSION_MINOR, 2);
 	bw_le(&w, 0, 4); /* the size, filled in below */
 	bw_varint(&w, h->flags);
 	bw_varint(&w, h->arch);

@@ -249,6 +249,10 @@ struct idna_writer_options {
 	uint32_t queue_chunks;    /* chunks in flight to the compressor; 0: 8 */
 	uint64_t ring_bytes;      /* 0: keep everything; else ring mode */
 	uint32_t cache_log2_entries; /* prediction cache geometry; 0: 17 */
+	/* log2 of the bytes the cache hashes together: 0 or 6, 64-byte
+	 * blocks (format 1.5); 3, each 8-byte line alone: a format 1.4
+	 * trace, for readers older than 1.5 */
+	uint32_t cache_log2_line;
 	bool create_new;          /* the name must be new: created with O_EXCL and
 				   * O_NOFOLLOW, never following a link or
 				   * truncating a file; false: create or truncate */
@@ -298,6 +302,10 @@ struct idna_writer_stats {
 	uint64_t producer_waits;           /* times append waited for the queue */
 };
 void idna_writer_get_stats(struct idna_writer *w, struct idna_writer_stats *out);
+
+/* The header's cache_log2_line: the writer of the misses must hash
+ * addresses as the readers will (predict_cache.h, group_log2 = it - 3). */
+uint32_t idna_writer_cache_log2_line(const struct idna_writer *w);
 
 /* ---------------------------------------------------------------- reader */
 

@@ -27,6 +27,7 @@ struct stream_state {
 
 struct idna_writer {
 	uint32_t chunk_bytes;
+	uint32_t cache_log2_line;
 	struct stream_state **streams;
 	uint32_t n_streams; /* size of the streams array */
 	uint8_t scratch[RECORD_MAX_ENCODED];
@@ -304,6 +305,11 @@ void idna_writer_get_stats(struct idna_writer *w, struct idna_writer_stats *out)
 	pthread_mutex_unlock(&w->lock);
 }
 
+uint32_t idna_writer_cache_log2_line(const struct idna_writer *w)
+{
+	return w->cache_log2_line;
+}
+
 static void destroy(struct idna_writer *w)
 {
 	if (w->thread_started) {
@@ -389,13 +395,23 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 		snprintf(err, errlen, "prediction cache size out of range");
 		return NULL;
 	}
+	if (!o.cache_log2_line)
+		o.cache_log2_line = 3 + PREDICT_CACHE_GROUP_LOG2;
+	if (o.cache_log2_line != 3 && o.cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2) {
+		snprintf(err, errlen, "prediction cache line must be 8 or %u bytes",
+			 8u << PREDICT_CACHE_GROUP_LOG2);
+		return NULL;
+	}
 	static const struct idna_header_info no_info;
 	struct idna_header h = {
 		.version_major = 1,
+		/* 8-byte lines are what format 1.4 hashed; it differs from
+		 * 1.5 in nothing else. */
+		.version_minor = o.cache_log2_line == 3 ? 4 : IDNA_VERSION_MINOR,
 		.flags = o.ring_bytes ? 1 : 0,
 		.arch = 62,
 		.cache_log2_entries = o.cache_log2_entries,
-		.cache_log2_line = 3 + PREDICT_CACHE_GROUP_LOG2,
+		.cache_log2_line = o.cache_log2_line,
 		.ring_bytes = o.ring_bytes,
 		.max_chunk_bytes = o.chunk_bytes,
 		.info = info ? *info : no_info,
@@ -440,6 +456,7 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->changed, NULL);
 	w->chunk_bytes = o.chunk_bytes;
+	w->cache_log2_line = o.cache_log2_line;
 	w->queue_cap = o.queue_chunks;
 	w->queue = calloc(w->queue_cap, sizeof(*w->queue));
 	w->sink = writer_sink_new(fd, hsize, o.ring_bytes, o.chunk_bytes, o.zstd_level);
