@@ -94,7 +94,7 @@ struct emu_mem_uint {
  * or update a direct-mapped prediction cache" describes those tables here,
  * and translated code does that much itself, with no call. Whenever any
  * step does not apply (no page, an access crossing a cache entry, a value
- * the cache does not predict, a watched page) it calls read_uint_sized /
+ * the cache does not predict, a page not writable inline) it calls read_uint_sized /
  * write_uint_sized as before, which must then start over: the inline path
  * changes nothing before it knows it completes. So the memory sees the
  * same accesses, made inline or called, in the same order, with or
@@ -110,9 +110,9 @@ struct emu_mem_uint {
  *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
  *     of e. The read returns them; *hits_since_miss grows by
  *     one (the memory's only count of hits: one increment per hit).
- *   - a write, when `watched` is not NULL: p->tag == ((addr & ~4095) |
- *     EMU_INLINE_PAGE_WRITABLE), and bit ((addr >> 12) & watched_mask) of
- *     the bitmap `watched` is clear. The bytes go to p->data + (addr &
+ *   - a write, when writes_inline: p->tag == ((addr & ~4095) |
+ *     EMU_INLINE_PAGE_WRITABLE) (the memory leaves WRITABLE off every page
+ *     whose writes must make the call). The bytes go to p->data + (addr &
  *     4095) and to e's lanes, and bits (addr & 4095) .. + n - 1 of the
  *     bitmap at p->data + dirty_offset are set.
  * A vector access of 16 bytes at an addr aligned to 16 (two whole
@@ -135,8 +135,7 @@ struct emu_inline_memory {
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
 	uint64_t *hits_since_miss;
-	const uint64_t *watched; /* NULL: writes always call */
-	uint64_t watched_mask;
+	bool writes_inline; /* false: writes always call */
 	uint64_t dirty_offset;
 };
 

@@ -184,8 +184,10 @@ struct emu_lazy_flags {
 };
 
 /* struct emu_inline_memory (emu.h) in the shape the inline accesses use
- * (jit_inline_memory.c): the page table's index mask in bytes, and a
- * bitmap with every page watched when the memory gives none. */
+ * (jit_inline_memory.c): the page table's index mask in bytes, and the
+ * bit a write's page tag must have (none has it when writes always
+ * call). */
+#define EMU_INLINE_NEVER_WRITABLE 2u /* no tag is a page | 2 */
 struct emu_inline_view {
 	const struct emu_inline_page *pages;
 	uint64_t page_bytes_mask; /* page_mask * sizeof(struct emu_inline_page) */
@@ -193,8 +195,7 @@ struct emu_inline_view {
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
 	uint64_t *hits_since_miss;
-	const uint64_t *watched;
-	uint64_t watched_mask;
+	uint64_t write_tag_bit; /* EMU_INLINE_PAGE_WRITABLE or EMU_INLINE_NEVER_WRITABLE */
 	uint64_t dirty_offset;
 };
 

@@ -149,20 +149,11 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 {
 	struct misses m = { .n = 0 };
 	within_entry(a, &m, size);
-	/* Not watched: bit ((addr >> 12) & watched_mask) of `watched` clear
-	 * (a memory with no bitmap has every page watched: run.c). */
-	emit(a, MOV, jit_r(JR_R8, 8), contract(JIT_INLINE(watched)));
-	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RSI, 8));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(12));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(watched_mask)));
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_R8, JR_RDX, 8, 0, 8));
-	emit(a, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8)); /* bit rax % 64 */
-	miss_if(a, &m, 2); /* jc */
-	/* The page, writable inline. */
+	/* The page, writable inline: its tag has the bit the view asks for
+	 * (one no tag has when writes always call, run.c). The memory keeps
+	 * it off the pages whose writes must call. */
 	page_entry_to_rax(a);
-	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
+	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	miss_if(a, &m, JIT_CC_NZ);
 	/* Done from here: the bytes, at data + off (off in eax); the value

@@ -41,7 +41,8 @@ static unsigned gpr_of(const struct emu_operand *o)
 
 /* --- which forms ------------------------------------------------------ */
 
-enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_SHIFT, LOWER_UNARY, LOWER_EXTEND,
+enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_CARRY, LOWER_SHIFT, LOWER_UNARY,
+		LOWER_EXTEND,
 		LOWER_MULTIPLY, LOWER_CMOV, LOWER_SETCC, LOWER_PUSH, LOWER_POP, LOWER_CALL,
 		LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
 
@@ -121,6 +122,11 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 	case ZYDIS_MNEMONIC_OR: case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_CMP:
 	case ZYDIS_MNEMONIC_TEST:
 		return alu_form(insn) ? LOWER_ALU : LOWER_NONE;
+	case ZYDIS_MNEMONIC_ADC: case ZYDIS_MNEMONIC_SBB:
+		/* Of registers and immediates only: a memory access between
+		 * taking the carry and using it would change the host flags. */
+		return alu_form(insn) && is_gpr(&insn->opnd[0]) &&
+		       insn->opnd[1].kind != EMU_OPND_MEM ? LOWER_CARRY : LOWER_NONE;
 	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
 		return insn->nopnd == 2 && is_gpr(&insn->opnd[0]) &&
 		       insn->opnd[1].kind == EMU_OPND_IMM ? LOWER_SHIFT : LOWER_NONE;
@@ -578,6 +584,53 @@ static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)
 	x->flags_live = true;
 }
 
+static unsigned host_condition(struct jit_xlate *x, unsigned cc);
+
+/*
+ * adc and sbb of a register with a register or an immediate, as
+ * ops_alu.c's alu_compute: the guest's CF into the host's (live, remade
+ * from this block's pending operation, or asked of emu_jit_condition),
+ * then the host's adc or sbb, whose six flags are the architecture's. The
+ * pending flags are the handler's: a, b, res and a word whose carry_in is
+ * the carry taken, chosen by cmov while CF still holds it (one 4-byte
+ * store, as every writer of the word makes). The host flags stay live; the
+ * block's lazy kind becomes unknown (remake_host_flags does not take a
+ * carry in).
+ */
+static void lower_carry(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	unsigned size = d->size;
+	bool adc = insn->mnemonic == ZYDIS_MNEMONIC_ADC;
+	enum emu_lazy_kind kind = adc ? EMU_LAZY_ADD : EMU_LAZY_SUB;
+	int64_t word = (int64_t)kind | (int64_t)size << 8;
+	if (host_condition(x, 2) != 2) /* CF from emu_jit_condition's 0 or 1 */
+		emit(x, ZYDIS_MNEMONIC_NEG, jit_r(JR_RAX, 4), jit_none());
+	emit(x, MOV, jit_r(JR_R8, 4), jit_i(word | 1 << 16));
+	emit(x, MOV, jit_r(JR_R10, 4), jit_i(word));
+	emit(x, ZYDIS_MNEMONIC_CMOVNB, jit_r(JR_R8, 4), jit_r(JR_R10, 4));
+	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
+						   : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+	int a = jit_guest_in(x, gpr_of(d), JR_RAX);
+	if (a != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+		if (b.kind == JIT_REG)
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+		else
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, adc ? ZYDIS_MNEMONIC_ADC : ZYDIS_MNEMONIC_SBB, jit_r(JR_RDX, size), b);
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_r(JR_R8, 4));
+	}
+	x->lazy_kind = EMU_LAZY_NONE;
+	jit_guest_out(x, gpr_of(d), size, JR_RDX);
+	x->flags_live = true;
+}
+
 /*
  * shl, shr, sar of a register by an immediate, as ops_shift.c's
  * shift_plain: the flags are left pending as EMU_LAZY_SHIFT (a = CF, b =
@@ -903,6 +956,7 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	switch (lowering_of(insn)) {
 	case LOWER_MOVE: lower_move(x, insn); break;
 	case LOWER_ALU: lower_alu(x, insn); break;
+	case LOWER_CARRY: lower_carry(x, insn); break;
 	case LOWER_SHIFT: lower_shift(x, insn); break;
 	case LOWER_UNARY: lower_unary(x, insn); break;
 	case LOWER_EXTEND: lower_extend(x, insn); break;

@@ -34,9 +34,6 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 	cpu->mem_ctx = mem_ctx;
 	if (!cpu->mem->inline_memory)
 		return;
-	/* Writes to a memory with no `watched` bitmap always call: every
-	 * page is watched. */
-	static const uint64_t all_watched = UINT64_MAX;
 	const struct emu_inline_memory *m = cpu->mem->inline_memory(mem_ctx);
 	cpu->mem_inline = (struct emu_inline_view){
 		.pages = m->pages,
@@ -45,8 +42,8 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 		.cache_multiplier = m->cache_multiplier,
 		.cache_shift = m->cache_shift,
 		.hits_since_miss = m->hits_since_miss,
-		.watched = m->watched ? m->watched : &all_watched,
-		.watched_mask = m->watched ? m->watched_mask : 0,
+		.write_tag_bit = m->writes_inline ? EMU_INLINE_PAGE_WRITABLE
+						  : EMU_INLINE_NEVER_WRITABLE,
 		.dirty_offset = m->dirty_offset,
 	};
 }

@@ -50,6 +50,10 @@ struct memory_mirror {
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
 	memory_mirror_stack_grower *grow_stack; /* optional */
 	void *grow_ctx;
+	/* memory_mirror_guard_writes: pages whose bit is set here are never
+	 * WRITABLE in the translation cache. */
+	const uint64_t *guard;
+	uint64_t guard_mask;
 };
 
 _Static_assert(offsetof(struct mirror_page, dirty_bits) ==
@@ -67,13 +71,21 @@ static struct mirror_page *tlb_page(const struct memory_mirror *m, uint64_t page
 	return m->tlb_pages[tlb_index(page_addr)];
 }
 
+static bool write_guarded(const struct memory_mirror *m, uint64_t page_addr)
+{
+	if (!m->guard)
+		return false;
+	uint64_t b = (page_addr >> 12) & m->guard_mask;
+	return (m->guard[b / 64] >> (b % 64)) & 1;
+}
+
 /* Makes p the page its translation-cache entry serves. Writes take the
  * inline path only once the page is on the dirty list, so that path need
- * not link it. */
+ * not link it, and never to a guarded page. */
 static void tlb_fill(struct memory_mirror *m, struct mirror_page *p)
 {
 	unsigned i = tlb_index(p->addr);
-	bool writable = p->dirty && (p->prot & MAPPING_WRITE);
+	bool writable = p->dirty && (p->prot & MAPPING_WRITE) && !write_guarded(m, p->addr);
 	m->tlb.entries[i] = (struct mirror_tlb_entry){
 		.tag = p->addr | (writable ? MIRROR_TLB_WRITABLE : 0), .data = p->data };
 	m->tlb_pages[i] = p;
@@ -229,6 +241,24 @@ enum access { ACCESS_READ, ACCESS_WRITE, ACCESS_FETCH };
 static unsigned required_prot(enum access a)
 {
 	return a == ACCESS_WRITE ? MAPPING_WRITE : a == ACCESS_FETCH ? MAPPING_EXEC : MAPPING_READ;
+}
+
+void memory_mirror_guard_changed(struct memory_mirror *m, uint64_t page_addr)
+{
+	bool all = page_addr == UINT64_MAX;
+	for (unsigned i = all ? 0 : tlb_index(page_addr); i < MIRROR_TLB_ENTRIES; i++) {
+		if (m->tlb_pages[i])
+			tlb_fill(m, m->tlb_pages[i]);
+		if (!all)
+			break;
+	}
+}
+
+void memory_mirror_guard_writes(struct memory_mirror *m, const uint64_t *bitmap, uint64_t mask)
+{
+	m->guard = bitmap;
+	m->guard_mask = mask;
+	memory_mirror_guard_changed(m, UINT64_MAX);
 }
 
 void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack_grower *grow,

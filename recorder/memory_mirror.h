@@ -81,6 +81,19 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 					const struct mapping_table *maps);
 void memory_mirror_free(struct memory_mirror *m);
 
+/*
+ * Writes to the pages of a bitmap never take the inline path (the C one
+ * above and translated code's, which then need not look at the bitmap):
+ * a page whose bit ((addr >> 12) & mask) is set in `bitmap` is never
+ * WRITABLE in the translation cache. The bitmap is borrowed (NULL: none);
+ * after its bits change, memory_mirror_guard_changed(m, page) for a bit
+ * set for page (only the entry that can hold such a page changes when
+ * mask + 1 is a multiple of MIRROR_TLB_ENTRIES), or UINT64_MAX for any
+ * change (bits cleared: pages become writable inline again).
+ */
+void memory_mirror_guard_writes(struct memory_mirror *m, const uint64_t *bitmap, uint64_t mask);
+void memory_mirror_guard_changed(struct memory_mirror *m, uint64_t page_addr);
+
 /* The emulator's memory interface over a mirror (ctx = the mirror). */
 extern const struct emu_memory_ops memory_mirror_ops;
 

@@ -30,14 +30,21 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 		predict_cache_fini(&tm->cache);
 		return -1;
 	}
+	/* Writes to pages that may hold logged code un-log them: they call
+	 * (translated code's writes test only the page's WRITABLE bit). */
+	if (tm->owns_code_pages)
+		memory_mirror_guard_writes(mirror, tm->code_pages->filter,
+					   CODE_PAGE_SET_FILTER_BITS - 1);
 	return 0;
 }
 
 void traced_memory_fini(struct traced_memory *tm)
 {
 	predict_cache_fini(&tm->cache);
-	if (tm->owns_code_pages)
+	if (tm->owns_code_pages) {
+		memory_mirror_guard_writes(tm->mirror, NULL, 0);
 		code_page_set_free(tm->code_pages);
+	}
 	tm->code_pages = NULL;
 }
 
@@ -45,6 +52,7 @@ void traced_memory_checkpoint(struct traced_memory *tm)
 {
 	predict_cache_flush(&tm->cache);
 	code_page_set_clear(tm->code_pages);
+	memory_mirror_guard_changed(tm->mirror, UINT64_MAX);
 }
 
 bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t len)
@@ -52,6 +60,7 @@ bool traced_memory_forget_code(struct traced_memory *tm, uint64_t addr, uint64_t
 	if (len == UINT64_MAX) {
 		bool any = code_page_set_count(tm->code_pages) != 0;
 		code_page_set_clear(tm->code_pages);
+		memory_mirror_guard_changed(tm->mirror, UINT64_MAX);
 		return any;
 	}
 	bool any = false;
@@ -262,8 +271,9 @@ TRACED_UINT_SIZED(8)
  * The common read and write as translated code makes them (emu.h, struct
  * emu_inline_memory): the mirror's translation cache and the prediction
  * cache, as traced_read_uint_inline and traced_write_uint_inline use them;
- * the watched pages are those that may hold logged code (a write there
- * calls traced_write_u<N>, which un-logs them). Translated code finishes
+ * the mirror keeps WRITABLE off the pages that may hold logged code
+ * (memory_mirror_guard_writes: a write there calls traced_write_u<N>,
+ * which un-logs them). Translated code finishes
  * nothing else: every other case calls the functions, which start over.
  */
 _Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page) &&
@@ -284,8 +294,7 @@ static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
 		.cache_shift = 64 - (tm->cache.log2_entries - PREDICT_CACHE_GROUP_LOG2),
 		.hits_since_miss = &tm->cache.hits_since_miss,
-		.watched = tm->code_pages->filter,
-		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,
+		.writes_inline = true, /* WRITABLE never on a guarded page */
 		.dirty_offset = PAGE_SIZE, /* memory_mirror_mark_dirty's bits */
 	};
 	return &tm->inline_reads;
@@ -307,6 +316,7 @@ static bool log_code_page(struct traced_memory *tm, uint64_t pg)
 	append(tm, &rec);
 	if (!code_page_set_add(tm->code_pages, pg))
 		tm->failed = 1;
+	memory_mirror_guard_changed(tm->mirror, pg * PAGE_SIZE);
 	tm->code_pages_logged++;
 	return true;
 }

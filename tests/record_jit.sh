@@ -120,6 +120,7 @@ compare python3 /dev/null -- env PYTHONHASHSEED=0 "$PYTHON" -B -c \
 	'print(sum(i * i % 7 for i in range(30000)), sorted({str(i): i for i in range(500)})[:3])'
 compare self_modifying /dev/null -- "$PROGRAMS/self_modifying"
 compare x87_modulo /dev/null -- "$PROGRAMS/x87_modulo"
+compare hot_code_writes /dev/null -- "$PROGRAMS/hot_code_writes"
 compare signals /dev/null -- "$PROGRAMS/segv_longjmp"
 
 echo "record_jit: $passed passed, $failed failed"

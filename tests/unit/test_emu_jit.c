@@ -76,7 +76,9 @@ struct access {
 /* The inline interface's tables (emu.h, struct emu_inline_memory): pages
  * enter the table when first read, as the recorder's mirror loads them;
  * the prediction cache is smaller than the recorder's, so that entries
- * collide; the code's pages are watched (writes there always call). */
+ * collide; the code's pages are watched: the table never has them
+ * WRITABLE (writes there always call), as the recorder's mirror keeps
+ * pages that may hold logged code. */
 #define INLINE_PAGES 1024
 #define INLINE_WATCH_BITS 256
 #define INLINE_CACHE_LOG2 6
@@ -166,6 +168,12 @@ static void cache_take(struct tmem *m, uint64_t addr, const uint8_t *bytes, size
 	}
 }
 
+static bool watched(const struct tmem *m, uint64_t addr)
+{
+	uint64_t bit = (addr >> 12) & (INLINE_WATCH_BITS - 1);
+	return (m->watched[bit / 64] >> (bit % 64)) & 1;
+}
+
 /* The page holding addr enters the table, unless it is the data region's
  * second page (never: its reads all make calls) or in the upper half. */
 static void table_fill(struct tmem *m, uint64_t addr)
@@ -174,7 +182,7 @@ static void table_fill(struct tmem *m, uint64_t addr)
 	uint8_t *p = tmem_at(m, page, 4096, A_READ);
 	if (!p || page == DATA_BASE + 0x1000 || page >= KHIGH_BASE)
 		return;
-	bool writable = tmem_at(m, page, 4096, A_WRITE) != NULL;
+	bool writable = tmem_at(m, page, 4096, A_WRITE) != NULL && !watched(m, page);
 	m->pages[(page >> 12) & (INLINE_PAGES - 1)] =
 		(struct emu_inline_page){ page | (writable ? EMU_INLINE_PAGE_WRITABLE : 0), p };
 }
@@ -199,12 +207,6 @@ static void predicted_read(struct tmem *m, uint64_t addr, const uint8_t *p, size
 	m->hits_since_miss = 0;
 }
 
-static bool watched(const struct tmem *m, uint64_t addr)
-{
-	uint64_t bit = (addr >> 12) & (INLINE_WATCH_BITS - 1);
-	return (m->watched[bit / 64] >> (bit % 64)) & 1;
-}
-
 /* A write of `size` bytes at addr, stored already at p: the cache takes
  * them, their dirty bits are set. True when translated code may make it
  * inline (then it is not logged: the call is not always made). */
@@ -220,7 +222,7 @@ static bool predicted_write(struct tmem *m, uint64_t addr, const uint8_t *p, siz
 		}
 	uint64_t page = addr & ~4095ull;
 	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) &&
-			   (size == 16 ? addr % 16 == 0 : (addr & 7) + size <= 8) && !watched(m, addr) &&
+			   (size == 16 ? addr % 16 == 0 : (addr & 7) + size <= 8) &&
 			   m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag ==
 				   (page | EMU_INLINE_PAGE_WRITABLE);
 	m->called_inline_writes += inline_form;
@@ -234,7 +236,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (uint8_t *)m->cache,
 		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - (INLINE_CACHE_LOG2 - 3),
 		.hits_since_miss = &m->hits_since_miss,
-		.watched = m->watched, .watched_mask = INLINE_WATCH_BITS - 1,
+		.writes_inline = true,
 		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
 	};
 	return &m->contract;

@@ -283,6 +283,42 @@ START_TEST(test_cached_read_only_page_refuses_writes)
 }
 END_TEST
 
+/* Pages of a guard bitmap are never writable inline (translated code's
+ * writes test only WRITABLE; the recorder guards the pages that may hold
+ * logged code): a bit set before the page is cached, one set while it is
+ * (for a page that aliases it: the same entry), then every bit cleared. */
+static bool writable_inline(uint64_t addr)
+{
+	return memory_mirror_tlb_entry(mirror, addr)->tag == ((addr & ~4095ull) | MIRROR_TLB_WRITABLE);
+}
+
+START_TEST(test_guarded_pages_never_writable_inline)
+{
+	static uint64_t guard[1024]; /* 65,536 bits, as the code-page filter */
+	uint8_t b[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	memset(guard, 0, sizeof(guard));
+	memory_mirror_guard_writes(mirror, guard, 65535);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x12008, b, 8), EMU_MEM_OK);
+	ck_assert(writable_inline(0x12008));
+	guard[0] |= 1ull << 0x13;
+	memory_mirror_guard_changed(mirror, 0x13000);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13008, b, 8), EMU_MEM_OK);
+	ck_assert(!writable_inline(0x13008));
+	ck_assert_uint_eq(memory_mirror_tlb_entry(mirror, 0x13008)->tag, 0x13000u);
+	guard[0] |= 1ull << 0x12;
+	memory_mirror_guard_changed(mirror, 0x12000 + (65536ull << 12));
+	ck_assert(!writable_inline(0x12008));
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x12010, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_read(mirror, 0x12010, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(b[7], 8);
+	memset(guard, 0, sizeof(guard));
+	memory_mirror_guard_changed(mirror, UINT64_MAX);
+	ck_assert(writable_inline(0x12008));
+	ck_assert(writable_inline(0x13008));
+	memory_mirror_guard_writes(mirror, NULL, 0);
+}
+END_TEST
+
 /* A grower that maps the page as the kernel would, by reparsing a table
  * whose [stack] starts one page lower. */
 static int grower_calls;
@@ -449,6 +485,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
+	tcase_add_test(tc, test_guarded_pages_never_writable_inline);
 	tcase_add_test(tc, test_access_below_stack_grows_it);
 	tcase_add_test(tc, test_refresh_matches_reload);
 	tcase_add_test(tc, test_private_file_page_aliases);
