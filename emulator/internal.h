@@ -196,6 +196,7 @@ struct emu_inline_view {
 	const uint64_t *watched;
 	uint64_t watched_mask;
 	uint64_t dirty_offset;
+	const uint64_t *hits_limit;
 };
 
 struct emu_cpu {

@@ -48,6 +48,7 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 		.watched = m->watched ? m->watched : &all_watched,
 		.watched_mask = m->watched ? m->watched_mask : 0,
 		.dirty_offset = m->dirty_offset,
+		.hits_limit = m->hits_limit,
 	};
 }
 
