@@ -106,6 +106,8 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	struct memory_image *c = memory_image_new();
 	if (!c)
 		return NULL;
+	if (m->on_move) /* its pages are shared from now on */
+		m->on_move(m->move_ctx, MEMORY_IMAGE_ALL_PAGES);
 	c->timed = m->timed;
 	size_t count = 0;
 	for (unsigned b = 0; b < BUCKETS; b++)
@@ -702,10 +704,10 @@ void memory_image_on_move(struct memory_image *m, memory_image_move_fn *fn, void
 	m->move_ctx = ctx;
 }
 
-uint8_t *memory_image_page_data(struct memory_image *m, uint64_t page_addr)
+uint8_t *memory_image_page_data(struct memory_image *m, uint64_t page_addr, bool private_only)
 {
 	struct memory_image_page *p = find_page(m, page_addr);
-	return p ? p->data : NULL;
+	return p && (!private_only || p->refs == 1) ? p->data : NULL;
 }
 
 const int64_t memory_image_known_offset =

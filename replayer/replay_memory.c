@@ -18,11 +18,26 @@ static void forget_inline_pages(struct emu_inline_page *pages)
 		pages[i] = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
 }
 
-/* The image's page at page_addr is another now (memory_image_on_move). */
+/* Writes to every page of the table call again (their pages shared with a
+ * snapshot now, or the set of written pages replaced). */
+static void forget_writable_pages(struct emu_inline_page *pages)
+{
+	for (unsigned i = 0; i < INLINE_PAGES; i++)
+		if (pages[i].tag != UINT64_MAX)
+			pages[i].tag &= ~(uint64_t)EMU_INLINE_PAGE_WRITABLE;
+}
+
+/* The image's page at page_addr is another now, or all its pages are
+ * shared (memory_image_on_move). */
 static void inline_page_moved(void *ctx, uint64_t page_addr)
 {
-	struct emu_inline_page *e = &((struct emu_inline_page *)ctx)[(page_addr >> 12) % INLINE_PAGES];
-	if (e->tag == page_addr)
+	struct emu_inline_page *pages = ctx;
+	if (page_addr == MEMORY_IMAGE_ALL_PAGES) {
+		forget_writable_pages(pages);
+		return;
+	}
+	struct emu_inline_page *e = &pages[(page_addr >> 12) % INLINE_PAGES];
+	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == page_addr)
 		*e = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
 }
 
@@ -99,13 +114,17 @@ static int acquire(struct replay_memory *m, bool zeroed)
 		m->cache.allocation = spare->allocation;
 		if (zeroed)
 			predict_cache_zero(&m->cache);
-		return 0;
+	} else {
+		struct predict_cache fresh;
+		if (!predict_cache_init(&fresh, m->cache.log2_entries))
+			return -1;
+		m->cache.bytes = fresh.bytes; /* its counts stay */
+		m->cache.allocation = fresh.allocation;
 	}
-	struct predict_cache fresh;
-	if (!predict_cache_init(&fresh, m->cache.log2_entries))
-		return -1;
-	m->cache.bytes = fresh.bytes; /* its counts stay */
-	m->cache.allocation = fresh.allocation;
+	/* Until the emulator is told of this table, translated code of
+	 * this thread may hold the old one: it writes nothing inline. */
+	if (m->cache.bytes != m->inline_cache)
+		forget_writable_pages(m->proc->inline_pages);
 	return 0;
 }
 
@@ -165,7 +184,8 @@ static const struct emu_inline_memory *replay_inline_memory(void *ctx)
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
 		.cache_shift = 64 - (m->cache.log2_entries - 3),
 		.hits_since_miss = &m->cache.hits_since_miss,
-		.watched = NULL, /* writes call */
+		.watched = m->proc->code_pages->filter, /* writes there un-log code */
+		.watched_mask = CODE_PAGE_SET_FILTER_BITS - 1,
 		.dirty_offset = (uint64_t)memory_image_known_offset,
 		.hits_limit = &m->hits_limit,
 	};
@@ -178,12 +198,34 @@ static const struct emu_inline_memory *replay_inline_memory(void *ctx)
 static inline void offer_inline_page(struct process_memory *p, uint64_t pg)
 {
 	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
-	if (e->tag == pg * PAGE_SIZE || p->log || p->on_access ||
-	    (p->read_pages && p->noted_read_pages[pg % NOTED_PAGES] != pg + 1))
+	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == pg * PAGE_SIZE || p->log ||
+	    p->on_access || (p->read_pages && p->noted_read_pages[pg % NOTED_PAGES] != pg + 1))
 		return;
-	uint8_t *data = memory_image_page_data(p->image, pg * PAGE_SIZE);
+	uint8_t *data = memory_image_page_data(p->image, pg * PAGE_SIZE, false);
 	if (data)
 		*e = (struct emu_inline_page){ .tag = pg * PAGE_SIZE, .data = data };
+}
+
+/*
+ * After a write to page pg the replay noted (or keeps no written set
+ * for), by a thread whose translated code knows its cache: when the page
+ * is in the table (read inline), is the image's own (no snapshot shares
+ * it) and may hold no logged code (the filter: writes there call, to
+ * un-log it), translated code makes the next writes there itself: the
+ * bytes and their known bits into the image's page (what
+ * memory_image_store_word does to a private page), the value into the
+ * cache (predict_cache_update_uint).
+ */
+static inline void offer_writable_page(struct replay_memory *m, uint64_t pg)
+{
+	struct process_memory *p = m->proc;
+	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
+	if (e->tag != pg * PAGE_SIZE || m->cache.bytes != m->inline_cache || p->on_access ||
+	    (p->written_pages && p->noted_pages[pg % NOTED_PAGES] != pg + 1) ||
+	    code_page_set_may_contain(p->code_pages, pg))
+		return;
+	if (memory_image_page_data(p->image, pg * PAGE_SIZE, true) == e->data)
+		e->tag |= EMU_INLINE_PAGE_WRITABLE;
 }
 
 static void diverge(struct replay_memory *m, const char *why)
@@ -212,6 +254,7 @@ void process_memory_note_writes(struct process_memory *p, struct code_page_set *
 {
 	p->written_pages = pages;
 	memset(p->noted_pages, 0, sizeof(p->noted_pages));
+	forget_writable_pages(p->inline_pages);
 }
 
 void process_memory_note_reads(struct process_memory *p, struct code_page_set *pages)
@@ -448,6 +491,7 @@ replay_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value
 		code_page_set_remove(p->code_pages, pg);
 	memory_image_store_word(p->image, addr, size, value);
 	note_written_page(p, pg);
+	offer_writable_page(m, pg);
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;

@@ -131,6 +131,15 @@ static inline bool replay_memory_cache_held(const struct replay_memory *m)
 	return m->cache.bytes != NULL;
 }
 
+/* Whether the emulator must be told of m's cache again
+ * (emu_set_memory_context): it was acquired after m became the
+ * emulator's context. Until then translated code makes m's reads and
+ * writes by calls. */
+static inline bool replay_memory_context_stale(const struct replay_memory *m)
+{
+	return m->cache.bytes != m->inline_cache;
+}
+
 /* At a checkpoint: the thread's cache and the process's logged code pages
  * start empty, and the thread's memory records up to the checkpoint are
  * done with (a faulting instruction's reads, replayed no further, are
