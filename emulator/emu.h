@@ -137,6 +137,13 @@ struct emu_inline_memory {
 	uint64_t *hits_since_miss;
 	bool writes_inline; /* false: writes always call */
 	uint64_t dirty_offset;
+	/* NULL, or (a memory whose page bytes may be unknown, whose cache
+	 * must not be trusted past a count: the replayer's) reads are made
+	 * inline only while *hits_since_miss < *hits_limit and when the n
+	 * bits from bit (addr & 4095) of the bitmap at p->data +
+	 * dirty_offset are all set. The same (NULL or not) for every
+	 * context of one memory: translations are made for one kind. */
+	const uint64_t *hits_limit;
 };
 
 struct emu_memory_ops {

@@ -197,6 +197,7 @@ struct emu_inline_view {
 	uint64_t *hits_since_miss;
 	uint64_t write_tag_bit; /* EMU_INLINE_PAGE_WRITABLE or EMU_INLINE_NEVER_WRITABLE */
 	uint64_t dirty_offset;
+	const uint64_t *hits_limit;
 };
 
 struct emu_cpu {

@@ -29,7 +29,7 @@ static struct jit_opnd contract(int64_t off)
 
 /* The misses: where they jump to, bound together at the end. */
 struct misses {
-	size_t site[5];
+	size_t site[7];
 	unsigned n;
 };
 
@@ -107,10 +107,45 @@ static size_t end_hit(struct jit_asm *a, struct misses *m)
 	return hit;
 }
 
-static size_t build_read(struct jit_asm *a, unsigned size)
+/* A checked read's conditions (emu.h, hits_limit): a miss when
+ * *hits_since_miss >= *hits_limit. */
+static void below_hits_limit(struct jit_asm *a, struct misses *m)
+{
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(hits_limit)));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RCX, JR_NONE, 0, 0, 8));
+	miss_if(a, m, 3); /* jae */
+}
+
+/* ... and a miss unless the `size` bits from bit eax (the page offset)
+ * of the bitmap at r8 (the data) + dirty_offset are set; lane r10 as
+ * within_entry left it. Clobbers rcx rdx. */
+static void bytes_known(struct jit_asm *a, struct misses *m, unsigned size)
+{
+	emit(a, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_i(3));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
+	if (size >= 8) { /* aligned: whole bitmap bytes */
+		unsigned n = size / 8;
+		emit(a, ZYDIS_MNEMONIC_CMP, jit_m(JR_R8, JR_RDX, 1, 0, n), jit_i(-1));
+		miss_if(a, m, JIT_CC_NZ);
+		return;
+	}
+	emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), jit_m(JR_R8, JR_RDX, 1, 0, 1));
+	emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_RDX, 4), jit_none());
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_R10, 4));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
+	miss_if(a, m, JIT_CC_NZ);
+}
+
+static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
 {
 	struct misses m = { .n = 0 };
 	within_entry(a, &m, size);
+	if (checked)
+		below_hits_limit(a, &m);
 	/* The page's: tag ^ (addr & ~4095) is 0 or WRITABLE. */
 	page_entry_to_rax(a);
 	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
@@ -121,6 +156,8 @@ static size_t build_read(struct jit_asm *a, unsigned size)
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	if (checked)
+		bytes_known(a, &m, size);
 	unsigned lane = size > 8 ? 8 : size;
 	if (size == 16)
 		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
@@ -194,27 +231,30 @@ struct inline_template {
 	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
 	bool ok;
 };
-/* [write][size index: 1, 2, 4, 8 bytes, and 16 for reads] */
-static struct inline_template templates[2][5];
+/* [kind: read, write, checked read][size index: 1, 2, 4, 8 bytes, and 16
+ * for reads] */
+enum { READ, WRITE, CHECKED_READ };
+static struct inline_template templates[3][5];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_templates(void)
 {
-	for (unsigned w = 0; w < 2; w++)
-		for (unsigned i = 0; i < (w ? 4u : 5u); i++) {
-			struct inline_template *t = &templates[w][i];
+	for (unsigned k = READ; k <= CHECKED_READ; k++)
+		for (unsigned i = 0; i < (k == WRITE ? 4u : 5u); i++) {
+			struct inline_template *t = &templates[k][i];
 			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
-			t->hit = w ? build_write(&a, 1u << i) : build_read(&a, 1u << i);
+			t->hit = k == WRITE ? build_write(&a, 1u << i)
+					    : build_read(&a, 1u << i, k == CHECKED_READ);
 			t->len = a.pos;
 			t->ok = !a.failed;
 		}
 }
 
-static size_t copy_template(struct jit_asm *a, bool write, unsigned size)
+static size_t copy_template(struct jit_asm *a, unsigned kind, unsigned size)
 {
 	pthread_once(&templates_once, build_templates);
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
-	const struct inline_template *t = &templates[write][i];
+	const struct inline_template *t = &templates[kind][i];
 	if (!t->ok) {
 		a->failed = true;
 		return 0;
@@ -226,10 +266,10 @@ static size_t copy_template(struct jit_asm *a, bool write, unsigned size)
 
 size_t jit_inline_read(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, false, size);
+	return copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size);
 }
 
 size_t jit_inline_write(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, true, size);
+	return copy_template(&x->a, WRITE, size);
 }

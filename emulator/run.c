@@ -45,6 +45,7 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 		.write_tag_bit = m->writes_inline ? EMU_INLINE_PAGE_WRITABLE
 						  : EMU_INLINE_NEVER_WRITABLE,
 		.dirty_offset = m->dirty_offset,
+		.hits_limit = m->hits_limit,
 	};
 }
 

@@ -56,6 +56,9 @@ struct memory_image {
 	 * slots added later are allocated one by one. */
 	struct slot *slab;
 	size_t slab_count;
+	/* Told when a slot's page is replaced (memory_image_on_move). */
+	memory_image_move_fn *on_move;
+	void *move_ctx;
 };
 
 static bool in_slab(const struct memory_image *m, const struct slot *s)
@@ -103,6 +106,8 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	struct memory_image *c = memory_image_new();
 	if (!c)
 		return NULL;
+	if (m->on_move) /* its pages are shared from now on */
+		m->on_move(m->move_ctx, MEMORY_IMAGE_ALL_PAGES);
 	c->timed = m->timed;
 	size_t count = 0;
 	for (unsigned b = 0; b < BUCKETS; b++)
@@ -195,6 +200,8 @@ static struct memory_image_page *writable_page(struct memory_image *m, uint64_t 
 		s->page = copy;
 		/* find() made this slot the recent one of its page. */
 		recent_of(m, page_addr)->page = copy;
+		if (m->on_move)
+			m->on_move(m->move_ctx, page_addr);
 	}
 	return s->page;
 }
@@ -686,8 +693,26 @@ bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
 	s->page = p;
 	/* find() made this slot the recent one of its page. */
 	recent_of(m, page_addr)->page = p;
+	if (m->on_move)
+		m->on_move(m->move_ctx, page_addr);
 	return true;
 }
+
+void memory_image_on_move(struct memory_image *m, memory_image_move_fn *fn, void *ctx)
+{
+	m->on_move = fn;
+	m->move_ctx = ctx;
+}
+
+uint8_t *memory_image_page_data(struct memory_image *m, uint64_t page_addr, bool private_only)
+{
+	struct memory_image_page *p = find_page(m, page_addr);
+	return p && (!private_only || p->refs == 1) ? p->data : NULL;
+}
+
+const int64_t memory_image_known_offset =
+	(int64_t)offsetof(struct memory_image_page, known) -
+	(int64_t)offsetof(struct memory_image_page, data);
 
 struct memory_image *memory_image_new_timed(void)
 {

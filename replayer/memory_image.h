@@ -142,6 +142,25 @@ bool memory_image_set_page(struct memory_image *m, uint64_t page_addr,
  * there, or as memory_image_add_page). */
 bool memory_image_share_page(struct memory_image *m, const struct memory_image *from,
 			     uint64_t page_addr);
+/* --- for the replay's reads made inline (replay_memory.c) ---------------- */
+
+/* fn(ctx, page_addr) is called whenever the page at page_addr stops being
+ * the image's (a private copy or another page replaces it): data
+ * pointers memory_image_page_data gave for it no longer show the image;
+ * page_addr MEMORY_IMAGE_ALL_PAGES when a snapshot starts sharing every
+ * page (private ones no longer are). One watcher per image (NULL:
+ * none); snapshots do not inherit it. */
+#define MEMORY_IMAGE_ALL_PAGES UINT64_MAX
+typedef void memory_image_move_fn(void *ctx, uint64_t page_addr);
+void memory_image_on_move(struct memory_image *m, memory_image_move_fn *fn, void *ctx);
+/* The bytes of m's page at page_addr (NULL: m has none, or with
+ * private_only shares it with a snapshot), valid until the page moves or
+ * the image is freed; written in place only while private. Its known
+ * bits (bit i: byte i) lie at that pointer + memory_image_known_offset,
+ * a little-endian bitmap. */
+uint8_t *memory_image_page_data(struct memory_image *m, uint64_t page_addr, bool private_only);
+extern const int64_t memory_image_known_offset;
+
 /* An empty image whose pages carry times (a future image). */
 struct memory_image *memory_image_new_timed(void);
 

@@ -3,20 +3,57 @@
  * updates, in exactly the order recording made them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replayer/replay_memory.h"
 
 #define PAGE_SIZE 4096u
 
+/* Empties the inline page table: no read is made inline until the
+ * functions below put pages back in. */
+static void forget_inline_pages(struct emu_inline_page *pages)
+{
+	for (unsigned i = 0; i < INLINE_PAGES; i++)
+		pages[i] = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
+}
+
+/* Writes to every page of the table call again (their pages shared with a
+ * snapshot now, or the set of written pages replaced). */
+static void forget_writable_pages(struct emu_inline_page *pages)
+{
+	for (unsigned i = 0; i < INLINE_PAGES; i++)
+		if (pages[i].tag != UINT64_MAX)
+			pages[i].tag &= ~(uint64_t)EMU_INLINE_PAGE_WRITABLE;
+}
+
+/* The image's page at page_addr is another now, or all its pages are
+ * shared (memory_image_on_move). */
+static void inline_page_moved(void *ctx, uint64_t page_addr)
+{
+	struct emu_inline_page *pages = ctx;
+	if (page_addr == MEMORY_IMAGE_ALL_PAGES) {
+		forget_writable_pages(pages);
+		return;
+	}
+	struct emu_inline_page *e = &pages[(page_addr >> 12) % INLINE_PAGES];
+	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == page_addr)
+		*e = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
+}
+
 int process_memory_init(struct process_memory *p, struct memory_image *image)
 {
 	memset(p, 0, sizeof(*p));
 	p->code_pages = code_page_set_new();
-	if (!p->code_pages) {
+	p->inline_pages = malloc(INLINE_PAGES * sizeof(*p->inline_pages));
+	if (!p->code_pages || !p->inline_pages) {
+		code_page_set_free(p->code_pages);
+		free(p->inline_pages);
 		memory_image_free(image);
 		return -1;
 	}
+	forget_inline_pages(p->inline_pages);
+	memory_image_on_move(image, inline_page_moved, p->inline_pages);
 	p->image = image;
 	return 0;
 }
@@ -47,8 +84,10 @@ void process_memory_fini(struct process_memory *p)
 	predict_spares_free(&p->spares);
 	code_page_set_free(p->code_pages);
 	memory_image_free(p->image);
+	free(p->inline_pages);
 	p->code_pages = NULL;
 	p->image = NULL;
+	p->inline_pages = NULL;
 }
 
 int replay_memory_init(struct replay_memory *m, unsigned cache_log2, unsigned cache_log2_line,
@@ -75,13 +114,17 @@ static int acquire(struct replay_memory *m, bool zeroed)
 		m->cache.allocation = spare->allocation;
 		if (zeroed)
 			predict_cache_zero(&m->cache);
-		return 0;
+	} else {
+		struct predict_cache fresh;
+		if (!predict_cache_init(&fresh, m->cache.log2_entries))
+			return -1;
+		m->cache.bytes = fresh.bytes; /* its counts stay */
+		m->cache.allocation = fresh.allocation;
 	}
-	struct predict_cache fresh;
-	if (!predict_cache_init(&fresh, m->cache.log2_entries))
-		return -1;
-	m->cache.bytes = fresh.bytes; /* its counts stay */
-	m->cache.allocation = fresh.allocation;
+	/* Until the emulator is told of this table, translated code of
+	 * this thread may hold the old one: it writes nothing inline. */
+	if (m->cache.bytes != m->inline_cache)
+		forget_writable_pages(m->proc->inline_pages);
 	return 0;
 }
 
@@ -106,8 +149,91 @@ void replay_memory_fini(struct replay_memory *m)
 	cursor_close(&m->cursor);
 }
 
+/*
+ * Reads made inline (emu.h, hits_limit): translated code reads a page of
+ * the inline table itself when the image knows the bytes, the cache
+ * predicts them and no miss is due; the read then changes nothing but the
+ * hit count, as replay_read_uint_inline would have done: the image
+ * already holds the value (so no first read either) and the page is in
+ * the segment's read set already (pages enter the table only once noted,
+ * and the table empties when the set changes). The table holds no page
+ * while a pass log wants every read; watchpoints (on_access) come with an
+ * emulator observer, under which translated code does not run.
+ */
+static void set_hits_limit(struct replay_memory *m)
+{
+	bool inline_ok = m->next_loaded && !m->diverged && !m->proc->log && m->cache.bytes &&
+			 m->cache.bytes == m->inline_cache &&
+			 m->cache.group_log2 == PREDICT_CACHE_GROUP_LOG2;
+	m->hits_limit = !inline_ok ? 0 : m->next.valid ? m->miss_at : UINT64_MAX;
+}
+
+static void unload_next(struct replay_memory *m)
+{
+	m->next_loaded = false;
+	m->hits_limit = 0;
+}
+
+static const struct emu_inline_memory *replay_inline_memory(void *ctx)
+{
+	struct replay_memory *m = ctx;
+	m->inline_cache = m->cache.bytes;
+	m->inline_reads = (struct emu_inline_memory){
+		.pages = m->proc->inline_pages,
+		.page_mask = INLINE_PAGES - 1,
+		.cache = m->cache.bytes,
+		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
+		.cache_shift = 64 - (m->cache.log2_entries - 3),
+		.hits_since_miss = &m->cache.hits_since_miss,
+		.writes_inline = true, /* WRITABLE never on a logged code page */
+		.dirty_offset = (uint64_t)memory_image_known_offset,
+		.hits_limit = &m->hits_limit,
+	};
+	set_hits_limit(m);
+	return &m->inline_reads;
+}
+
+/* After a read of page pg the replay noted (or keeps no read set for):
+ * later reads of it may be made inline. */
+static inline void offer_inline_page(struct process_memory *p, uint64_t pg)
+{
+	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
+	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == pg * PAGE_SIZE || p->log ||
+	    p->on_access || (p->read_pages && p->noted_read_pages[pg % NOTED_PAGES] != pg + 1))
+		return;
+	uint8_t *data = memory_image_page_data(p->image, pg * PAGE_SIZE, false);
+	if (data)
+		*e = (struct emu_inline_page){ .tag = pg * PAGE_SIZE, .data = data };
+}
+
+/*
+ * After a write to page pg the replay noted (or keeps no written set
+ * for), by a thread whose translated code knows its cache: when the page
+ * is in the table (read inline), is the image's own (no snapshot shares
+ * it) and may hold no logged code (the filter: writes there call, to
+ * un-log it), translated code makes the next writes there itself: the
+ * bytes and their known bits into the image's page (what
+ * memory_image_store_word does to a private page), the value into the
+ * cache (predict_cache_update_uint).
+ */
+static inline void offer_writable_page(struct replay_memory *m, uint64_t pg)
+{
+	struct process_memory *p = m->proc;
+	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
+	/* (A format 1.4 cache hashes each entry alone: the inline path's
+	 * block hash would update another entry.) */
+	if (e->tag != pg * PAGE_SIZE || m->cache.bytes != m->inline_cache ||
+	    m->cache.group_log2 != PREDICT_CACHE_GROUP_LOG2 || p->on_access ||
+	    (p->written_pages && p->noted_pages[pg % NOTED_PAGES] != pg + 1) ||
+	    code_page_set_may_contain(p->code_pages, pg))
+		return;
+	if (memory_image_page_data(p->image, pg * PAGE_SIZE, true) == e->data)
+		e->tag |= EMU_INLINE_PAGE_WRITABLE;
+}
+
 static void diverge(struct replay_memory *m, const char *why)
 {
+	m->hits_limit = 0;
 	if (!m->diverged) {
 		m->diverged = true;
 		snprintf(m->why, sizeof(m->why), "%s", why);
@@ -124,19 +250,21 @@ void replay_memory_checkpoint(struct replay_memory *m)
 	}
 	predict_cache_flush(&m->cache);
 	code_page_set_clear(m->proc->code_pages);
-	m->next_loaded = false;
+	unload_next(m);
 }
 
 void process_memory_note_writes(struct process_memory *p, struct code_page_set *pages)
 {
 	p->written_pages = pages;
 	memset(p->noted_pages, 0, sizeof(p->noted_pages));
+	forget_writable_pages(p->inline_pages);
 }
 
 void process_memory_note_reads(struct process_memory *p, struct code_page_set *pages)
 {
 	p->read_pages = pages;
 	memset(p->noted_read_pages, 0, sizeof(p->noted_read_pages));
+	forget_inline_pages(p->inline_pages);
 }
 
 /* Adds page pg to a summary set (written or read pages), remembering it
@@ -187,16 +315,20 @@ static __attribute__((noinline)) void load_next_record(struct replay_memory *m)
 	m->next_loaded = true;
 	m->next.valid = false;
 	const struct idna_record *r = cursor_peek(&m->cursor);
-	if (!r || r->type != IDNA_REC_MISS)
+	if (!r || r->type != IDNA_REC_MISS) {
+		set_hits_limit(m);
 		return;
+	}
 	if (r->u.miss.hits_before < m->cache.hits_since_miss) {
 		diverge(m, "a prediction miss came later than the log says");
 		return;
 	}
 	m->next.valid = true;
 	m->next.hits_before = r->u.miss.hits_before - m->cache.hits_since_miss;
+	m->miss_at = r->u.miss.hits_before;
 	m->next.value = r->u.miss.value;
 	m->next.len = r->u.miss.len;
+	set_hits_limit(m);
 }
 
 static inline void load_next(struct replay_memory *m)
@@ -213,12 +345,14 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	for (size_t done = 0; done < size;) {
 		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
 		load_next(m);
+		if (m->next.valid) /* inline reads count hits_since_miss only */
+			m->next.hits_before = m->miss_at - m->cache.hits_since_miss;
 		int r = predict_cache_replay_read(&m->cache, addr + done, out + done, n, &m->next);
 		if (r < 0)
 			diverge(m, "a logged miss has another size than the read");
 		else if (r == 1) {
 			cursor_next(&m->cursor);
-			m->next_loaded = false;
+			unload_next(m);
 		}
 		done += n;
 	}
@@ -271,8 +405,12 @@ static bool have_code_page(struct replay_memory *m, uint64_t pg)
 			      p->transition_time);
 	memory_image_store(p->image, pg * PAGE_SIZE, r->u.code_page.bytes, PAGE_SIZE);
 	code_page_set_add(p->code_pages, pg);
+	/* Writes there must call now, to un-log it. */
+	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
+	if (e->tag == (pg * PAGE_SIZE | EMU_INLINE_PAGE_WRITABLE))
+		e->tag = pg * PAGE_SIZE;
 	cursor_next(&m->cursor);
-	m->next_loaded = false;
+	unload_next(m);
 	return true;
 }
 
@@ -321,19 +459,18 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
 		return replay_read_uint_slow(ctx, addr, size);
 	load_next(m);
-	if (__builtin_expect(m->next.valid && m->next.hits_before == 0, 0))
+	if (__builtin_expect(m->next.valid && m->cache.hits_since_miss == m->miss_at, 0))
 		return replay_read_uint_slow(ctx, addr, size);
 	uint64_t entry, value;
 	memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
 	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
-	if (m->next.valid)
-		m->next.hits_before--;
 	m->cache.hits_since_miss++;
 	struct process_memory *p = m->proc;
 	if (__builtin_expect(p->log != NULL, 0))
 		pass_log_read(p->log, p->image, addr, &value, size, p->transition_time);
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
 	note_read_page(p, addr / PAGE_SIZE); /* one page: the entry is aligned */
+	offer_inline_page(p, addr / PAGE_SIZE);
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, false);
 	return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
@@ -361,6 +498,7 @@ replay_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value
 		code_page_set_remove(p->code_pages, pg);
 	memory_image_store_word(p->image, addr, size, value);
 	note_written_page(p, pg);
+	offer_writable_page(m, pg);
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;
@@ -394,4 +532,5 @@ const struct emu_memory_ops replay_memory_ops = {
 	.write_uint = replay_write_uint,
 	.read_uint_sized = { replay_read_u1, replay_read_u2, replay_read_u4, replay_read_u8 },
 	.write_uint_sized = { replay_write_u1, replay_write_u2, replay_write_u4, replay_write_u8 },
+	.inline_memory = replay_inline_memory,
 };

@@ -80,6 +80,11 @@ struct process_memory {
 	void (*on_fetch)(void *ctx, uint64_t addr, size_t len);
 	void *fetch_ctx;
 	struct predict_spares spares;   /* freed with it */
+	/* The pages translated code reads inline (emu.h, struct
+	 * emu_inline_memory; replay_memory.c says which): tag and the
+	 * image's page data, by page number modulo INLINE_PAGES. */
+#define INLINE_PAGES 1024u
+	struct emu_inline_page *inline_pages;
 };
 
 /* Takes ownership of image (freed on failure too). 0, or -1. */
@@ -95,6 +100,14 @@ struct replay_memory {
 	bool next_loaded;
 	bool diverged;
 	char why[256];
+	/* The hits_since_miss at which next (when valid) is due; reads
+	 * made inline stay below hits_limit: 0 while anything else must
+	 * see the read (next not loaded, a pass log, a cache the
+	 * emulator was not told of). */
+	uint64_t miss_at;
+	uint64_t hits_limit;
+	const uint8_t *inline_cache; /* the cache inline_reads shows */
+	struct emu_inline_memory inline_reads;
 };
 
 /* The prediction cache is not allocated yet: a thread's cache exists from
@@ -116,6 +129,15 @@ void replay_memory_cache_release(struct replay_memory *m);
 static inline bool replay_memory_cache_held(const struct replay_memory *m)
 {
 	return m->cache.bytes != NULL;
+}
+
+/* Whether the emulator must be told of m's cache again
+ * (emu_set_memory_context): it was acquired after m became the
+ * emulator's context. Until then translated code makes m's reads and
+ * writes by calls. */
+static inline bool replay_memory_context_stale(const struct replay_memory *m)
+{
+	return m->cache.bytes != m->inline_cache;
 }
 
 /* At a checkpoint: the thread's cache and the process's logged code pages

@@ -325,6 +325,8 @@ int resim_schedule(struct resim *s, bool *switched)
 	if (best != s->current) {
 		switch_to(s, best);
 		*switched = true;
+	} else if (replay_memory_context_stale(&t->mem)) {
+		emu_set_memory_context(s->cpu, &t->mem);
 	}
 	t->started = true;
 	t->slice_time = resim_now(s);

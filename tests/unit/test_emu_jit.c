@@ -103,6 +103,10 @@ struct tmem {
 	uint8_t *dirty[R_COUNT];
 	/* Writes translated code could have made inline, made by a call. */
 	uint64_t called_inline_writes;
+	/* Checked reads (emu.h, hits_limit; the replayer's): the dirty bits
+	 * stand for the bytes known. Set before machine_start. */
+	bool checked;
+	uint64_t hits_limit;
 	struct emu_inline_memory contract;
 };
 
@@ -238,6 +242,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 		.hits_since_miss = &m->hits_since_miss,
 		.writes_inline = true,
 		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
+		.hits_limit = m->checked ? &m->hits_limit : NULL,
 	};
 	return &m->contract;
 }
@@ -1739,6 +1744,77 @@ START_TEST(test_vector_moves)
 }
 END_TEST
 
+/* --- checked reads: known bytes and a hit limit ------------------------------ */
+
+/* A loop reading `size` bytes at DATA_BASE + 0x100 + at, 400 times. */
+static void build_one_read(struct program *p, unsigned size, unsigned at)
+{
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	ZydisEncoderOperand m = M(EMU_RBX, NO_REG, 0, at, size, 8);
+	if (size == 16)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOVDQA, XMM(1), m));
+	else if (size < 4)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOVZX, R(EMU_RAX, 4), m));
+	else
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, size), m));
+	end_counted_loop(p, &a);
+	for (unsigned i = 0; i < 0x100; i++) /* no zero bytes */
+		p->image[R_DATA][0x100 + i] = (uint8_t)(0x80 + i);
+	p->gpr[EMU_RBX] = DATA_BASE + 0x100;
+}
+
+/* Hits translated code made itself, the read's bytes known but for byte
+ * `unknown` of them (-1: all known), below a hit limit. */
+static uint64_t checked_inline_hits(struct machine *b, const struct program *p, unsigned size,
+				    unsigned at, int unknown, uint64_t limit)
+{
+	b->mem.checked = true;
+	machine_start(b, p, V_INLINE, true, ENTRY_ADDR);
+	b->mem.hits_limit = limit;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned off = 0x100 + at + i;
+		if ((int)i != unknown)
+			b->dirty[R_DATA][off / 8] |= (uint8_t)(1u << (off % 8));
+	}
+	emu_run(b->cpu, 10000);
+	ck_assert_int_eq(emu_exit_info(b->cpu)->fault, EMU_FAULT_UD);
+	uint64_t hits = b->mem.hits_settled + b->mem.hits_since_miss;
+	b->mem.checked = false;
+	return hits - b->mem.called_hits;
+}
+
+START_TEST(test_checked_reads)
+{
+	static const struct {
+		unsigned size, at;
+	} reads[] = { { 1, 0x13 }, { 2, 0x22 }, { 2, 0x26 }, { 4, 0x34 }, { 8, 0x40 }, { 16, 0x50 } };
+	struct program *p = malloc(sizeof(*p));
+	struct machine *b = calloc(1, sizeof(*b));
+	ck_assert(p && b);
+	for (size_t k = 0; k < sizeof(reads) / sizeof(reads[0]); k++) {
+		unsigned size = reads[k].size, at = reads[k].at;
+		build_one_read(p, size, at);
+		ck_assert_msg(checked_inline_hits(b, p, size, at, -1, UINT64_MAX) > 300,
+			      "%u bytes at +%#x, all known: few reads inline", size, at);
+		for (unsigned i = 0; i < size; i++)
+			ck_assert_msg(checked_inline_hits(b, p, size, at, (int)i, UINT64_MAX) == 0,
+				      "%u bytes at +%#x, byte %u unknown: read inline", size, at, i);
+		ck_assert_msg(checked_inline_hits(b, p, size, at, -1, 0) == 0,
+			      "%u bytes at +%#x past the hit limit: read inline", size, at);
+		/* Below a limit of 100: hits made inline while the count
+		 * (all hits since the one miss) stays under it. */
+		uint64_t below = checked_inline_hits(b, p, size, at, -1, 100);
+		ck_assert_msg(below > 0 && below <= 100, "%u bytes at +%#x: %" PRIu64 " inline hits",
+			      size, at, below);
+	}
+	machine_free(b);
+	free(b);
+	free(p);
+}
+END_TEST
+
 /* --- the budget at a chained block's end ------------------------------------- */
 
 /* A loop of one block of the most instructions a block holds, chained to
@@ -1797,6 +1873,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_sized);
 	tcase_add_test(tc, test_vector_moves);
 	tcase_add_test(tc, test_chain_limit);
+	tcase_add_test(tc, test_checked_reads);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);

@@ -341,6 +341,65 @@ START_TEST(test_overlay)
 }
 END_TEST
 
+/* --- the watcher of page moves (the replay's inline table) --------------------- */
+
+struct moves {
+	uint64_t last;
+	unsigned n;
+};
+
+static void note_move(void *ctx, uint64_t page_addr)
+{
+	struct moves *mv = ctx;
+	mv->last = page_addr;
+	mv->n++;
+}
+
+/* Data pointers stay the image's until it says otherwise: a snapshot makes
+ * every page shared (told as MEMORY_IMAGE_ALL_PAGES), the next store to a
+ * shared page moves it (told with its address), a store to a private
+ * page moves nothing. */
+START_TEST(test_page_moves)
+{
+	struct memory_image *m = memory_image_new();
+	struct moves mv = { 0, 0 };
+	ck_assert_ptr_nonnull(m);
+	memory_image_on_move(m, note_move, &mv);
+	uint64_t v = 0x1122334455667788ull;
+	ck_assert(memory_image_store(m, 0x5008, &v, 8));
+	uint8_t *data = memory_image_page_data(m, 0x5000, true);
+	ck_assert_ptr_nonnull(data);
+	ck_assert_mem_eq(data + 8, &v, 8);
+	uint64_t known;
+	memcpy(&known, data + memory_image_known_offset, 8);
+	ck_assert_uint_eq(known, 0xff00);
+	ck_assert(memory_image_store_word(m, 0x5010, 4, 7));
+	ck_assert_uint_eq(mv.n, 0);
+	ck_assert_ptr_eq(memory_image_page_data(m, 0x5000, true), data);
+
+	struct memory_image *snap = memory_image_snapshot(m);
+	ck_assert_ptr_nonnull(snap);
+	ck_assert_uint_eq(mv.n, 1);
+	ck_assert_uint_eq(mv.last, MEMORY_IMAGE_ALL_PAGES);
+	ck_assert_ptr_null(memory_image_page_data(m, 0x5000, true));
+	ck_assert_ptr_eq(memory_image_page_data(m, 0x5000, false), data);
+
+	ck_assert(memory_image_store_word(m, 0x5010, 4, 8));
+	ck_assert_uint_eq(mv.n, 2);
+	ck_assert_uint_eq(mv.last, 0x5000);
+	uint8_t *copy = memory_image_page_data(m, 0x5000, true);
+	ck_assert_ptr_nonnull(copy);
+	ck_assert_ptr_ne(copy, data);
+	ck_assert_uint_eq(data[0x10], 7); /* the snapshot's bytes stay */
+	ck_assert_uint_eq(copy[0x10], 8);
+
+	memory_image_forget(snap, 0, UINT64_MAX); /* the snapshot tells nobody */
+	ck_assert_uint_eq(mv.n, 2);
+	memory_image_free(snap);
+	memory_image_free(m);
+}
+END_TEST
+
 static Suite *memory_image_suite(void)
 {
 	Suite *s = suite_create("replay_memory_image");
@@ -350,6 +409,7 @@ static Suite *memory_image_suite(void)
 	tcase_add_test(tc, test_first_reads_against_model);
 	tcase_add_test(tc, test_changed_ranges);
 	tcase_add_test(tc, test_overlay);
+	tcase_add_test(tc, test_page_moves);
 	suite_add_tcase(s, tc);
 	return s;
 }
