@@ -50,9 +50,9 @@
 /* Instructions a thread runs before the others get their turn: about ten
  * milliseconds of emulation, a kernel's time slice. */
 #define THREAD_SLICE (1ull << 20)
-/* ... and at most this long: a thread that mostly makes system calls
- * retires few instructions (one looping on open/close held its slice for
- * 0.3 s). */
+/* ... and at most this long, in ttrec's own CPU time (slice_clock.h): a
+ * thread that mostly makes system calls retires few instructions (one
+ * looping on open/close held its slice for 0.3 s). */
 #define THREAD_SLICE_NS 10000000ull
 #define SYS_EXIT_GROUP_NR 231
 
@@ -297,20 +297,13 @@ static int handle_syscall(struct recording *rec)
 	return finish_native(rec, out, NULL, 0);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether the current thread's turn is over while another could run: its
  * instructions, its time, or a sched_yield. */
 static bool slice_over(struct recording *rec, uint64_t now, uint64_t slice_end)
 {
 	if (rec->live_threads <= 1)
 		return false;
-	return now >= slice_end || rec->yielded || monotonic_ns() >= rec->slice_deadline_ns;
+	return now >= slice_end || rec->yielded || slice_clock_over(&rec->slice_clock);
 }
 
 static void count_fallback(struct recording *rec, const char *mnemonic)
@@ -461,7 +454,7 @@ static void start_slice(struct recording *rec, uint64_t now, uint64_t *slice_end
 	*slice_end = now + instructions;
 	rec->yielded = false;
 	rec->slice_restart = false;
-	rec->slice_deadline_ns = monotonic_ns() + ns;
+	slice_clock_start(&rec->slice_clock, ns);
 }
 
 /* The process ended as stop says: logged, res filled, recording over. */
@@ -556,7 +549,7 @@ static int main_loop(struct recording *rec)
 	rec->cur->next_checkpoint = emu_icount(rec->cpu) + interval;
 	uint64_t next_poll = emu_icount(rec->cpu) + SIGNAL_POLL_INTERVAL;
 	uint64_t slice_end = emu_icount(rec->cpu) + THREAD_SLICE;
-	rec->slice_deadline_ns = monotonic_ns() + THREAD_SLICE_NS;
+	slice_clock_start(&rec->slice_clock, THREAD_SLICE_NS);
 	while (!rec->finished) {
 		/* The program was killed at a user's request: no more of it. */
 		if (!rec->opt->attach_pid && supervisor_signals_stop_request(NULL))

@@ -23,6 +23,7 @@
 #include "recorder/recording.h"
 #include "recorder/remote_memory.h"
 #include "recorder/sigtrap_guard.h"
+#include "recorder/slice_clock.h"
 #include "recorder/step_affinity.h"
 #include "recorder/tracee.h"
 #include "recorder/traced_memory.h"
@@ -128,7 +129,7 @@ struct recording {
 	int last_logged_signo; /* the last SIGNAL record's (program_killed.c) */
 	bool yielded;          /* the current thread called sched_yield: its slice ends */
 	struct chaos chaos;    /* --chaos: random slices and order */
-	uint64_t slice_deadline_ns; /* CLOCK_MONOTONIC end of the current slice */
+	struct slice_clock slice_clock; /* the current slice's time (slice_clock.h) */
 	/* The current thread was alone and made a thread: its turn starts
 	 * now (the time it ran alone is no one else's). */
 	bool slice_restart;
