@@ -198,6 +198,7 @@ void diff_native_run(struct diff_machine *m, const struct diff_state *in,
 
 /* emulate.c */
 bool diff_emulate_init(struct diff_machine *m);
+void diff_emulate_fini(void);
 void diff_emulate_code_changed(struct diff_machine *m);
 void diff_emulate_run(struct diff_machine *m, const struct diff_state *in,
 		      struct diff_result *out);

@@ -267,37 +267,43 @@ static bool parse_options(int argc, char **argv, struct options *o)
 	return true;
 }
 
-int main(int argc, char **argv)
+/* Every mnemonic the emulator binds (or the one asked for), isolated. */
+static int run_mnemonics(struct diff_machine *m, const struct options *o)
 {
-	struct options o;
-	static struct diff_machine m;
 	static struct bound_list bound;
-
-	if (!parse_options(argc, argv, &o))
-		return 2;
-	if (!diff_native_init(&m) || !diff_emulate_init(&m))
-		return 2;
-	if (o.self_test)
-		return diff_self_test(&m, o.seed);
 
 	emu_for_each_mnemonic(collect, &bound);
 	struct totals t = { 0 };
 	size_t tested = 0;
 	for (size_t i = 0; i < bound.count; i++) {
 		const char *name = ZydisMnemonicGetString((ZydisMnemonic)bound.items[i].mnemonic);
-		if (o.mnemonic && (!name || strcasecmp(name, o.mnemonic)))
+		if (o->mnemonic && (!name || strcasecmp(name, o->mnemonic)))
 			continue;
 		tested++;
-		test_mnemonic_isolated(&m, &bound.items[i], &o, &t);
+		test_mnemonic_isolated(m, &bound.items[i], o, &t);
 	}
-	if (o.mnemonic && tested == 0) {
-		fprintf(stderr, "diff: the emulator binds no mnemonic '%s'\n", o.mnemonic);
+	if (o->mnemonic && tested == 0) {
+		fprintf(stderr, "diff: the emulator binds no mnemonic '%s'\n", o->mnemonic);
 		return 2;
 	}
 	printf("diff: %zu mnemonics tested, %u crashed, %u without coverage, ymm %s\n",
 	       tested, t.crashed, t.uncovered,
-	       m.has_avx ? "compared" : "not available (xmm only)");
+	       m->has_avx ? "compared" : "not available (xmm only)");
 	printf("diff: %llu passed, %llu failed\n", (unsigned long long)t.passed,
 	       (unsigned long long)t.failed);
 	return t.failed || t.uncovered || t.crashed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	static struct diff_machine m;
+
+	if (!parse_options(argc, argv, &o))
+		return 2;
+	if (!diff_native_init(&m) || !diff_emulate_init(&m))
+		return 2;
+	int status = o.self_test ? diff_self_test(&m, o.seed) : run_mnemonics(&m, &o);
+	diff_emulate_fini();
+	return status;
 }
