@@ -80,6 +80,8 @@ static bool start_diversion(struct gdb_target *t, size_t k)
 int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *regs)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_settle(t) != 0)
+		return -1;
 	long k = tid <= 0 ? (long)(t->div ? diversion_thread(t->div) : t->s->sim.current)
 			  : resim_thread_index(&t->s->sim, tid);
 	if (k < 0)
@@ -113,6 +115,8 @@ int target_write_registers(void *ctx, int64_t tid, const struct gdbstub_regs *re
 int target_write_memory(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_settle(t) != 0)
+		return -1;
 	t->rep_done = 0; /* inside a rep instruction: now gdb's diversion */
 	if (!start_diversion(t, t->s->sim.current))
 		return -1;

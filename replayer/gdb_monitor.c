@@ -221,6 +221,9 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 			 (unsigned long long)t->segments_skipped,
 			 (unsigned long long)t->segments_skipped_back);
 		print(print_ctx, line);
+		snprintf(line, sizeof(line), "moves undone from the log of the last steps replayed: %llu\n",
+			 (unsigned long long)t->near.moves_undone);
+		print(print_ctx, line);
 		snprintf(line, sizeof(line), "snapshots in the spill file: %zu (%llu MiB)\n",
 			 replay_session_spilled_count(t->s),
 			 (unsigned long long)(snapshot_spill_bytes(t->s->spill) >> 20));
@@ -262,7 +265,8 @@ const char *gdb_target_monitor_help(void *ctx)
 {
 	(void)ctx;
 	return "info -- instructions, syscalls, signals and snapshots of the trace;\n"
-	       "  backward moves that started from a state kept near recent positions;\n"
+	       "  backward moves that started from a state kept near recent positions,\n"
+	       "  and those undone from the log of the last steps replayed;\n"
 	       "  segments forward continues and backward searches skipped by their\n"
 	       "  summaries;\n"
 	       "  whether the first pass was read from the replay index (until the\n"

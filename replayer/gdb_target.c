@@ -105,6 +105,8 @@ static int gt_read_registers(void *ctx, int64_t tid, struct gdbstub_regs *out)
 	long k = thread_index(t, tid);
 	if (k < 0)
 		return -1;
+	if (target_undo_regs(t, (size_t)k, out))
+		return 0;
 	if (t->div && diversion_thread(t->div) == (size_t)k)
 		gdbstub_regs_from_emu(diversion_regs(t->div), UINT64_MAX, out);
 	else
@@ -116,6 +118,8 @@ static enum gdbstub_mem_status gt_read_memory(void *ctx, uint64_t addr, void *bu
 					      size_t len, size_t *done)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_memory(t, addr, buf, len, done))
+		return *done == len ? GDBSTUB_MEM_OK : GDBSTUB_MEM_UNAVAILABLE;
 	*done = t->div ? diversion_read_memory(t->div, addr, buf, len)
 		       : replay_session_read_memory(t->s, addr, buf, len);
 	return *done == len ? GDBSTUB_MEM_OK : GDBSTUB_MEM_UNAVAILABLE;
@@ -721,6 +725,8 @@ static int step_backward(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 			uint64_t now = replay_session_now(s);
 			if (step_history_goto(&t->near, s, at) != 0)
 				return -1;
+			if (after_delivery)
+				undo_log_forget(&t->near.undo); /* the replay moves on */
 			if (after_delivery && arrival_before(t, now) < 0)
 				return -1;
 			/* The arrival of a signal gdb stops at or prints shows
@@ -782,6 +788,11 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	if (take_due_signal(t, dir, stop))
 		return 0;
 	long k = thread_index(t, tid);
+	if (dir != GDBSTUB_FORWARD && k >= 0 && target_undo_step(t, (size_t)k, stop))
+		return 0;
+	if (target_undo_settle(t) != 0)
+		return -1;
+	k = thread_index(t, tid);
 	uint64_t at = replay_session_now(t->s), done = t->rep_done;
 	if (k >= 0 && (!t->div || t->rep_done)) {
 		int r = target_rep_step(t, (size_t)k, dir, stop);
@@ -804,7 +815,10 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
-	if (step_backward(t, (size_t)k, stop) != 0)
+	t->near.log_next = true; /* the next backward steps may be undos */
+	int r = step_backward(t, (size_t)k, stop);
+	t->near.log_next = false;
+	if (r != 0)
 		return -1;
 	target_rep_land(t, (size_t)k, stop);
 	return 0;
@@ -814,6 +828,8 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_settle(t) != 0)
+		return -1;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	if (take_due_signal(t, dir, stop))
 		return 0;
@@ -892,14 +908,14 @@ static int gt_remove_break(void *ctx, enum gdbstub_break_kind kind, uint64_t add
 
 static uint64_t gt_now(void *ctx)
 {
-	return replay_session_now(((struct gdb_target *)ctx)->s);
+	return target_shown_time(ctx);
 }
 
 static uint64_t gt_end(void *ctx)
 {
 	struct gdb_target *t = ctx;
-	if (target_whole_history(t) != 0)
-		return replay_session_now(t->s);
+	if (target_undo_settle(t) != 0 || target_whole_history(t) != 0)
+		return target_shown_time(t);
 	return target_image_bound(t, t->s->summary.instructions);
 }
 
@@ -913,6 +929,8 @@ static void gt_attach_console(void *ctx, gdbstub_print_fn print, void *print_ctx
 static int gt_goto(void *ctx, uint64_t time)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_settle(t) != 0)
+		return -1;
 	t->syscall_stop_valid = false; /* a move: that stop is over */
 	t->signal_due = false;
 	target_end_diversion(t, "moving in time");
@@ -967,6 +985,8 @@ static void gt_pass_signals(void *ctx, uint64_t linux_mask)
 static int gt_monitor(void *ctx, const char *command, gdbstub_print_fn print, void *print_ctx)
 {
 	struct gdb_target *t = ctx;
+	if (target_undo_settle(t) != 0)
+		return -1;
 	struct rep_position inside;
 	target_rep_save(t, &inside);
 	int r = gdb_target_monitor(ctx, command, print, print_ctx);

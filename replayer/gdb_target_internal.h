@@ -113,7 +113,25 @@ struct gdb_target {
 	bool syscall_stop_valid, syscall_stop_entry;
 	uint64_t syscall_stop_time, syscall_stop_nr;
 	size_t syscall_stop_thread;
+	/* Backward single steps undone from near.undo (gdb_undo.c): the
+	 * session shows time undo_at, the replay standing at the log's end. */
+	bool undo_active;
+	uint64_t undo_at;
 };
+
+/* gdb_undo.c. A backward single step of thread k as an undo, when the
+ * last backward step's log covers it: 1 (the stop in *stop), else 0. */
+int target_undo_step(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
+/* Brings the replay to the time the session shows, and forgets the log:
+ * before anything but the reads, undo steps and bookkeeping below. 0, or
+ * -1 (reported on stderr). */
+int target_undo_settle(struct gdb_target *t);
+/* The time shown; thread k's registers and the memory there, when an
+ * undo is shown (else false: the replay's). */
+uint64_t target_shown_time(const struct gdb_target *t);
+bool target_undo_regs(const struct gdb_target *t, size_t k, struct gdbstub_regs *out);
+bool target_undo_memory(const struct gdb_target *t, uint64_t addr, void *buf, size_t len,
+			size_t *done);
 
 /* Makes sure the first pass has run, before anything that needs the whole
  * history (its end, snapshots, segment summaries, any time but the start).

@@ -54,6 +54,7 @@ const struct idna_record *cursor_peek(struct record_cursor *c)
 void cursor_next(struct record_cursor *c)
 {
 	c->have = false;
+	c->taken++;
 }
 
 int cursor_tell(struct record_cursor *c, struct cursor_position *pos)

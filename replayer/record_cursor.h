@@ -24,6 +24,9 @@ struct record_cursor {
 	bool ended;    /* the stream has no more records for this role */
 	bool failed;   /* the trace could not be read: error says why */
 	struct idna_record rec;
+	/* Records taken (cursor_next) since it was opened: a run that took
+	 * none consumed nothing of the stream (undo_log.h). */
+	uint64_t taken;
 	char error[256];
 };
 

@@ -342,6 +342,8 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
 	uint8_t *out = buf;
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, false);
 	for (size_t done = 0; done < size;) {
 		unsigned n = size - done > IDNA_MAX_READ ? IDNA_MAX_READ : (unsigned)(size - done);
 		load_next(m);
@@ -373,6 +375,8 @@ static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, true);
 	predict_cache_update(&m->cache, addr, buf, size);
 	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++) {
 		if (code_page_set_may_contain(p->code_pages, pg) &&
@@ -461,11 +465,13 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 	load_next(m);
 	if (__builtin_expect(m->next.valid && m->cache.hits_since_miss == m->miss_at, 0))
 		return replay_read_uint_slow(ctx, addr, size);
+	struct process_memory *p = m->proc;
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, false);
 	uint64_t entry, value;
 	memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
 	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
 	m->cache.hits_since_miss++;
-	struct process_memory *p = m->proc;
 	if (__builtin_expect(p->log != NULL, 0))
 		pass_log_read(p->log, p->image, addr, &value, size, p->transition_time);
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
@@ -491,6 +497,8 @@ replay_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value
 	struct process_memory *p = m->proc;
 	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
 		return replay_write_uint_slow(ctx, addr, size, value);
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, true);
 	predict_cache_update_uint(&m->cache, addr, value, size);
 	uint64_t pg = addr / PAGE_SIZE; /* one page: the entry is aligned */
 	if (__builtin_expect(code_page_set_may_contain(p->code_pages, pg), 0) &&

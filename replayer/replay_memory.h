@@ -76,6 +76,10 @@ struct process_memory {
 	 * needed). */
 	replay_access_fn *on_access;
 	void *access_ctx;
+	/* Every access by the program's instructions, before it changes
+	 * what the memory image knows (undo_log.h); NULL: none. */
+	replay_access_fn *before_access;
+	void *before_access_ctx;
 	/* Instruction fetches (decoding), for the first pass's summaries. */
 	void (*on_fetch)(void *ctx, uint64_t addr, size_t len);
 	void *fetch_ctx;

@@ -69,8 +69,27 @@ static int restore(struct step_history *h, struct replay_session *s, size_t i)
 	return 0;
 }
 
+/* The last leg of a move, from where the replay stands (not after t) to
+ * t: as replay_session_goto runs it, its last instructions under the undo
+ * log. */
+static int last_leg(struct step_history *h, struct replay_session *s, uint64_t t)
+{
+	uint64_t from = t > UNDO_LOG_INSNS ? t - UNDO_LOG_INSNS : 0;
+	if (replay_session_now(s) < from && replay_session_goto(s, from) != 0)
+		return -1;
+	undo_log_start(&h->undo, s);
+	enum resim_status st = replay_session_run(s, t);
+	undo_log_stop(&h->undo);
+	if (replay_session_now(s) != t)
+		undo_log_forget(&h->undo);
+	return st == RESIM_ERROR ? -1 : 0;
+}
+
 int step_history_goto(struct step_history *h, struct replay_session *s, uint64_t t)
 {
+	bool log = h->log_next;
+	h->log_next = false;
+	undo_log_forget(&h->undo);
 	/* Kept states need the whole history (snapshots, its end). */
 	if (t <= s->snapshots[0].icount || replay_session_finish_pass(s) != 0)
 		return replay_session_goto(s, t);
@@ -101,7 +120,7 @@ int step_history_goto(struct step_history *h, struct replay_session *s, uint64_t
 			return -1;
 		keep_current(h, s);
 	}
-	return replay_session_goto(s, t);
+	return log ? last_leg(h, s, t) : replay_session_goto(s, t);
 }
 
 void step_history_free(struct step_history *h)
@@ -109,5 +128,6 @@ void step_history_free(struct step_history *h)
 	for (size_t i = 0; i < STEP_HISTORY_STATES; i++)
 		if (h->kept[i].used)
 			resim_state_free(&h->kept[i].state);
+	undo_log_free(&h->undo);
 	memset(h, 0, sizeof(*h));
 }

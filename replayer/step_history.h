@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "replayer/replay_session.h"
+#include "replayer/undo_log.h"
 
 #define STEP_HISTORY_STATES 8
 
@@ -28,13 +29,21 @@ struct step_history {
 		struct resim_state state;
 	} kept[STEP_HISTORY_STATES];
 	uint64_t uses;
-	/* Moves, and how many replayed from a kept state (for tests). */
-	uint64_t moves, moves_from_kept;
+	/* Moves, and how many replayed from a kept state (for tests); of
+	 * those, how many were undone from the log (gdb_undo.c), which keeps
+	 * the state of each of the last instructions replayed. */
+	uint64_t moves, moves_from_kept, moves_undone;
+	/* Set by the caller for the next move only: its last instructions
+	 * (UNDO_LOG_INSNS at most) replay under `undo`, which is valid
+	 * after it when they can be undone (undo_log.h). Any move forgets
+	 * the log. */
+	bool log_next;
+	struct undo_log undo;
 };
 
 /* Moves the session to time t, as replay_session_goto does, starting from
  * the latest of: the current position (when not after t), a kept state,
- * the first pass's snapshot. 0, or -1 with s->error. */
+ * the first pass's snapshot. 0, or -1 with s->error. Clears log_next. */
 int step_history_goto(struct step_history *h, struct replay_session *s, uint64_t t);
 
 /*
