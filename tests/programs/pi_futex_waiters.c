@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "task_state_letter.h"
 
 static uint32_t word;
 static volatile pid_t waiter_tid;
@@ -52,16 +53,9 @@ static void *waiter(void *arg)
 /* Whether thread tid sleeps (state S in its stat line). */
 static int sleeping(pid_t tid)
 {
-	char path[64], buf[256];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && paren[2] == 'S';
+	return task_state_letter(path) == 'S';
 }
 
 static void handover(void)

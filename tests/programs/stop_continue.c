@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "task_state_letter.h"
 
 static volatile int *phase; /* shared with the child: the syscall to wait for */
 static volatile int stage;  /* where the program stands */
@@ -76,19 +77,13 @@ static int masked(const char *status, const char *field, int signo)
  * pending any more: it was taken). */
 static int stopped_in(pid_t pid, long nr)
 {
-	char path[64], buf[256];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p || (p[2] != 'T' && p[2] != 't'))
+	char state = task_state_letter(path);
+	if (state != 'T' && state != 't')
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "r");
+	FILE *f = fopen(path, "r");
 	long got = -2;
 	if (f) {
 		if (fscanf(f, "%ld", &got) != 1)
@@ -102,7 +97,7 @@ static int stopped_in(pid_t pid, long nr)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	n = fread(status, 1, sizeof(status) - 1, f);
+	size_t n = fread(status, 1, sizeof(status) - 1, f);
 	fclose(f);
 	status[n] = 0;
 	static const int stops[] = { SIGSTOP, SIGTSTP };

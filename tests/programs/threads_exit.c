@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "task_state_letter.h"
 
 static int pipe_fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,16 +48,9 @@ static void *cond_waiter(void *arg)
  * it cannot be read. */
 static char main_thread_state(void)
 {
-	char path[64], buf[512];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)getpid(), (int)getpid());
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return task_state_letter(path);
 }
 
 static void *finisher(void *arg)
