@@ -342,25 +342,18 @@ static size_t traced_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	return done;
 }
 
+/* Both tables' calls; only the 64-byte-block cache of format 1.5 has the
+ * inline path, which hashes by blocks. */
+#define TRACED_MEMORY_CALLS                                                                   \
+	.read = traced_read, .write = traced_write, .fetch = traced_fetch,                    \
+	.write_back = traced_write_back, .read_uint = traced_read_uint,                       \
+	.write_uint = traced_write_uint,                                                      \
+	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 }, \
+	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 }
+
 const struct emu_memory_ops traced_memory_ops = {
-	.read = traced_read,
-	.write = traced_write,
-	.fetch = traced_fetch,
-	.write_back = traced_write_back,
-	.read_uint = traced_read_uint,
-	.write_uint = traced_write_uint,
-	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
-	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
+	TRACED_MEMORY_CALLS,
 	.inline_memory = traced_inline_memory,
 };
 
-const struct emu_memory_ops traced_memory_ops_8_byte_lines = {
-	.read = traced_read,
-	.write = traced_write,
-	.fetch = traced_fetch,
-	.write_back = traced_write_back,
-	.read_uint = traced_read_uint,
-	.write_uint = traced_write_uint,
-	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 },
-	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 },
-};
+const struct emu_memory_ops traced_memory_ops_8_byte_lines = { TRACED_MEMORY_CALLS };
