@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,6 +376,21 @@ uint64_t idna_ring_min_bytes(uint32_t chunk_bytes)
 	return 4 * ((uint64_t)(chunk_bytes ? chunk_bytes : DEFAULT_CHUNK_BYTES) + CHUNK_HEADER_MAX);
 }
 
+/* Starts the compression thread with every signal blocked: the
+ * process's handlers then run on the thread that opened the writer, in
+ * the order its own calls expect (the recorder counts the SIGCONTs that
+ * end its own stop before going on; a handler run late on this thread
+ * counted one as coming after). */
+static int start_compress_thread(struct idna_writer *w)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int r = pthread_create(&w->thread, NULL, compress_thread, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
 struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_options *opt,
 				     const struct idna_header_info *info, char *err, size_t errlen)
 {
@@ -462,7 +478,7 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 	w->sink = writer_sink_new(fd, hsize, o.ring_bytes, o.chunk_bytes, o.zstd_level);
 	if (!w->sink)
 		close(fd);
-	if (!w->queue || !w->sink || pthread_create(&w->thread, NULL, compress_thread, w) != 0) {
+	if (!w->queue || !w->sink || start_compress_thread(w) != 0) {
 		destroy(w);
 		if (o.create_new)
 			unlink(path);

@@ -3,8 +3,13 @@
  * unchanged; many streams interleaved; iteration from checkpoints; the
  * thread and module lists; unknown record types skipped; writer errors
  * reported, not fatal; the header's pid, and headers without it (format
- * 1.1) or with fields after it (a newer minor version).
+ * 1.1) or with fields after it (a newer minor version); the writer's
+ * thread takes none of the process's signals.
  */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
 #include "check_main.h"
 #include "trace_sample.h"
 #include "trace-format/crc32c.h"
@@ -358,6 +363,53 @@ START_TEST(build_id_of_an_elf_file)
 }
 END_TEST
 
+/* The signal mask of thread tid ("SigBlk:" in its status file). */
+static unsigned long long blocked_mask(long tid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	unsigned long long mask = 0;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigBlk: %llx", &mask) == 1;
+	fclose(f);
+	ck_assert(found);
+	return mask;
+}
+
+/* The process's signals (a recorder's SIGCONT, say) must run their
+ * handlers on the thread that uses the writer, not late on its
+ * compression thread. */
+START_TEST(writer_thread_blocks_signals)
+{
+	char path[256], err[256];
+	sample_temp_path(path, sizeof(path), "sigmask");
+	struct idna_writer *w = idna_writer_open(path, NULL, NULL, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	long self = syscall(SYS_gettid);
+	DIR *d = opendir("/proc/self/task");
+	ck_assert_ptr_nonnull(d);
+	int others = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		long tid = strtol(e->d_name, NULL, 10);
+		if (tid <= 0 || tid == self)
+			continue;
+		others++;
+		unsigned long long mask = blocked_mask(tid);
+		static const int sigs[] = { SIGCONT, SIGINT, SIGTERM, SIGCHLD, SIGUSR1 };
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			ck_assert_msg((mask >> (sigs[i] - 1)) & 1, "signal %d not blocked", sigs[i]);
+	}
+	closedir(d);
+	ck_assert_int_eq(others, 1);
+	ck_assert_int_eq(blocked_mask(self) >> (SIGCONT - 1) & 1, 0);
+	ck_assert_msg(idna_writer_close(w, err, sizeof(err)) == 0, "%s", err);
+	unlink(path);
+}
+END_TEST
+
 static Suite *trace_roundtrip_suite(void)
 {
 	Suite *s = suite_create("trace_roundtrip");
@@ -371,6 +423,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_add_test(tc, miss_path_writes_the_same_file);
 	tcase_add_test(tc, build_id_of_an_elf_file);
 	tcase_add_test(tc, the_pid_and_older_headers);
+	tcase_add_test(tc, writer_thread_blocks_signals);
 	suite_add_tcase(s, tc);
 	return s;
 }
