@@ -29,7 +29,9 @@
  * group, whose delivery to the program comes after ttrec's) and
  * continued since. (A SIGCONT sent to a running ttrec counts too: the
  * program's next stop is then taken as over at once.) One recording per
- * process. */
+ * process. The count is current once raise() returns: ttrec's other
+ * thread (the trace writer's) blocks every signal, so the handler runs on
+ * this thread at raise's unblocking, never later on that one. */
 static unsigned long continues_handled;
 
 static bool continue_pending(pid_t tid)
