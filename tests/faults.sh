@@ -7,8 +7,9 @@
 # out of memory. Every check has an exit status the man pages document.
 # The moments are chosen by what the program printed, never by time.
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/shared/checks.sh"
+BUILD=$build
+tmp=$work
 TTREC=$BUILD/ttrec
 TTREPLAY=$BUILD/ttreplay
 TTDUMP=$BUILD/ttdump
@@ -16,16 +17,7 @@ MARKER=$BUILD/tests/programs/marker_then
 HOSTILE=$BUILD/tests/bin/hostile-trace
 # A hang is a failure: this only bounds how long one takes to report.
 HANG=${FAULTS_HANG_SECONDS:-300}
-failed=0
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 # run_tool NAME WANT COMMAND...: COMMAND's status must be one of WANT
 # (space-separated), and it must not hang or die of a signal.
@@ -35,13 +27,13 @@ run_tool() {
 	timeout -s KILL $HANG "$@" >"$name.out" 2>"$name.err" </dev/null
 	local rc=$?
 	if [ $rc -eq 137 ]; then
-		fail "$name: hung (killed after ${HANG}s): $*"
+		bad "$name: hung (killed after ${HANG}s): $*"
 		return 1
 	fi
 	for w in $want; do
 		[ $rc -eq "$w" ] && return 0
 	done
-	fail "$name: exit $rc, want $want: $(head -c 400 "$name.err")"
+	bad "$name: exit $rc, want $want: $(head -c 400 "$name.err")"
 	return 1
 }
 
@@ -52,31 +44,31 @@ fifo_ok=1
 run_tool fifo-info 65 "$TTREPLAY" --info fifo || fifo_ok=0
 run_tool fifo-verify 65 "$TTREPLAY" --verify fifo || fifo_ok=0
 run_tool fifo-dump 1 "$TTDUMP" fifo || fifo_ok=0
-grep -q 'not a regular file' fifo-info.err || { fail "fifo: $(cat fifo-info.err)"; fifo_ok=0; }
-[ $fifo_ok = 1 ] && echo "ok: a FIFO as the trace is refused (ttreplay 65, ttdump 1), nothing blocks"
+grep -q 'not a regular file' fifo-info.err || { bad "fifo: $(cat fifo-info.err)"; fifo_ok=0; }
+[ $fifo_ok = 1 ] && passed "a FIFO as the trace is refused (ttreplay 65, ttdump 1), nothing blocks"
 
 for kind in spin spin-tail; do
-	"$HOSTILE" $kind $kind.idna || { fail "hostile-trace $kind"; continue; }
+	"$HOSTILE" $kind $kind.idna || { bad "hostile-trace $kind"; continue; }
 	ok=1
 	run_tool $kind-verify 65 "$TTREPLAY" --verify $kind.idna || ok=0
 	run_tool $kind-info 65 "$TTREPLAY" --info $kind.idna || ok=0
 	run_tool $kind-dump 0 "$TTDUMP" --records $kind.idna || ok=0
 	grep -q 'last instruction count the trace declares' $kind-verify.err ||
-		{ fail "$kind: $(cat $kind-verify.err)"; ok=0; }
-	[ $ok = 1 ] && echo "ok: $kind: a code page of jmp \$ stops at the count the trace declares"
+		{ bad "$kind: $(cat $kind-verify.err)"; ok=0; }
+	[ $ok = 1 ] && passed "$kind: a code page of jmp \$ stops at the count the trace declares"
 done
 
 # A trace declaring the largest prediction cache (128 MiB a thread) that it
 # never fills: replay commits memory for what it fills, not for what the
 # header declares (it used to take 1.4 GB here, a full copy per snapshot).
 if [ -z "${SAN:-}" ] && [ -x /usr/bin/time ]; then
-	"$HOSTILE" big-cache big-cache.idna || fail "hostile-trace big-cache"
+	"$HOSTILE" big-cache big-cache.idna || bad "hostile-trace big-cache"
 	run_tool big-cache-info 65 /usr/bin/time -f 'max-rss-kb %M' "$TTREPLAY" --info big-cache.idna
 	rss=$(sed -n 's/^max-rss-kb //p' big-cache-info.err)
 	if [ -n "$rss" ] && [ "$rss" -lt 65536 ]; then
-		echo "ok: big-cache: --info peaks at $rss KB"
+		passed "big-cache: --info peaks at $rss KB"
 	else
-		fail "big-cache: --info peaks at ${rss:-?} KB (bound: 64 MB)"
+		bad "big-cache: --info peaks at ${rss:-?} KB (bound: 64 MB)"
 	fi
 fi
 
@@ -87,9 +79,9 @@ if [ -z "${SAN:-}" ]; then
 	(ulimit -v $((32 * 1024)) && exec "$TTREC" run -q -o oom.idna true) >oom.out 2>oom.err
 	rc=$?
 	if [ $rc -eq 71 ] && grep -q 'out of memory' oom.err; then
-		echo "ok: ttrec out of memory exits 71"
+		passed "ttrec out of memory exits 71"
 	else
-		fail "ttrec under ulimit -v 32M: exit $rc: $(cat oom.err)"
+		bad "ttrec under ulimit -v 32M: exit $rc: $(cat oom.err)"
 	fi
 fi
 
@@ -117,8 +109,8 @@ check_trace() {
 	run_tool $name-verify "$verify_want" "$TTREPLAY" --verify $name.idna || ok=1
 	run_tool $name-info 0 "$TTREPLAY" --info $name.idna || ok=1
 	run_tool $name-dump "0 1" "$TTDUMP" $name.idna || ok=1
-	grep -q "^complete: $complete" $name-info.out || { fail "$name: --info: $(grep complete $name-info.out)"; ok=1; }
-	grep -q 'INCONSISTENT' $name-verify.out && { fail "$name: --verify says INCONSISTENT"; ok=1; }
+	grep -q "^complete: $complete" $name-info.out || { bad "$name: --info: $(grep complete $name-info.out)"; ok=1; }
+	grep -q 'INCONSISTENT' $name-verify.out && { bad "$name: --verify says INCONSISTENT"; ok=1; }
 	return $ok
 }
 
@@ -129,7 +121,7 @@ killed_program() {
 	local rc
 	rc=$(cat $name.rc)
 	if [ "$rc" != $((128 + signo)) ] || ! grep -q "killed by signal $signo" $name.err; then
-		fail "$name: ttrec exit $rc: $(cat $name.err)"
+		bad "$name: ttrec exit $rc: $(cat $name.err)"
 		return
 	fi
 	check_trace $name 0 yes || return
@@ -139,9 +131,9 @@ killed_program() {
 	if grep -q 'consistent with the recording' $name-verify.out &&
 		grep -q "^exit-status: killed by signal $signo" $name-info.out &&
 		[ "$recorded" = "$replayed" ]; then
-		echo "ok: $name: ttrec exits $rc, the trace replays consistently to the kill"
+		passed "$name: ttrec exits $rc, the trace replays consistently to the kill"
 	else
-		fail "$name: $(cat $name-verify.out); signals: ttrec ${recorded:-?}, --info ${replayed:-?}"
+		bad "$name: $(cat $name-verify.out); signals: ttrec ${recorded:-?}, --info ${replayed:-?}"
 	fi
 }
 
@@ -169,9 +161,9 @@ truncated() {
 	check_trace $name "2 65" no || return
 	if grep -q 'truncated at byte [0-9]*: replayed the intact prefix, [0-9]* instructions' \
 		$name-verify.err || grep -q 'no checkpoint' $name-verify.err; then
-		echo "ok: $name: $(head -1 $name-verify.err)"
+		passed "$name: $(head -1 $name-verify.err)"
 	else
-		fail "$name: --verify: $(cat $name-verify.err)"
+		bad "$name: --verify: $(cat $name-verify.err)"
 	fi
 }
 for how in spin sleep threads; do
@@ -189,7 +181,7 @@ rc=$?
 if [ $rc -eq 74 ]; then
 	truncated disk-full
 else
-	fail "disk-full: ttrec exit $rc, want 74: $(cat disk-full.err)"
+	bad "disk-full: ttrec exit $rc, want 74: $(cat disk-full.err)"
 fi
 
 # A set-user-ID program recorded by a user who is not its owner runs with
@@ -205,13 +197,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	recorded=$(as_nobody "$TTREC" run -o "$setid/t.idna" -- "$setid/euid" 2>"$setid/err")
 	if [ "$native" = 0 ] && [ "$recorded" = 65534 ] &&
 	   grep -q "^ttrec: warning: $setid/euid is set-user-ID or set-group-ID, but ran with your ids" "$setid/err"; then
-		echo "ok: setuid program: the summary warns that it ran without its privileges"
+		passed "setuid program: the summary warns that it ran without its privileges"
 	else
-		fail "setuid: natively euid $native, recorded $recorded, stderr: $(cat "$setid/err")"
+		bad "setuid: natively euid $native, recorded $recorded, stderr: $(cat "$setid/err")"
 	fi
 	rm -rf "$setid"
 else
 	echo "skipped: setuid program (needs root and setpriv)"
 fi
 
-exit $failed
+finish faults

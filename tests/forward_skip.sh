@@ -29,9 +29,6 @@ session() {
 		grep -vE '^(ttreplay: reading the trace|first pass: |segments forward continues skipped: )' > "$out"
 }
 skipped() { sed -n 's/^segments forward continues skipped: \([0-9]*\)$/\1/p' "$1"; }
-same() { # same REFERENCE OUT DESCRIPTION
-	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
-}
 
 # stops OUT: each stop of the script, where it should be.
 stops() {

@@ -30,9 +30,6 @@ session() {
 skipped() { # skipped OUT forward|backward
 	sed -n "s/^segments $2 [a-z]* skipped: \([0-9]*\)$/\1/p" "$1.raw"
 }
-same() { # same REFERENCE OUT DESCRIPTION
-	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
-}
 # times OUT: the times monitor when showed, one a line.
 times() { sed -n 's/^time \([0-9]*\) of [0-9]*$/\1/p' "$1"; }
 # at OUT PART: the time shown in the script's part whose title starts so.

@@ -5,19 +5,12 @@
 # program exits; each trace replays (`ttreplay --verify`). Also ttrec's
 # error statuses for attach, and the progress line: on a terminal only.
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/shared/checks.sh"
+BUILD=$build
+tmp=$work
 TTREC=$BUILD/ttrec
 COUNTER=$BUILD/tests/programs/counter_loop
 LIMIT=60
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 # check_counter_output FILE COUNT: every line there, in order, the clock
 # moving forward on each.
@@ -46,7 +39,7 @@ PY
 verify_trace() {
 	local name=$1 trace=$2
 	if ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$trace" >"$tmp/$name.verify" 2>&1; then
-		fail "$name: replay: $(tail -1 "$tmp/$name.verify")"
+		bad "$name: replay: $(tail -1 "$tmp/$name.verify")"
 		return 1
 	fi
 }
@@ -75,9 +68,9 @@ why=""
 out_why=$(check_counter_output "$tmp/$sig.out" $count) || why="$why${why:+; }$out_why"
 grep -q "detached from process $prog, which runs on" "$tmp/$sig.err" || why="$why${why:+; }no 'detached' line"
 [ -n "$vdso_after" ] && [ "$vdso_after" = "$vdso_fresh" ] || why="$why${why:+; }vDSO not restored"
-[ -z "$why" ] || fail "attach-sig$sig: $why"
+[ -z "$why" ] || bad "attach-sig$sig: $why"
 if [ -z "$why" ] && verify_trace attach-sig$sig "$tmp/$sig.idna"; then
-	echo "ok: attach-sig$sig ($(head -1 "$tmp/$sig.err" | sed 's/^ttrec: trace [^:]*: //'))"
+	passed "attach-sig$sig ($(head -1 "$tmp/$sig.err" | sed 's/^ttrec: trace [^:]*: //'))"
 fi
 done
 
@@ -100,12 +93,12 @@ grep -q "process $prog exited with status 23" "$tmp/exit.err" || why="$why${why:
 header_cwd=$("$BUILD/ttdump" "$tmp/exit.idna" 2>&1 | sed -n 's/^cwd: //p')
 [ "$header_cwd" = "\"$tmp/progdir\"" ] ||
 	why="$why${why:+; }header cwd $header_cwd, want \"$tmp/progdir\""
-[ -z "$why" ] || fail "attach-exit: $why"
+[ -z "$why" ] || bad "attach-exit: $why"
 if [ -z "$why" ] && verify_trace attach-exit "$tmp/exit.idna" &&
    ! grep -q "exit status 23" "$tmp/attach-exit.verify"; then
-	fail "attach-exit: the replay does not end with status 23: $(head -1 "$tmp/attach-exit.verify")"
+	bad "attach-exit: the replay does not end with status 23: $(head -1 "$tmp/attach-exit.verify")"
 elif [ -z "$why" ]; then
-	echo "ok: attach-exit"
+	passed "attach-exit"
 fi
 
 # attach_interrupted NAME COUNT [MODE]: the counter (COUNT lines, in
@@ -135,9 +128,9 @@ attach_interrupted() {
 attach_interrupted thr 40 threaded
 grep -q " 2 threads," "$tmp/thr.err" || why="$why${why:+; }not 2 threads: $(head -1 "$tmp/thr.err")"
 grep -q "detached from process $prog, which runs on" "$tmp/thr.err" || why="$why${why:+; }no 'detached' line"
-[ -z "$why" ] || fail "attach-threads: $why"
+[ -z "$why" ] || bad "attach-threads: $why"
 if [ -z "$why" ] && verify_trace attach-threads "$tmp/thr.idna"; then
-	echo "ok: attach-threads"
+	passed "attach-threads"
 fi
 
 # 2c. A process whose first thread registered rseq before the attach,
@@ -146,9 +139,9 @@ fi
 attach_interrupted spawn 30 spawning
 threads=$(sed -n 's/.* \([0-9][0-9]*\) threads,.*/\1/p' "$tmp/spawn.err" | head -1)
 [ "${threads:-0}" -ge 2 ] || why="$why${why:+; }no thread made while attached: $(head -1 "$tmp/spawn.err")"
-[ -z "$why" ] || fail "attach-spawning: $why"
+[ -z "$why" ] || bad "attach-spawning: $why"
 if [ -z "$why" ] && verify_trace attach-spawning "$tmp/spawn.idna"; then
-	echo "ok: attach-spawning"
+	passed "attach-spawning"
 fi
 
 # 3. Errors: one line on stderr, a status of its own, no trace left.
@@ -159,10 +152,10 @@ expect_error() {
 	local rc=$?
 	if [ $rc -ne "$want" ] || [ "$(wc -l <"$tmp/err-$name")" -ne 1 ] ||
 	   ! grep -q "$pattern" "$tmp/err-$name" || [ -e "$tmp/err-$name.idna" ]; then
-		fail "$name: exit $rc (want $want): $(cat "$tmp/err-$name")"
+		bad "$name: exit $rc (want $want): $(cat "$tmp/err-$name")"
 		return 1
 	fi
-	echo "ok: $name (exit $rc: $(cat "$tmp/err-$name"))"
+	passed "$name (exit $rc: $(cat "$tmp/err-$name"))"
 }
 # A pid that is surely free: the highest the kernel allows, plus one.
 expect_error no-such-process 66 'no process' $(($(cat /proc/sys/kernel/pid_max) + 1))
@@ -176,9 +169,9 @@ first=$!
 sleep 0.5
 expect_error already-traced 77 'cannot attach' $prog
 kill -INT $first
-wait $first || fail "already-traced: the first recorder failed"
+wait $first || bad "already-traced: the first recorder failed"
 wait $prog
-[ $? -eq 23 ] || fail "already-traced: the program did not survive"
+[ $? -eq 23 ] || bad "already-traced: the program did not survive"
 # The hand-over option of --follow-fork (internal) on a process that no
 # recorder parked: refused, and the process runs on untouched.
 expect_error resume-parked-bad-argument 64 'bad --resume-parked' --resume-parked=zz 1
@@ -187,7 +180,7 @@ prog=$!
 sleep 0.2
 expect_error resume-parked-not-parked 77 'cannot take parked process' --resume-parked=0,1000 $prog
 wait $prog
-[ $? -eq 23 ] || fail "resume-parked-not-parked: the program did not survive"
+[ $? -eq 23 ] || bad "resume-parked-not-parked: the program did not survive"
 # 4. A program that stops and is continued by another process while
 # attached: each stop is held until the SIGCONT, its handler runs first
 # (stop_continue's own continuer child waits for each stop).
@@ -218,11 +211,11 @@ wait $prog
 prog_rc=$?
 if [ $rec_rc -ne 0 ] || [ $prog_rc -ne 0 ] ||
    ! cmp -s "$tmp/stops.native" "$tmp/stops.out"; then
-	fail "attach-stops: ttrec exit $rec_rc, program exit $prog_rc, output:"
+	bad "attach-stops: ttrec exit $rec_rc, program exit $prog_rc, output:"
 	diff "$tmp/stops.native" "$tmp/stops.out" | head -5
 	cat "$tmp/stops.err"
 elif verify_trace attach-stops "$tmp/stops.idna"; then
-	echo "ok: attach-stops (each stop held until its SIGCONT)"
+	passed "attach-stops (each stop held until its SIGCONT)"
 fi
 # 5. The progress line: never when stderr is not a terminal, once a
 # recording is past a second when it is.
@@ -233,9 +226,9 @@ sleep 0.2
 timeout "$LIMIT" "$TTREC" attach -o "$tmp/noprog.idna" $prog 2>"$tmp/noprog.err"
 wait $prog
 if grep -q -e $'\r' -e 'M/s)' "$tmp/noprog.err"; then
-	fail "progress line on a file: $(cat -A "$tmp/noprog.err" | head -3)"
+	bad "progress line on a file: $(cat -A "$tmp/noprog.err" | head -3)"
 else
-	echo "ok: no progress line when stderr is a file"
+	passed "no progress line when stderr is a file"
 fi
 if command -v script >/dev/null; then
 	# stdout of the program goes to a file; ttrec's stderr to script's pty.
@@ -243,10 +236,10 @@ if command -v script >/dev/null; then
 		>"$tmp/tty.out" 2>&1 </dev/null
 	if grep -q $'\rttrec: [0-9.]* s, .* instructions (.* M/s), [0-9]* syscalls, .*B of trace' "$tmp/tty.out" &&
 	   grep -q $'\r\033\\[Kttrec: trace' "$tmp/tty.out"; then
-		echo "ok: progress line on a terminal, erased before the summary"
+		passed "progress line on a terminal, erased before the summary"
 	else
-		fail "no progress line on a terminal: $(cat -A "$tmp/tty.out" | head -3)"
+		bad "no progress line on a terminal: $(cat -A "$tmp/tty.out" | head -3)"
 	fi
 fi
 
-exit $failed
+finish record_attach

@@ -6,22 +6,14 @@
 # its last complete chunk (ttdump). ttrec ignores SIGXFSZ for itself only:
 # the program keeps the disposition it would have had natively.
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/shared/checks.sh"
+BUILD=$build
+tmp=$work
 TTREC=$BUILD/ttrec
 TTDUMP=$BUILD/ttdump
 PROGRAMS=$BUILD/tests/programs
 LIMIT=60
-failed=0
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 # disk_full NAME KIB -- COMMAND...: COMMAND natively, then under ttrec with
 # the file size limited to KIB KiB.
@@ -53,10 +45,10 @@ disk_full() {
 		why="$why${why:+; }ttdump: $(cat "$name.dump.err")"
 	fi
 	if [ -n "$why" ]; then
-		fail "$name: $why"
+		bad "$name: $why"
 		return 1
 	fi
-	echo "ok: $name at ${kib} KiB: exit 74, program's status $native_rc and output kept, trace of $size bytes, $(grep '^chunks:' "$name.dump")"
+	passed "$name at ${kib} KiB: exit 74, program's status $native_rc and output kept, trace of $size bytes, $(grep '^chunks:' "$name.dump")"
 }
 
 # A limit the trace reaches after a few chunks, one it reaches at the
@@ -68,7 +60,7 @@ sys.exit(5)'
 disk_full python-first-chunk 32 -- python3 -c 'print(sum(range(10**5)))'
 disk_full sigalrm 32 -- "$PROGRAMS/sigalrm_timer"
 if ! grep -q '^chunks: [1-9]' python.dump; then
-	fail "python: no complete chunk kept: $(grep '^chunks:' python.dump)"
+	bad "python: no complete chunk kept: $(grep '^chunks:' python.dump)"
 fi
 
 # The program's own SIGXFSZ disposition: the default kills it when it
@@ -82,9 +74,9 @@ rm -f big
 rc=$?
 rm -f big
 if [ $native_rc -eq 153 ] && [ $rc -eq 153 ] && grep -q 'killed by signal 25 ' dd.err; then
-	echo "ok: the program dies of its own SIGXFSZ (153) as natively"
+	passed "the program dies of its own SIGXFSZ (153) as natively"
 else
-	fail "SIGXFSZ default: natively $native_rc, recorded $rc: $(cat dd.err)"
+	bad "SIGXFSZ default: natively $native_rc, recorded $rc: $(cat dd.err)"
 fi
 # ... and an inherited "ignore" makes its write fail instead (dd: status 1).
 (trap '' XFSZ; ulimit -f 1024 && write_big) 2>/dev/null
@@ -94,9 +86,9 @@ rm -f big
 	2>/dev/null
 rc=$?
 if [ $native_rc -eq 1 ] && [ $rc -eq 1 ]; then
-	echo "ok: an inherited SIGXFSZ ignore reaches the program"
+	passed "an inherited SIGXFSZ ignore reaches the program"
 else
-	fail "SIGXFSZ ignored: natively $native_rc, recorded $rc"
+	bad "SIGXFSZ ignored: natively $native_rc, recorded $rc"
 fi
 
-exit $failed
+finish record_disk_full

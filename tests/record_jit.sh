@@ -15,25 +15,18 @@
 # traces must replay consistently (ttreplay --verify), to the same history
 # with and without translating in the replay (ttreplay --no-jit).
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
-TTREC=$BUILD/ttrec
-TTREPLAY=$BUILD/ttreplay
-TTDUMP=$BUILD/ttdump
-PROGRAMS=$BUILD/tests/programs
+. "$(dirname "$0")/shared/checks.sh"
+TTREC=$build/ttrec
+TTREPLAY=$build/ttreplay
+TTDUMP=$build/ttdump
+PROGRAMS=$build/tests/programs
 LIMIT=300
-passed=0
-failed=0
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
 export LC_ALL=C
 
 if ! setarch -R true 2>/dev/null; then
-	echo "record_jit: setarch -R (no ASLR) does not work here: cannot compare traces"
-	echo "record_jit: 0 passed, 1 failed"
-	exit 1
+	bad "setarch -R (no ASLR) does not work here: cannot compare traces"
+	finish record_jit
+	exit
 fi
 
 # The records of a trace but its misses, without what varies from run to
@@ -92,13 +85,7 @@ compare() {
 		cmp -s "$name.$t.info" "$name.$t.info-i" ||
 			why="$why${why:+; }replays of the $t trace differ with --no-jit"
 	done
-	if [ -n "$why" ]; then
-		echo "FAIL: $name: $why"
-		failed=$((failed + 1))
-		return
-	fi
-	echo "ok: $name ($(wc -l <"$name.j.rec") records alike, $mj misses ($mi interpreted), $translated blocks translated)"
-	passed=$((passed + 1))
+	verdict "$name ($(wc -l <"$name.j.rec") records alike, $mj misses ($mi interpreted), $translated blocks translated)" "$why"
 }
 
 awk 'BEGIN { srand(5); for (i = 0; i < 100000; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
@@ -123,5 +110,4 @@ compare x87_modulo /dev/null -- "$PROGRAMS/x87_modulo"
 compare hot_code_writes /dev/null -- "$PROGRAMS/hot_code_writes"
 compare signals /dev/null -- "$PROGRAMS/segv_longjmp"
 
-echo "record_jit: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish record_jit

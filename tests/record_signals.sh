@@ -18,23 +18,16 @@
 #     ends the recording (ttrec kills the program, says so and exits
 #     128+N); the trace is complete (replays to the recorded end).
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/shared/checks.sh"
+BUILD=$build
+tmp=$work
 TTREC=$BUILD/ttrec
 PROG=$BUILD/tests/programs/signal_ttrec
 LIMIT=60
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 verify() { # verify NAME TRACE
 	if ! timeout "$LIMIT" "$BUILD/ttreplay" --verify "$2" >"$tmp/$1.verify" 2>&1; then
-		fail "$1: replay: $(tail -1 "$tmp/$1.verify")"
+		bad "$1: replay: $(tail -1 "$tmp/$1.verify")"
 		return 1
 	fi
 }
@@ -47,16 +40,16 @@ for mode in group-abrt group-usr1; do
 		>"$tmp/$mode.rec" 2>"$tmp/$mode.err"
 	rec_rc=$?
 	if [ $rec_rc -ne $native_rc ] || ! cmp -s "$tmp/$mode.native" "$tmp/$mode.rec"; then
-		fail "$mode: exit $rec_rc (natively $native_rc), output:"
+		bad "$mode: exit $rec_rc (natively $native_rc), output:"
 		diff "$tmp/$mode.native" "$tmp/$mode.rec" | head -5
 		cat "$tmp/$mode.err"
 		continue
 	fi
 	if ! "$BUILD/ttdump" "$tmp/$mode.idna" | grep -q 'process-exit'; then
-		fail "$mode: the trace has no end (ttrec died?)"
+		bad "$mode: the trace has no end (ttrec died?)"
 		continue
 	fi
-	verify "$mode" "$tmp/$mode.idna" && echo "ok: $mode (exit $rec_rc)"
+	verify "$mode" "$tmp/$mode.idna" && passed "$mode (exit $rec_rc)"
 done
 
 # The program stops ttrec (its parent): ttrec answers for it instead of
@@ -67,10 +60,10 @@ done
 rc=$?
 if [ $rc -ne 0 ] || [ "$(cat "$tmp/parent-stop.out")" != "$(printf 'stop parent: 0, 0\nstill here')" ] ||
    ! grep -q "^ttrec: the program's signal could not be delivered: a stop signal sent to ttrec (its parent) answered 0 without effect (2 times)" "$tmp/parent-stop.err"; then
-	fail "parent-stop: exit $rc, output and stderr:"
+	bad "parent-stop: exit $rc, output and stderr:"
 	cat "$tmp/parent-stop.out" "$tmp/parent-stop.err"
 else
-	verify parent-stop "$tmp/parent-stop.idna" && echo "ok: parent-stop (ttrec not stopped)"
+	verify parent-stop "$tmp/parent-stop.idna" && passed "parent-stop (ttrec not stopped)"
 fi
 
 # Under a parent with job control: the same output and status as the
@@ -88,12 +81,12 @@ while read -r name parent_opts prog mode; do
 		>"$tmp/$name.rec" 2>"$tmp/$name.err"
 	rec_rc=$?
 	if [ $rec_rc -ne $native_rc ] || ! cmp -s "$tmp/$name.native" "$tmp/$name.rec"; then
-		fail "$name: exit $rec_rc (natively $native_rc), output:"
+		bad "$name: exit $rec_rc (natively $native_rc), output:"
 		diff "$tmp/$name.native" "$tmp/$name.rec" | head -8
 		cat "$tmp/$name.err"
 		continue
 	fi
-	verify "$name" "$tmp/$name.idna" && echo "ok: $name (exit $rec_rc)"
+	verify "$name" "$tmp/$name.idna" && passed "$name (exit $rec_rc)"
 done <<CASES
 parent-int --count $PROG parent-int
 term-parent --relay $PROG term-parent
@@ -128,7 +121,7 @@ wait_bounded() { # wait_bounded: ttrec's status, in $rc
 }
 complete() { # complete NAME TRACE: the trace ends with the program's death
 	if ! "$BUILD/ttdump" "$2" | grep -q 'process-exit'; then
-		fail "$1: the trace has no end"
+		bad "$1: the trace has no end"
 		return 1
 	fi
 	verify "$1" "$2"
@@ -140,11 +133,11 @@ for sig in TERM INT HUP; do
 	kill -"$sig" "$pid"
 	wait_bounded
 	if [ $rc -ne $((128 + num)) ] || ! grep -q "^ttrec: the program was killed by signal $num " "$out.err"; then
-		fail "user $sig: exit $rc (want $((128 + num))), stderr:"
+		bad "user $sig: exit $rc (want $((128 + num))), stderr:"
 		cat "$out.err"
 		continue
 	fi
-	complete "user-$sig" "$out.idna" && echo "ok: user $sig (exit $rc)"
+	complete "user-$sig" "$out.idna" && passed "user $sig (exit $rc)"
 done
 # A program that handles the first: the second ends the recording.
 out=$tmp/user-twice
@@ -158,10 +151,10 @@ kill -TERM "$pid"
 wait_bounded
 if [ $rc -ne 143 ] || ! grep -q "^ttrec: recording ended by signal 15 " "$out.err" ||
    ! grep -q "SIGTERM handled: waiting on" "$out.out"; then
-	fail "user TERM twice: exit $rc (want 143), output and stderr:"
+	bad "user TERM twice: exit $rc (want 143), output and stderr:"
 	cat "$out.out" "$out.err"
 else
-	complete user-twice "$out.idna" && echo "ok: user TERM twice (exit $rc)"
+	complete user-twice "$out.idna" && passed "user TERM twice (exit $rc)"
 fi
 # timeout(1), ttrec's parent and in its process group, is outside too: a
 # recording it bounds ends at its SIGTERM, with a complete trace.
@@ -170,9 +163,9 @@ timeout --preserve-status 1 env --default-signal=TERM "$TTREC" run -q -o "$tmp/t
 	>"$tmp/timeout.out" 2>"$tmp/timeout.err"
 rc=$?
 if [ $rc -ne 143 ] || ! "$BUILD/ttdump" "$tmp/timeout.idna" | grep -q 'process-exit'; then
-	fail "timeout: exit $rc (want 143) or no end in the trace:"
+	bad "timeout: exit $rc (want 143) or no end in the trace:"
 	cat "$tmp/timeout.err"
 else
-	verify timeout "$tmp/timeout.idna" && echo "ok: timeout's SIGTERM (exit $rc)"
+	verify timeout "$tmp/timeout.idna" && passed "timeout's SIGTERM (exit $rc)"
 fi
-exit $failed
+finish record_signals

@@ -28,9 +28,6 @@ session() {
 	grep -vE '^ttreplay: (reading the trace|index )|^(first pass|segments forward continues skipped): ' \
 		"$out.raw" > "$out"
 }
-same() { # same REFERENCE OUT DESCRIPTION
-	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -5 | tr '\n' ' ')"; fi
-}
 # A one-line report of the index at the given path, and nothing else.
 reported_once() { # OUT.index DESCRIPTION
 	if [ "$(wc -l < "$1")" -eq 1 ] && grep -qE ': rebuilding$' "$1"; then ok

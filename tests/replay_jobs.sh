@@ -29,9 +29,9 @@ pass() {
 	"$build/ttreplay" --info --json --no-index --jobs "$jobs" "$trace" > "json.$jobs" 2>&1
 }
 
-# same NAME TRACE RANGES-WITH-3-JOBS: every answer with 2 and 3 jobs is
+# jobs_agree NAME TRACE RANGES-WITH-3-JOBS: every answer with 2 and 3 jobs is
 # the serial one, and 3 jobs did cut the history into that many ranges.
-same() {
+jobs_agree() {
 	local name=$1 trace=$2 want=$3
 	for jobs in 1 2 3; do pass "$trace" "$jobs"; done
 	for jobs in 2 3; do
@@ -52,21 +52,21 @@ record() { # NAME TTREC-OPTIONS... -- ARGS...: NAME.idna
 
 # A trace is cut at its checkpoints: one every million instructions.
 record plain --checkpoint-interval 1M -- "$program" plain
-same plain plain.idna 3
+jobs_agree plain plain.idna 3
 expect plain.verify 'consistent with the recording' "plain replays consistently"
 
 record signal --checkpoint-interval 1M -- "$program" signal
-same signal signal.idna 3
+jobs_agree signal signal.idna 3
 expect signal.verify ' 4 signals' "the signals of every range are counted once"
 
 record abort --checkpoint-interval 1M -- "$program" abort
-same abort abort.idna 3
+jobs_agree abort abort.idna 3
 expect abort.verify 'killed by signal 6' "the kill is the last range's"
 expect abort.verify 'consistent with the recording' "the killed program replays consistently"
 
 # A ring that wrapped: history starts at its first kept checkpoint.
 record ring --ring 1M --checkpoint-interval 1M -- "$program" plain 120
-same ring ring.idna 3
+jobs_agree ring ring.idna 3
 expect ring.verify 'consistent with the recording' "the ring replays consistently"
 
 # More ranges than checkpoints: every checkpoint starts one.
@@ -78,17 +78,17 @@ else bad "--jobs 64: $n ranges, or the answers differ"; fi
 
 # Two threads: each keeps its own checkpoints, so the pass stays serial.
 record threads --checkpoint-interval 1M -- "$program" threads
-same threads threads.idna 1
+jobs_agree threads threads.idna 1
 pass threads.idna 2
 expect verify.err 'several threads replays on one core' "--verify says why a threaded trace is not cut"
 
 # Damaged: the intact prefix of a truncated trace, and a damaged chunk.
 head -c 300000 plain.idna > truncated.idna
-same truncated truncated.idna 3
+jobs_agree truncated truncated.idna 3
 expect truncated.verify 'status 2' "a truncated trace is status 2 both ways"
 cp plain.idna flipped.idna
 printf '\377\377\377\377' | dd of=flipped.idna bs=1 seek=200000 conv=notrunc 2> /dev/null
-same flipped flipped.idna 1
+jobs_agree flipped flipped.idna 1
 expect flipped.verify 'status 65' "a damaged trace is refused both ways"
 
 # A replay that goes wrong in the middle range: the first failure in
@@ -102,7 +102,7 @@ for pos in 100 140 180 220 260 300 340 380 420 460; do
 	if grep -q 'diverged' wrong.err; then found=1; break; fi
 done
 if [ $found = 1 ]; then
-	same wrong wrong.idna 3
+	jobs_agree wrong wrong.idna 3
 	expect wrong.verify 'status 65' "a replay that goes wrong is refused both ways"
 	expect verify-err.1 'diverged from the trace at time' "the failure is the serial pass's"
 else bad "no changed byte made the replay of plain.idna go wrong"; fi

@@ -43,10 +43,6 @@ else bad "without a spill file a 1M budget thins: $(grep '^snapshots' thin.out.r
 expect large.out '^next-write of ' "the script ran to its end"
 expect large.out '^Old value = 13$' "a watchpoint back to the first of three writes"
 expect large.out 'Breakpoint 1, start_round \(k=34\)' "reverse-continue twice to a breakpoint"
-same() { # REFERENCE OUT DESCRIPTION
-	if cmp -s "$1" "$2"; then ok
-	else bad "$3 answers otherwise: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
-}
 same large.out small.out "a 1M budget (snapshots in the spill file)"
 same large.out thin.out "a 1M budget without a spill file (thinned)"
 expect read-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the index was read"

@@ -7,29 +7,13 @@
 # both hash the 1.4 way). Threads and --follow-fork children write 1.4 too.
 # Any other version than 1.4 and the current one is refused.
 set -u
-BUILD=${BUILD:-build}
-BUILD=$(cd "$BUILD" && pwd)
-TTREC=$BUILD/ttrec
-TTREPLAY=$BUILD/ttreplay
-TTDUMP=$BUILD/ttdump
-PROGRAMS=$BUILD/tests/programs
+. "$(dirname "$0")/shared/checks.sh"
+TTREC=$build/ttrec
+TTREPLAY=$build/ttreplay
+TTDUMP=$build/ttdump
+PROGRAMS=$build/tests/programs
 LIMIT=300
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
 export LC_ALL=C
-
-check() {
-	if [ -z "$2" ]; then
-		echo "ok: $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $1: $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # old NAME [TTREC OPTIONS...] -- COMMAND...: recorded as 1.4 against a
 # native run, each trace written (the children's too) dumped and replayed.
@@ -59,7 +43,7 @@ old() {
 		timeout "$LIMIT" "$TTREPLAY" --verify "$t" >"$t.verify" 2>&1 ||
 			why="$why${why:+; }$t: $(tail -1 "$t.verify")"
 	done
-	check "$name ($n traces)" "$why"
+	verdict "$name ($n traces)" "$why"
 }
 
 awk 'BEGIN { srand(5); for (i = 0; i < 20000; i++) printf "%d\n", int(rand() * 2^31) - 2^30 }' \
@@ -76,7 +60,6 @@ why=""
 [ $rc -eq 64 ] || why="exit status $rc"
 grep -q 'trace-format 1.3' bad.err || why="$why${why:+; }message: $(cat bad.err)"
 [ -e bad.idna ] && why="$why${why:+; }a trace was written"
-check "--trace-format=1.3 refused" "$why"
+verdict "--trace-format=1.3 refused" "$why"
 
-echo "trace_format_old: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish trace_format_old

@@ -10,6 +10,16 @@ cd "$work" || exit 1
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# passed MESSAGE: a check that passed, said on a line of its own.
+passed() { echo "ok: $*"; ok; }
+# verdict NAME WHY: passed when WHY is empty, else a failure saying why.
+verdict() {
+	if [ -z "$2" ]; then passed "$1"; else bad "$1: $2"; fi
+}
+# same REFERENCE OUT DESCRIPTION: the two files are alike to the byte.
+same() {
+	if cmp -s "$1" "$2"; then ok; else bad "$3: $(diff "$1" "$2" | head -6 | tr '\n' ' ')"; fi
+}
 # expect FILE PATTERN DESCRIPTION: a line of FILE matches PATTERN (ERE).
 expect() {
 	if grep -qE -- "$2" "$1"; then ok; else bad "$3 (no '$2' in $1)"; fi
