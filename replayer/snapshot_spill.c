@@ -528,12 +528,38 @@ int snapshot_spill_patch(struct snapshot_spill *f, const struct spill_ref *ref,
 	return in.bad ? -1 : 0;
 }
 
+/* Copies len bytes at `at` of from to the end of to in the kernel (no
+ * copy through user memory). false when it cannot (another file system,
+ * an old kernel), nothing being appended then. */
+static bool copy_in_kernel(struct snapshot_spill *to, struct snapshot_spill *from, uint64_t at,
+			   uint64_t len)
+{
+	loff_t in = (loff_t)at, out = (loff_t)to->size;
+	uint64_t done = 0;
+	while (done < len) {
+		ssize_t n = copy_file_range(from->fd, &in, to->fd, &out, len - done, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += (uint64_t)n;
+	}
+	return true;
+}
+
 int snapshot_spill_copy(struct snapshot_spill *to, struct snapshot_spill *from,
 			const struct spill_ref *ref, struct spill_ref *out)
 {
 	if (!from || ref->length == 0 || ref->offset + ref->length > from->size ||
 	    ref->length > SIZE_MAX)
 		return -1;
+	if (copy_in_kernel(to, from, ref->offset, ref->length)) {
+		out->offset = to->size;
+		out->length = ref->length;
+		to->size += ref->length;
+		return 0;
+	}
+	/* What was copied, if any, is written over. */
 	uint8_t *bytes = malloc(ref->length);
 	if (!bytes || read_bytes(from, ref, bytes) != 0) {
 		free(bytes);
