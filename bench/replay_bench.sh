@@ -129,9 +129,10 @@ for name in compute sort; do
 		"$(ratio "$c1" "$l2")"
 done
 echo "(ttreplay --index, wall and cpu seconds with --jobs 1 and 2; longest_2: the cpu seconds of"
-echo " the longest of the two ranges; scaling: cpu_1 / longest_2, the speed-up of the first pass"
-echo " on two free cores. On a machine busy with other work wall time does not show it: a"
-echo " second thread gets no more of the CPU there)"
+echo " the longest of the two ranges; scaling: cpu_1 / longest_2, what two free cores would bound"
+echo " the speed-up by (the join and the index's writing follow the ranges on one core). On a"
+echo " machine busy with other work wall time does not show it: a second thread gets no more"
+echo " of the CPU there)"
 echo
 
 t0=$(now)
