@@ -4,8 +4,9 @@
  * compress several times, at little cost next to the replay): a fixed
  * part (the state's numbers, each thread's state as the process lays it
  * out, cache blocks, logged code pages), then the image's pages that
- * differ from the base's, then an end mark. Reading checks every size
- * against the record's length before using it.
+ * differ from the base's, then an end mark. A patch is a record of its
+ * own kind: the numbers and threads without caches, then pages. Reading
+ * checks every size against the record's length before using it.
  */
 #include <errno.h>
 #include <fcntl.h>
