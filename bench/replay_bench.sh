@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Replay against recording, in one run on one machine. Records CPU-bound
-# programs (compute: bench/record_workload; sort -n of shuffled numbers; a
+# programs (compute: bench/record_workload; sort -n --parallel=1 of
+# shuffled numbers, one thread, so that the first pass can cut it; a
 # python3 loop), then times the first pass of each trace (`ttreplay
 # --verify`) with block translation and without (--no-jit), beside the
 # recording's own time; then measures time travel on the compute trace
@@ -8,7 +9,9 @@
 # table is a second session on each trace without the replay index and
 # with it (ttreplay --index made it; the time that took, and its size
 # beside the trace's): ttreplay --info (open, the whole history) and a gdb
-# session (open, continue to the end of history).
+# session (open, continue to the end of history). The third is the first
+# pass on two cores (ttreplay --index --jobs 1 and 2): the CPU time on one
+# core over the CPU time of the longest of two ranges.
 #   BUILD=build bash bench/replay_bench.sh [SCALE]   (SCALE: compute's, default 5)
 #   QUICK=1: small inputs (scale 1, 100000 numbers, 200000 loop turns)
 #   BASELINE=OTHER/ttreplay: also its first pass on the same traces (an
@@ -67,7 +70,7 @@ compare() { # NAME COMMAND...: one row
 		${rec#* } ${jit% *} ${jit#* } ${nojit#* } "$(echo "${rec#* } / ${jit#* }" | bc -l)" "$base"
 }
 compare compute "$build/bench/record_workload" "$scale"
-compare sort sort -n numbers
+compare sort sort -n --parallel=1 numbers
 compare python3 "$PYTHON" loop.py
 echo "(seconds: wall and cpu; no-jit, baseline: cpu of ttreplay --verify --no-jit and of"
 echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's, by cpu)"
@@ -103,6 +106,33 @@ done
 echo "(cpu seconds of a second session: make_idx: ttreplay --index (the first pass and writing"
 echo " the index); info: ttreplay --info without and with the index (open, the whole history);"
 echo " gdb: open, continue to the end of history under gdb; idx/trace: the sizes of TRACE.idx, TRACE)"
+echo
+
+# index_jobs TRACE N: "wall cpu longest" of ttreplay --index --jobs N (longest:
+# the CPU s of the longest range, which --index prints; the whole CPU
+# time when the pass ran on one core).
+index_jobs() {
+	rm -f "$1.idx"
+	timed jobs.time "$build/ttreplay" --index --jobs "$2" "$1" > /dev/null 2> jobs.err
+	rm -f "$1.idx"
+	local longest
+	longest=$(sed -n 's/.*(the longest took \([0-9.]*\) CPU s.*/\1/p' jobs.err)
+	echo "$(cat jobs.time) ${longest:-$(cut -d' ' -f2 jobs.time)}"
+}
+printf '%-8s %9s %9s %9s %9s %9s %9s\n' program wall_1 cpu_1 wall_2 cpu_2 longest_2 scaling
+for name in compute sort; do
+	one=$(index_jobs "$name.idna" 1)
+	two=$(index_jobs "$name.idna" 2)
+	read -r w1 c1 _ <<< "$one"
+	read -r w2 c2 l2 <<< "$two"
+	printf '%-8s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n' "$name" "$w1" "$c1" "$w2" "$c2" "$l2" \
+		"$(ratio "$c1" "$l2")"
+done
+echo "(ttreplay --index, wall and cpu seconds with --jobs 1 and 2; longest_2: the cpu seconds of"
+echo " the longest of the two ranges; scaling: cpu_1 / longest_2, what two free cores would bound"
+echo " the speed-up by (the join and the index's writing follow the ranges on one core). On a"
+echo " machine busy with other work wall time does not show it: a second thread gets no more"
+echo " of the CPU there)"
 echo
 
 t0=$(now)

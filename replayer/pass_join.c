@@ -107,25 +107,33 @@ static struct memory_image *complete_image(struct overlay_chain *c, struct pass_
 }
 
 /*
- * The range's own images (before completion) of its snapshots that
- * spilled ones are based on, kept from when the join reaches them until
- * the last snapshot based on them is read back: the worker wrote a
- * spilled snapshot's image as the pages its base's image did not share.
+ * The images of a range's snapshots that spilled ones are based on, kept
+ * from when the join reaches them until the last snapshot based on them
+ * is done: the range's own (before completion: the worker wrote a
+ * spilled snapshot's image as the pages its base's image did not share)
+ * and the completed one (what the session reads that snapshot's record
+ * back on, once it adopts it spilled).
  */
 struct range_bases {
 	size_t *base_of;              /* kept index of snapshot i's base, SIZE_MAX: none */
 	size_t *last_use;             /* the last snapshot based on i, SIZE_MAX: none */
-	struct memory_image **image;  /* of the bases reached, owned */
+	struct memory_image **image;  /* the range's, of the bases reached, owned */
+	struct memory_image **done;   /* completed, of the bases reached, owned */
 	size_t n;
 };
 
 static void bases_free(struct range_bases *b)
 {
-	for (size_t i = 0; b->image && i < b->n; i++)
-		memory_image_free(b->image[i]);
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->image)
+			memory_image_free(b->image[i]);
+		if (b->done)
+			memory_image_free(b->done[i]);
+	}
 	free(b->base_of);
 	free(b->last_use);
 	free(b->image);
+	free(b->done);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -138,7 +146,8 @@ static bool bases_make(struct range_bases *b, const struct pass_worker *w)
 	b->base_of = malloc((n + 1) * sizeof(*b->base_of));
 	b->last_use = malloc((n + 1) * sizeof(*b->last_use));
 	b->image = calloc(n + 1, sizeof(*b->image));
-	if (!b->base_of || !b->last_use || !b->image)
+	b->done = calloc(n + 1, sizeof(*b->done));
+	if (!b->base_of || !b->last_use || !b->image || !b->done)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		b->base_of[i] = b->last_use[i] = SIZE_MAX;
@@ -153,6 +162,18 @@ static bool bases_make(struct range_bases *b, const struct pass_worker *w)
 		b->last_use[b->base_of[i]] = i;
 	}
 	return true;
+}
+
+/* Snapshot i done: its base's images go when it was the last one based
+ * on them. */
+static void bases_release(struct range_bases *b, size_t i)
+{
+	size_t j = b->base_of[i];
+	if (j != SIZE_MAX && b->last_use[j] == i) {
+		memory_image_free(b->image[j]);
+		memory_image_free(b->done[j]);
+		b->image[j] = b->done[j] = NULL;
+	}
 }
 
 /* Snapshot i of w in memory, read back when it was spilled; its own
@@ -171,11 +192,6 @@ static const char *range_snapshot(struct replay_session *s, struct pass_worker *
 		memset(&snap->spill, 0, sizeof(snap->spill));
 		snap->spill_base = 0;
 		s->summary.range_snapshots_spilled++;
-		size_t j = b->base_of[i];
-		if (b->last_use[j] == i) {
-			memory_image_free(b->image[j]);
-			b->image[j] = NULL;
-		}
 	}
 	if (b->last_use[i] != SIZE_MAX && !(b->image[i] = memory_image_snapshot(snap->state.image)))
 		return "out of memory for snapshots";
@@ -183,11 +199,47 @@ static const char *range_snapshot(struct replay_session *s, struct pass_worker *
 }
 
 /*
+ * snap, completed, which worker w had spilled as record `rec` based on
+ * its snapshot at time base_time, joins the session spilled: the record
+ * copied as it is into the session's spill file, and a patch that turns
+ * what it reads back to on the completed base (u) into snap's state. No
+ * image is compressed again but the patch's pages (those the range did
+ * not know whole). false, snap unchanged, when it cannot (no spill file,
+ * memory, the disk): it then joins in memory.
+ */
+static bool adopt_spilled(struct replay_session *s, struct pass_worker *w,
+			  struct replay_snapshot *snap, const struct spill_ref *rec,
+			  uint64_t base_time, const struct spill_under *u)
+{
+	if (!u->base || !u->top || !u->top_base || s->spill_failed)
+		return false;
+	if (!s->spill && !(s->spill = replay_spill_open())) {
+		s->spill_failed = true;
+		return false;
+	}
+	struct spill_ref patch, copy;
+	if (snapshot_spill_put_patch(s->spill, &snap->state, u, &patch) != 0 ||
+	    snapshot_spill_copy(s->spill, w->spill, rec, &copy) != 0)
+		return false;
+	uint64_t time = snap->state.time;
+	struct resim_counts counts = snap->state.counts;
+	resim_state_free(&snap->state);
+	snap->state.time = time;
+	snap->state.counts = counts; /* segment_may_have_events reads them */
+	snap->spilled = true;
+	snap->spill = copy;
+	snap->spill_patch = patch;
+	snap->spill_base = base_time;
+	s->summary.range_snapshots_adopted++;
+	return true;
+}
+
+/*
  * Joins range w (after `before`, the serial state where it starts, which
  * becomes the serial state where it ends when it reached its end): its
  * lead summaries into the session's last snapshot, its snapshots
- * completed after it (those its worker spilled read back first). 0, or
- * -1 (s->error).
+ * completed after it (those its worker spilled read back first, and
+ * adopted spilled). 0, or -1 (s->error).
  */
 static int join_range(struct replay_session *s, struct pass_worker *w, struct resim_state *before)
 {
@@ -202,14 +254,26 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		goto fail;
 	for (size_t i = 0; i < w->n_kept; i++) {
 		struct replay_snapshot *snap = &w->kept[i];
+		bool spilled = snap->spilled;
+		struct spill_ref rec = snap->spill;
+		uint64_t base_time = snap->spill_base;
 		if ((why = range_snapshot(s, w, &b, i)) != NULL)
 			goto fail;
-		struct memory_image *image = complete_image(&c, w, w->log_marks[i], snap->state.image,
-							    s->future, before->transition_time);
+		struct memory_image *top = snap->state.image; /* c's prev_top from here */
+		struct memory_image *image = complete_image(&c, w, w->log_marks[i], top, s->future,
+							    before->transition_time);
 		snap->state.image = NULL;
 		if (!image)
 			goto fail;
 		complete_state(&snap->state, w, before, image);
+		if (b.last_use[i] != SIZE_MAX && !(b.done[i] = memory_image_snapshot(image)))
+			goto fail;
+		if (spilled) {
+			size_t j = b.base_of[i];
+			struct spill_under u = { b.done[j], top, b.image[j] };
+			adopt_spilled(s, w, snap, &rec, base_time, &u);
+		}
+		bases_release(&b, i);
 		if (replay_session_add_snapshot(s, snap) != 0)
 			goto fail;
 		memset(snap, 0, sizeof(*snap)); /* the session's now */

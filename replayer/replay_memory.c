@@ -156,13 +156,15 @@ void replay_memory_fini(struct replay_memory *m)
  * hit count, as replay_read_uint_inline would have done: the image
  * already holds the value (so no first read either) and the page is in
  * the segment's read set already (pages enter the table only once noted,
- * and the table empties when the set changes). The table holds no page
- * while a pass log wants every read; watchpoints (on_access) come with an
- * emulator observer, under which translated code does not run.
+ * and the table empties when the set changes). A pass log (a range's of
+ * the first pass, pass_log.h) takes only reads of bytes the image does
+ * not know, never made inline, so the table serves it too; watchpoints
+ * (on_access) come with an emulator observer, under which translated
+ * code does not run.
  */
 static void set_hits_limit(struct replay_memory *m)
 {
-	bool inline_ok = m->next_loaded && !m->diverged && !m->proc->log && m->cache.bytes &&
+	bool inline_ok = m->next_loaded && !m->diverged && m->cache.bytes &&
 			 m->cache.bytes == m->inline_cache &&
 			 m->cache.group_log2 == PREDICT_CACHE_GROUP_LOG2;
 	m->hits_limit = !inline_ok ? 0 : m->next.valid ? m->miss_at : UINT64_MAX;
@@ -198,8 +200,8 @@ static const struct emu_inline_memory *replay_inline_memory(void *ctx)
 static inline void offer_inline_page(struct process_memory *p, uint64_t pg)
 {
 	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
-	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == pg * PAGE_SIZE || p->log ||
-	    p->on_access || (p->read_pages && p->noted_read_pages[pg % NOTED_PAGES] != pg + 1))
+	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == pg * PAGE_SIZE || p->on_access ||
+	    (p->read_pages && p->noted_read_pages[pg % NOTED_PAGES] != pg + 1))
 		return;
 	uint8_t *data = memory_image_page_data(p->image, pg * PAGE_SIZE, false);
 	if (data)

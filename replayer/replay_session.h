@@ -55,6 +55,10 @@ struct replay_snapshot {
 	bool spilled;
 	uint64_t spill_base;
 	struct spill_ref spill;
+	/* A range's snapshot adopted spilled (pass_join.c): `spill` is the
+	 * range's record, read back on the base's completed image, and this
+	 * the patch that completes it (length 0: none). */
+	struct spill_ref spill_patch;
 	/* Read from the replay index: state keeps only its time and counts
 	 * until a restore needs the rest, read from the index's frame
 	 * (replay_session_index.c); `decoded` while it is held in state. */
@@ -92,6 +96,9 @@ struct replay_summary {
 	/* Of the ranges' snapshots, those their workers spilled past the
 	 * snapshot budget (the join read them back, pass_join.c). */
 	size_t range_snapshots_spilled;
+	/* Of those, the ones the session took spilled as their workers
+	 * wrote them (with a patch: pass_join.c), not written again. */
+	size_t range_snapshots_adopted;
 	/* --jobs above 1 and the pass ran on one core: why (pass_join.h);
 	 * NULL otherwise. */
 	const char *serial_reason;

@@ -9,8 +9,10 @@
  * back still starts at most one snapshot interval before the target, and
  * backward searches still skip segments by their summaries. Reading one
  * back reads its base first when that went to the file too (a chain, one
- * link per round of spilling since). Only when no spill file can be made
- * does the session thin its snapshots instead (replay_session.c).
+ * link per round of spilling since); a range's snapshot the join adopted
+ * spilled has a patch applied after its record (pass_join.c). Only when
+ * no spill file can be made does the session thin its snapshots instead
+ * (replay_session.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +126,14 @@ const struct resim_state *replay_session_snapshot_state(struct replay_session *s
 	bool have_prev = false;
 	while (depth) {
 		struct resim_state cur;
-		if (snapshot_spill_get(s->spill, &s->snapshots[chain[--depth]].spill, base, &cur) != 0) {
+		const struct replay_snapshot *link = &s->snapshots[chain[--depth]];
+		int rc = snapshot_spill_get(s->spill, &link->spill, base, &cur);
+		if (rc == 0 && link->spill_patch.length &&
+		    snapshot_spill_patch(s->spill, &link->spill_patch, &cur) != 0) {
+			resim_state_free(&cur);
+			rc = -1;
+		}
+		if (rc != 0) {
 			if (have_prev)
 				resim_state_free(&prev);
 			free(chain);

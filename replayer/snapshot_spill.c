@@ -4,8 +4,9 @@
  * compress several times, at little cost next to the replay): a fixed
  * part (the state's numbers, each thread's state as the process lays it
  * out, cache blocks, logged code pages), then the image's pages that
- * differ from the base's, then an end mark. Reading checks every size
- * against the record's length before using it.
+ * differ from the base's, then an end mark. A patch is a record of its
+ * own kind: the numbers and threads without caches, then pages. Reading
+ * checks every size against the record's length before using it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 
 #define RECORD_MAGIC 0x6c6c697073707474ull /* "ttpspill" */
 #define RECORD_END 0x646e656c6c697073ull   /* "spillend" */
+#define PATCH_MAGIC 0x6863746170747474ull  /* "tttpatch" */
 
 struct snapshot_spill {
 	int fd;
@@ -96,6 +98,44 @@ static void put(struct out *o, const void *p, size_t n)
 	o->len += n;
 }
 
+/* Appends len bytes to f. 0, or -1. */
+static int append(struct snapshot_spill *f, const uint8_t *bytes, size_t len, struct spill_ref *ref)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(f->fd, bytes + done, len - done, (off_t)(f->size + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	ref->offset = f->size;
+	ref->length = len;
+	f->size += len;
+	return 0;
+}
+
+/* Appends o's bytes to f as one zstd frame (frees them). 0, or -1. */
+static int write_record(struct snapshot_spill *f, struct out *o, struct spill_ref *ref)
+{
+	if (o->failed) {
+		free(o->buf);
+		return -1;
+	}
+	size_t bound = ZSTD_compressBound(o->len);
+	uint8_t *z = malloc(bound);
+	size_t zlen = z ? ZSTD_compress(z, bound, o->buf, o->len, 1) : 0;
+	free(o->buf);
+	if (!z || ZSTD_isError(zlen)) {
+		free(z);
+		return -1;
+	}
+	int rc = append(f, z, zlen, ref);
+	free(z);
+	return rc;
+}
+
 static void put_u64(struct out *o, uint64_t v)
 {
 	put(o, &v, sizeof(v));
@@ -132,8 +172,17 @@ static void put_page_set(struct out *o, const struct code_page_set *set)
 struct image_delta {
 	struct out *o;
 	const struct memory_image *base;
+	const struct spill_under *under; /* a patch's, or NULL */
 	uint64_t pages;
 };
+
+static void put_page(struct image_delta *d, const struct memory_image_page_view *p)
+{
+	put_u64(d->o, p->page_addr);
+	put(d->o, p->known, MEMORY_IMAGE_PAGE / 8);
+	put(d->o, p->data, MEMORY_IMAGE_PAGE);
+	d->pages++;
+}
 
 static void put_page_unless_based(void *ctx, const struct memory_image_page_view *p)
 {
@@ -141,10 +190,29 @@ static void put_page_unless_based(void *ctx, const struct memory_image_page_view
 	struct memory_image_page_view b;
 	if (d->base && memory_image_page_at(d->base, p->page_addr, &b) && b.identity == p->identity)
 		return;
-	put_u64(d->o, p->page_addr);
-	put(d->o, p->known, MEMORY_IMAGE_PAGE / 8);
-	put(d->o, p->data, MEMORY_IMAGE_PAGE);
-	d->pages++;
+	put_page(d, p);
+}
+
+/* The page at addr of the image under's record reads back to. */
+static bool under_page(const struct spill_under *u, uint64_t addr, struct memory_image_page_view *v)
+{
+	struct memory_image_page_view b;
+	if (memory_image_page_at(u->top, addr, v) &&
+	    !(memory_image_page_at(u->top_base, addr, &b) && b.identity == v->identity))
+		return true;
+	return memory_image_page_at(u->base, addr, v);
+}
+
+static void put_page_unless_under(void *ctx, const struct memory_image_page_view *p)
+{
+	struct image_delta *d = ctx;
+	struct memory_image_page_view u;
+	if (under_page(d->under, p->page_addr, &u) &&
+	    (u.identity == p->identity ||
+	     (memcmp(u.known, p->known, MEMORY_IMAGE_PAGE / 8) == 0 &&
+	      memcmp(u.data, p->data, MEMORY_IMAGE_PAGE) == 0)))
+		return;
+	put_page(d, p);
 }
 
 /* Whether every page of one image is in another. */
@@ -161,27 +229,34 @@ static void check_held(void *ctx, const struct memory_image_page_view *p)
 		h->missing = true;
 }
 
+/* The state's numbers and its threads' (with their caches, or not). */
+static void put_numbers(struct out *o, uint64_t magic, const struct resim_state *st, bool caches)
+{
+	put_u64(o, magic);
+	const uint64_t v[] = { st->time, st->n_threads, st->current, st->clock_offset,
+			       st->transition_time };
+	put(o, v, sizeof(v));
+	put(o, &st->counts, sizeof(st->counts));
+	for (size_t i = 0; i < st->n_threads; i++) {
+		struct resim_thread_state t = st->threads[i];
+		t.cache.blocks = NULL; /* written below */
+		put(o, &t, sizeof(t));
+		if (caches)
+			put_cache(o, &st->threads[i].cache);
+	}
+}
+
 int snapshot_spill_put(struct snapshot_spill *f, const struct resim_state *st,
 		       const struct memory_image *base, struct spill_ref *ref)
 {
 	if (memory_image_is_timed(st->image) || !st->code_pages)
 		return -1;
 	struct out o = { 0 };
-	put_u64(&o, RECORD_MAGIC);
-	const uint64_t v[] = { st->time, st->n_threads, st->current, st->clock_offset,
-			       st->transition_time };
-	put(&o, v, sizeof(v));
-	put(&o, &st->counts, sizeof(st->counts));
-	for (size_t i = 0; i < st->n_threads; i++) {
-		struct resim_thread_state t = st->threads[i];
-		t.cache.blocks = NULL; /* written below */
-		put(&o, &t, sizeof(t));
-		put_cache(&o, &st->threads[i].cache);
-	}
+	put_numbers(&o, RECORD_MAGIC, st, true);
 	put_page_set(&o, st->code_pages);
 	/* Every page of the base must be in the image (images only gain
 	 * pages): a page left out would be the base's on reading. */
-	struct image_delta d = { &o, base, 0 };
+	struct image_delta d = { &o, base, NULL, 0 };
 	if (base) {
 		struct holds_all check = { st->image, false };
 		memory_image_for_each_page(base, check_held, &check);
@@ -199,30 +274,33 @@ int snapshot_spill_put(struct snapshot_spill *f, const struct resim_state *st,
 		return -1;
 	}
 	memcpy(o.buf + count_at, &d.pages, sizeof(d.pages));
-	size_t bound = ZSTD_compressBound(o.len);
-	uint8_t *z = malloc(bound);
-	size_t zlen = z ? ZSTD_compress(z, bound, o.buf, o.len, 1) : 0;
-	free(o.buf);
-	if (!z || ZSTD_isError(zlen)) {
-		free(z);
+	return write_record(f, &o, ref);
+}
+
+/* Whether every page of `in_` is in m. */
+static bool holds_all_of(const struct memory_image *m, const struct memory_image *in_)
+{
+	struct holds_all check = { m, false };
+	memory_image_for_each_page(in_, check_held, &check);
+	return !check.missing;
+}
+
+int snapshot_spill_put_patch(struct snapshot_spill *f, const struct resim_state *st,
+			     const struct spill_under *under, struct spill_ref *ref)
+{
+	if (memory_image_is_timed(st->image) || !holds_all_of(st->image, under->base) ||
+	    !holds_all_of(st->image, under->top))
 		return -1;
-	}
-	size_t done = 0;
-	while (done < zlen) {
-		ssize_t n = pwrite(f->fd, z + done, zlen - done, (off_t)(f->size + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(z);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	free(z);
-	ref->offset = f->size;
-	ref->length = zlen;
-	f->size += zlen;
-	return 0;
+	struct out o = { 0 };
+	put_numbers(&o, PATCH_MAGIC, st, false);
+	struct image_delta d = { &o, NULL, under, 0 };
+	size_t count_at = o.len;
+	put_u64(&o, 0); /* the page count, set below */
+	memory_image_for_each_page(st->image, put_page_unless_under, &d);
+	put_u64(&o, RECORD_END);
+	if (!o.failed)
+		memcpy(o.buf + count_at, &d.pages, sizeof(d.pages));
+	return write_record(f, &o, ref);
 }
 
 /* --- reading ------------------------------------------------------------ */
@@ -321,41 +399,57 @@ static void get_image(struct in *in, struct memory_image *m)
 	}
 }
 
-int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
-		       const struct memory_image *base, struct resim_state *out)
+/* The bytes at ref, whole. 0, or -1. */
+static int read_bytes(struct snapshot_spill *f, const struct spill_ref *ref, uint8_t *buf)
 {
-	memset(out, 0, sizeof(*out));
-	if (!f || ref->length == 0 || ref->offset + ref->length > f->size)
-		return -1;
-	uint8_t *buf = malloc(ref->length);
-	if (!buf)
-		return -1;
 	size_t done = 0;
 	while (done < ref->length) {
 		ssize_t n = pread(f->fd, buf + done, ref->length - done, (off_t)(ref->offset + done));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			free(buf);
+		if (n <= 0)
 			return -1;
-		}
 		done += (size_t)n;
 	}
-	/* One whole frame, declaring its size: anything else is refused. */
+	return 0;
+}
+
+/* The record at ref decompressed (to free), its length in *len; NULL
+ * when it cannot be read or is not one whole frame declaring its size. */
+static uint8_t *read_record(struct snapshot_spill *f, const struct spill_ref *ref, size_t *len)
+{
+	if (!f || ref->length == 0 || ref->offset + ref->length > f->size || ref->length > SIZE_MAX)
+		return NULL;
+	uint8_t *buf = malloc(ref->length);
+	if (!buf || read_bytes(f, ref, buf) != 0) {
+		free(buf);
+		return NULL;
+	}
 	unsigned long long raw = ZSTD_getFrameContentSize(buf, ref->length);
 	size_t frame = ZSTD_findFrameCompressedSize(buf, ref->length);
 	uint8_t *record = NULL;
-	size_t len = 0;
+	size_t n = 0;
 	if (raw != ZSTD_CONTENTSIZE_UNKNOWN && raw != ZSTD_CONTENTSIZE_ERROR && raw > 0 &&
 	    raw <= SIZE_MAX && !ZSTD_isError(frame) && frame == ref->length &&
 	    (record = malloc((size_t)raw)) != NULL)
-		len = ZSTD_decompress(record, (size_t)raw, buf, ref->length);
+		n = ZSTD_decompress(record, (size_t)raw, buf, ref->length);
 	free(buf);
-	if (!record || ZSTD_isError(len) || len != raw) {
+	if (!record || ZSTD_isError(n) || n != raw) {
 		free(record);
-		return -1;
+		return NULL;
 	}
-	buf = record;
+	*len = n;
+	return record;
+}
+
+int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
+		       const struct memory_image *base, struct resim_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t len = 0;
+	uint8_t *buf = read_record(f, ref, &len);
+	if (!buf)
+		return -1;
 	struct in in = { buf, len, false };
 	if (get_u64(&in) != RECORD_MAGIC)
 		in.bad = true;
@@ -398,4 +492,81 @@ int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
 		return -1;
 	}
 	return 0;
+}
+
+int snapshot_spill_patch(struct snapshot_spill *f, const struct spill_ref *ref,
+			 struct resim_state *st)
+{
+	size_t len = 0;
+	uint8_t *buf = read_record(f, ref, &len);
+	if (!buf)
+		return -1;
+	struct in in = { buf, len, false };
+	if (get_u64(&in) != PATCH_MAGIC)
+		in.bad = true;
+	uint64_t v[5];
+	get(&in, v, sizeof(v));
+	if (in.bad || v[1] != st->n_threads || v[2] >= v[1] || !st->image)
+		in.bad = true;
+	else {
+		st->time = v[0];
+		st->current = v[2];
+		st->clock_offset = v[3];
+		st->transition_time = v[4];
+	}
+	get(&in, &st->counts, sizeof(st->counts));
+	for (size_t i = 0; i < st->n_threads && !in.bad; i++) {
+		struct resim_thread_state t;
+		get(&in, &t, sizeof(t));
+		t.cache = st->threads[i].cache; /* the record's */
+		st->threads[i] = t;
+	}
+	if (!in.bad)
+		get_image(&in, st->image);
+	if (get_u64(&in) != RECORD_END || in.left != 0)
+		in.bad = true;
+	free(buf);
+	return in.bad ? -1 : 0;
+}
+
+/* Copies len bytes at `at` of from to the end of to in the kernel (no
+ * copy through user memory). false when it cannot (another file system,
+ * an old kernel), nothing being appended then. */
+static bool copy_in_kernel(struct snapshot_spill *to, struct snapshot_spill *from, uint64_t at,
+			   uint64_t len)
+{
+	loff_t in = (loff_t)at, out = (loff_t)to->size;
+	uint64_t done = 0;
+	while (done < len) {
+		ssize_t n = copy_file_range(from->fd, &in, to->fd, &out, len - done, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += (uint64_t)n;
+	}
+	return true;
+}
+
+int snapshot_spill_copy(struct snapshot_spill *to, struct snapshot_spill *from,
+			const struct spill_ref *ref, struct spill_ref *out)
+{
+	if (!from || ref->length == 0 || ref->offset + ref->length > from->size ||
+	    ref->length > SIZE_MAX)
+		return -1;
+	if (copy_in_kernel(to, from, ref->offset, ref->length)) {
+		out->offset = to->size;
+		out->length = ref->length;
+		to->size += ref->length;
+		return 0;
+	}
+	/* What was copied, if any, is written over. */
+	uint8_t *bytes = malloc(ref->length);
+	if (!bytes || read_bytes(from, ref, bytes) != 0) {
+		free(bytes);
+		return -1;
+	}
+	int rc = append(to, bytes, ref->length, out);
+	free(bytes);
+	return rc;
 }

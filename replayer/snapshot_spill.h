@@ -42,6 +42,31 @@ int snapshot_spill_put(struct snapshot_spill *f, const struct resim_state *st,
 int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
 		       const struct memory_image *base, struct resim_state *out);
 
+/* A record read back on `base` gives base's image but top's pages where
+ * top_base does not share them (top: the image the record was written
+ * from; top_base: the base it was written on, or an image read back as
+ * it): what a patch is written against. */
+struct spill_under {
+	const struct memory_image *base, *top, *top_base;
+};
+
+/* Writes what turns the state a record reads back to (on under->base)
+ * into st: st's numbers and threads but their prediction caches (the
+ * record's stay), and the pages of st's image that differ from that
+ * image's (compared by content). The image must hold every page of
+ * under->base and under->top. 0, or -1. */
+int snapshot_spill_put_patch(struct snapshot_spill *f, const struct resim_state *st,
+			     const struct spill_under *under, struct spill_ref *ref);
+/* Applies the patch at ref to st (a record's state read back). 0, or -1
+ * (st then to free). */
+int snapshot_spill_patch(struct snapshot_spill *f, const struct spill_ref *ref,
+			 struct resim_state *st);
+
+/* Appends to `to` the record at ref of `from` as it is (no decompressing:
+ * a record does not name its file); *out says where. 0, or -1. */
+int snapshot_spill_copy(struct snapshot_spill *to, struct snapshot_spill *from,
+			const struct spill_ref *ref, struct spill_ref *out);
+
 /* The file's size: what the snapshots in it took. */
 uint64_t snapshot_spill_bytes(const struct snapshot_spill *f);
 

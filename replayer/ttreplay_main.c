@@ -337,8 +337,10 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 {
 	if (m->ranges > 1)
 		fprintf(stderr, "ttreplay: the first pass replayed %u ranges of the history at once "
-			"(the longest took %.2f CPU s; %zu of their snapshots went to a spill file)\n",
-			m->ranges, m->longest_range_seconds, m->range_snapshots_spilled);
+			"(the longest took %.2f CPU s; %zu of their snapshots went to a spill file, "
+			"%zu kept there as written)\n",
+			m->ranges, m->longest_range_seconds, m->range_snapshots_spilled,
+			m->range_snapshots_adopted);
 	else if (jobs > 1 && m->n_threads > 1)
 		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
 			"(its checkpoints are per thread)\n");

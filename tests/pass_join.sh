@@ -9,8 +9,9 @@
 # an index made with --jobs 2 loads into a session showing the same.
 # Threads, a ring that wrapped and a truncated trace stay on one core and
 # say why; past the snapshot memory budget the ranges spill their
-# snapshots and the pass stays on two cores (with no spill file to be
-# made, the serial pass goes on).
+# snapshots, the session keeps those records as they are, and the pass
+# stays on two cores (with no spill file to be made, the serial pass
+# goes on).
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join.gdb
@@ -87,6 +88,11 @@ cores fresh.idna budget --jobs 2 --snapshot-memory 1M
 expect budget.cores 'replayed 2 ranges of the history at once' "past the budget the pass stays on two cores"
 spilled=$(sed -n 's/.* \([0-9]*\) of their snapshots went to a spill file.*/\1/p' budget.cores)
 if [ "${spilled:-0}" -gt 0 ]; then ok; else bad "no range spilled a snapshot: $(cat budget.cores)"; fi
+# The session keeps them in the spill file as their ranges wrote them
+# (with a patch completing each), not read back and written again.
+adopted=$(sed -n 's/.*went to a spill file, \([0-9]*\) kept there as written.*/\1/p' budget.cores)
+if [ "${adopted:-0}" = "$spilled" ]; then ok
+else bad "of $spilled spilled range snapshots ${adopted:-none} were kept as written: $(cat budget.cores)"; fi
 session fresh.idna budget --no-index --jobs 2 --snapshot-memory 1M
 grep -v 'snapshots in the spill file' serial > serial.nospill
 grep -v 'snapshots in the spill file' budget > budget.nospill

@@ -4,7 +4,8 @@
  * tests/fuzz-index/sample_index.h: what is written reads back the same,
  * on its base's pages; only the pages the base does not share are
  * written; a record cut short, two read as one or one read from the
- * wrong place is refused.
+ * wrong place is refused; a record copied to another file with a patch
+ * reads back as the state the patch was written from.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,92 @@ START_TEST(refuses_every_cut_and_shift)
 }
 END_TEST
 
+/* A range's record adopted by another file as it is, with a patch: read
+ * back on the completed base (an equal copy, as the session reads it),
+ * then patched, it is the completed state; the patch carries only the
+ * pages that differ from what the record reads back to, and the numbers
+ * but not the caches. */
+START_TEST(adopts_a_record_with_its_patch)
+{
+	struct replay_index_contents c;
+	sample_index_contents(&c);
+	const struct memory_image *top_base = c.snapshots[0].state.image;
+	struct snapshot_spill *range = snapshot_spill_open(NULL), *session = snapshot_spill_open(NULL);
+	ck_assert_ptr_nonnull(range);
+	ck_assert_ptr_nonnull(session);
+	struct spill_ref rec, other, patch, copied;
+	ck_assert_int_eq(snapshot_spill_put(range, &c.snapshots[1].state, top_base, &rec), 0);
+	ck_assert_int_eq(snapshot_spill_put(session, &c.snapshots[0].state, NULL, &other), 0);
+	/* The range's snapshot as the join has it, then completed: the
+	 * base's completed image knows a page the range did not touch, and
+	 * the byte after "hel" the range did not learn. */
+	struct resim_state top;
+	ck_assert_int_eq(snapshot_spill_get(range, &rec, top_base, &top), 0);
+	struct memory_image *done_base = memory_image_snapshot(top_base);
+	ck_assert(memory_image_store(done_base, 0x602000, "base", 5));
+	struct resim_state done;
+	ck_assert_int_eq(snapshot_spill_get(range, &rec, top_base, &done), 0);
+	memory_image_free(done.image);
+	done.image = memory_image_snapshot(done_base);
+	ck_assert(memory_image_store(done.image, 0x601000, "help", 4));
+	done.counts.syscalls += 1000;
+	done.threads[0].cache_hits += 5;
+	done.transition_time = 77;
+	struct spill_under u = { done_base, top.image, top_base };
+	ck_assert_int_eq(snapshot_spill_put_patch(session, &done, &u, &patch), 0);
+	ck_assert_int_eq(snapshot_spill_copy(session, range, &rec, &copied), 0);
+	ck_assert_uint_eq(copied.offset, other.length + patch.length);
+	ck_assert_uint_eq(copied.length, rec.length);
+	ck_assert_uint_eq(snapshot_spill_bytes(session), other.length + patch.length + rec.length);
+
+	/* Read back as the session does, on an equal copy of the base. */
+	struct memory_image *copy = memory_image_new();
+	ck_assert(memory_image_store(copy, 0x600000, "hello", 6));
+	ck_assert(memory_image_store(copy, 0x602000, "base", 5));
+	struct resim_state st;
+	ck_assert_int_eq(snapshot_spill_get(session, &copied, copy, &st), 0);
+	ck_assert_int_eq(snapshot_spill_patch(session, &patch, &st), 0);
+	char buf[6];
+	ck_assert_uint_eq(memory_image_load(st.image, 0x601000, buf, 5), 4);
+	ck_assert_int_eq(memcmp(buf, "help", 4), 0);
+	ck_assert_uint_eq(memory_image_load(st.image, 0x602000, buf, 5), 5);
+	ck_assert_str_eq(buf, "base");
+	ck_assert_uint_eq(memory_image_load(st.image, 0x600000, buf, 6), 6);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_uint_eq(st.counts.syscalls, done.counts.syscalls);
+	ck_assert_uint_eq(st.threads[0].cache_hits, done.threads[0].cache_hits);
+	ck_assert_uint_eq(st.transition_time, 77);
+	ck_assert_uint_eq(st.threads[0].cache.blocks[1][SPARSE_BLOCK - 3], 600 & 0xff);
+	resim_state_free(&st);
+	/* The pages equal to the base's are not in the patch: on a base that
+	 * differs there, they stay the base's. */
+	ck_assert(memory_image_store(copy, 0x602000, "BASE", 5));
+	ck_assert_int_eq(snapshot_spill_get(session, &copied, copy, &st), 0);
+	ck_assert_int_eq(snapshot_spill_patch(session, &patch, &st), 0);
+	ck_assert_uint_eq(memory_image_load(st.image, 0x602000, buf, 5), 5);
+	ck_assert_str_eq(buf, "BASE");
+	resim_state_free(&st);
+	/* A patch is not a record, nor a record a patch. */
+	ck_assert_int_eq(snapshot_spill_get(session, &patch, copy, &st), -1);
+	ck_assert_int_eq(snapshot_spill_get(session, &copied, copy, &st), 0);
+	ck_assert_int_eq(snapshot_spill_patch(session, &copied, &st), -1);
+	resim_state_free(&st);
+	/* A completed image lacking a page of the base cannot be patched to. */
+	struct memory_image *lacking = done.image;
+	done.image = memory_image_snapshot(top.image);
+	ck_assert_int_eq(snapshot_spill_put_patch(session, &done, &u, &patch), -1);
+	memory_image_free(lacking);
+
+	memory_image_free(copy);
+	memory_image_free(done_base);
+	resim_state_free(&done);
+	resim_state_free(&top);
+	snapshot_spill_close(range);
+	snapshot_spill_close(session);
+	replay_index_contents_free(&c);
+}
+END_TEST
+
 static Suite *snapshot_spill_suite(void)
 {
 	Suite *s = suite_create("replay_snapshot_spill");
@@ -189,6 +276,7 @@ static Suite *snapshot_spill_suite(void)
 	tcase_add_test(tc, reads_back_a_large_sparse_cache);
 	tcase_add_test(tc, refuses_a_base_with_other_pages);
 	tcase_add_test(tc, refuses_every_cut_and_shift);
+	tcase_add_test(tc, adopts_a_record_with_its_patch);
 	suite_add_tcase(s, tc);
 	return s;
 }
