@@ -366,17 +366,23 @@ size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,
  * `bytes` starts with one and what a debugger stepping its iterations
  * needs: its length, its address size (rcx, rsi and rdi count in their
  * low addr_bytes bytes: 4 with a 0x67 prefix, else 8), its element size,
- * whether each iteration writes an element at rdi (movs, stos), and
- * whether an iteration's comparison can end it early (repe: when ZF is
- * clear after it; repne: when ZF is set).
+ * whether each iteration writes an element at rdi (movs, stos), whether
+ * an iteration's comparison can end it early (repe: when ZF is clear
+ * after it; repne: when ZF is set), and what each iteration reads: an
+ * element at rsi (movs, lods, cmps; plus the fs or gs base a segment
+ * prefix names) and one at rdi (cmps, scas).
  */
 enum emu_rep_until { EMU_REP_COUNT, EMU_REP_WHILE_EQUAL, EMU_REP_WHILE_NOT_EQUAL };
+enum emu_rep_src_base { EMU_REP_SRC_FLAT, EMU_REP_SRC_FS, EMU_REP_SRC_GS };
 struct emu_rep_string {
 	uint8_t len;
 	uint8_t addr_bytes;
 	uint8_t elem_bytes;
 	bool writes;
 	enum emu_rep_until until;
+	bool reads_src;
+	bool reads_dst;
+	enum emu_rep_src_base src_base;
 };
 bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out);
 

@@ -231,6 +231,11 @@ bool emu_rep_string(const uint8_t *bytes, size_t len, struct emu_rep_string *out
 	out->until = EMU_REP_COUNT;
 	if (insn.op == STR_CMPS || insn.op == STR_SCAS)
 		out->until = (insn.attr & EMU_ATTR_REPNE) ? EMU_REP_WHILE_NOT_EQUAL : EMU_REP_WHILE_EQUAL;
+	out->reads_src = uses_rsi(&insn);
+	out->reads_dst = insn.op == STR_CMPS || insn.op == STR_SCAS;
+	out->src_base = insn.mem.seg == EMU_SEG_FS   ? EMU_REP_SRC_FS
+			: insn.mem.seg == EMU_SEG_GS ? EMU_REP_SRC_GS
+						     : EMU_REP_SRC_FLAT;
 	return true;
 }
 

@@ -6,7 +6,8 @@
  * rcx, rsi, rdi and (cmps, scas) the flags as that iteration left them;
  * the last iteration moves rip past it. A live gdb and `record full` show
  * those stops, a breakpoint on the instruction is hit at each of them,
- * both ways, and a hardware watchpoint after the iteration that wrote.
+ * both ways, and a hardware watchpoint after the iteration that touched
+ * a byte it watches.
  * The replay counts the instruction once (the trace is made
  * that way), so a position inside one exists in the gdb session only: the
  * replay stands at the instruction's start (time t) and a diversion
@@ -15,9 +16,8 @@
  * other than those below leaves the position for the instruction's start
  * (a forward one then runs the whole instruction in the replay, as
  * before); a monitor command comes back inside (target_rep_restore).
- * What is not followed: read watchpoints (they stop after the whole
- * instruction), memory another thread or process changed during the
- * instruction (the diversion sees the memory at t).
+ * What is not followed: memory another thread or process changed during
+ * the instruction (the diversion sees the memory at t).
  *
  * n iterations run as one instruction with the count register set to n,
  * then given back its own count less n and rip put back: what the CPU
@@ -179,43 +179,56 @@ static uint64_t iterations_from_here(struct gdb_target *t, size_t k, const struc
 	return n;
 }
 
-/* --- write watchpoints -------------------------------------------------- */
+/* --- watchpoints ------------------------------------------------------- */
 
 /*
- * A hardware watchpoint traps after the iteration that wrote: a write
- * watchpoint hit by a movs or stos stops inside it, after that iteration
- * forwards, before it backwards (gdb compares the values itself).
+ * A hardware watchpoint traps after the iteration that touched a byte it
+ * covers: a write watchpoint what a movs or stos writes, a read
+ * watchpoint what a movs, lods, cmps or scas reads, an access watchpoint
+ * either. The stop comes inside the instruction after that iteration
+ * forwards, before it backwards (gdb compares a write watchpoint's
+ * values itself).
  */
 
-/* The first (or last) iteration in [lo, hi] (1-based) of the instruction
- * rep, run from the registers r, that writes a byte a write or access
- * watchpoint covers; 0 when none does. */
-static uint64_t watched_write(const struct gdb_target *t, const struct emu_rep_string *rep,
-			      const struct emu_regs *r, uint64_t lo, uint64_t hi, bool last,
-			      const struct point **which)
+static bool covers(const struct point *p, uint64_t addr, uint64_t len)
 {
-	if (!rep->writes || lo > hi)
-		return 0;
-	uint64_t mask = count_mask(rep);
-	uint64_t step = (r->rflags & EMU_DF) ? -(uint64_t)rep->elem_bytes : rep->elem_bytes;
-	uint64_t found = 0;
-	for (size_t i = 0; i < t->n_points; i++) {
-		const struct point *p = &t->points[i];
-		if (p->kind != GDBSTUB_WATCH_WRITE && p->kind != GDBSTUB_WATCH_ACCESS)
-			continue;
-		for (uint64_t n = 0; n <= hi - lo; n++) {
-			uint64_t j = last ? hi - n : lo + n;
-			if (found && (last ? j <= found : j >= found))
-				break;
-			uint64_t dst = (r->gpr[EMU_RDI] + (j - 1) * step) & mask;
-			if (dst < p->addr + p->len && dst + rep->elem_bytes > p->addr) {
-				found = j;
-				*which = p;
-				break;
+	return addr < p->addr + p->len && addr + len > p->addr;
+}
+
+/* Whether iteration j (1-based) of rep, run from the registers r,
+ * touches a byte the watchpoint p covers the way p watches. */
+static bool iteration_touches(const struct point *p, const struct emu_rep_string *rep,
+			      const struct emu_regs *r, uint64_t j)
+{
+	bool reads = p->kind == GDBSTUB_WATCH_READ || p->kind == GDBSTUB_WATCH_ACCESS;
+	bool writes = p->kind == GDBSTUB_WATCH_WRITE || p->kind == GDBSTUB_WATCH_ACCESS;
+	if (!reads && !writes)
+		return false;
+	uint64_t mask = count_mask(rep), len = rep->elem_bytes;
+	uint64_t step = (r->rflags & EMU_DF) ? -len : len;
+	uint64_t dst = (r->gpr[EMU_RDI] + (j - 1) * step) & mask;
+	uint64_t src = (r->gpr[EMU_RSI] + (j - 1) * step) & mask;
+	src += rep->src_base == EMU_REP_SRC_FS ? r->fs_base : rep->src_base == EMU_REP_SRC_GS ? r->gs_base : 0;
+	return (((writes && rep->writes) || (reads && rep->reads_dst)) && covers(p, dst, len)) ||
+	       (reads && rep->reads_src && covers(p, src, len));
+}
+
+/* The first (or last) iteration in [lo, hi] (1-based) of the instruction
+ * rep, run from the registers r, that touches a byte a watchpoint
+ * watches (*which: that watchpoint); 0 when none does. */
+static uint64_t watched_iteration(const struct gdb_target *t, const struct emu_rep_string *rep,
+				  const struct emu_regs *r, uint64_t lo, uint64_t hi, bool last,
+				  const struct point **which)
+{
+	for (uint64_t n = 0; lo <= hi && n <= hi - lo; n++) {
+		uint64_t j = last ? hi - n : lo + n;
+		for (size_t i = 0; i < t->n_points; i++)
+			if (iteration_touches(&t->points[i], rep, r, j)) {
+				*which = &t->points[i];
+				return j;
 			}
-		}
 	}
-	return found;
+	return 0;
 }
 
 /* Whether the bytes before `after` may be a rep string instruction that
@@ -233,7 +246,7 @@ static bool rep_ends_at(struct gdb_target *t, uint64_t after)
 }
 
 int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
-		     uint64_t resumed_done)
+		     uint64_t resumed_done, bool step)
 {
 	struct replay_session *s = t->s;
 	size_t k = s->sim.current;
@@ -249,17 +262,30 @@ int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t r
 	const struct point *p;
 	if (rep_here(t, k, &rep) && resim_thread_regs(&s->sim, k)->rip + rep.len == after &&
 	    (m = iterations_from_here(t, k, &rep)) >= 2)
-		j = watched_write(t, &rep, resim_thread_regs(&s->sim, k),
+		j = watched_iteration(t, &rep, resim_thread_regs(&s->sim, k),
 				  now - 1 == resumed_at ? resumed_done + 1 : 1, m, false, &p);
 	if (j > 0) {
-		/* (The run reported the instruction's first watched write;
+		/* (The run reported the instruction's first watched access;
 		 * the iterations done before the continue do not count.) */
 		stop->addr = p->addr;
 		stop->kind = p->kind;
 		if (j < m && enter(t, k, &rep, j))
 			return 0;
 	}
-	return step_history_goto(&t->near, s, now);
+	/* The run went over the whole instruction again: when only the
+	 * iterations done before the move touched a watched byte, the CPU
+	 * would not have stopped for them. */
+	bool seen_before = j == 0 && m >= 2 && now - 1 == resumed_at && resumed_done > 0 &&
+			   watched_iteration(t, &rep, resim_thread_regs(&s->sim, k), 1, resumed_done,
+					     false, &p) > 0;
+	if (step_history_goto(&t->near, s, now) != 0)
+		return -1;
+	if (!seen_before)
+		return 0;
+	if (!step)
+		return 1;
+	stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);
+	return 0;
 }
 
 /* Inside thread k's rep instruction after n iterations (the replay at
@@ -299,7 +325,7 @@ int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct g
 	struct emu_rep_string rep = t->rep;
 	target_end_diversion(t, NULL);
 	const struct point *p;
-	uint64_t j = watched_write(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
+	uint64_t j = watched_iteration(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
 	if (j > 0 && (!at_break || j == n)) {
 		watch_stop(t, k, &rep, j - 1, p, stop);
 		return 1;
@@ -330,7 +356,7 @@ void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop)
 			return;
 		const struct point *p;
 		n = iterations_from_here(t, k, &rep);
-		uint64_t j = watched_write(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
+		uint64_t j = watched_iteration(t, &rep, resim_thread_regs(&t->s->sim, k), 1, n, true, &p);
 		if (j > 1)
 			watch_stop(t, k, &rep, j - 1, p, stop);
 		return;
@@ -346,7 +372,7 @@ static void stepped_stop(struct gdb_target *t, size_t k, struct gdbstub_stop *st
 {
 	const struct point *p;
 	uint64_t n = t->rep_done;
-	if (watched_write(t, &t->rep, resim_thread_regs(&t->s->sim, k), n, n, false, &p))
+	if (watched_iteration(t, &t->rep, resim_thread_regs(&t->s->sim, k), n, n, false, &p))
 		watch_stop(t, k, &t->rep, 0, p, stop);
 	else
 		stop_here(t, k, GDBSTUB_STOP_STEPPED, stop);

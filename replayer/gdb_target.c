@@ -811,7 +811,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 		int r = step_forward(t, (size_t)k, stop);
 		if (r == 0 && nr >= 0)
 			note_stepped_syscall(t, (size_t)k, rip, (uint64_t)nr);
-		return r != 0 ? r : target_rep_watch(t, stop, at, done);
+		return r != 0 ? r : target_rep_watch(t, stop, at, done, true);
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
@@ -841,9 +841,15 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		return target_diversion_run(t, false, 0, interrupted, interrupt_ctx, stop);
 	/* Forward, the run is the first pass as far as it goes (its
 	 * observer sees Ctrl-C). */
-	if (dir == GDBSTUB_FORWARD)
-		return target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop) != 0
-			       ? -1 : target_rep_watch(t, stop, at, done);
+	if (dir == GDBSTUB_FORWARD) {
+		int r;
+		do {
+			if (target_forward(t, UINT64_MAX, interrupted, interrupt_ctx, stop) != 0)
+				return -1;
+			r = target_rep_watch(t, stop, at, done, false);
+		} while (r == 1); /* (a hit of the iterations gdb saw already) */
+		return r < 0 ? -1 : 0;
+	}
 	/* The first pass can take long: Ctrl-C stops it, and the program is
 	 * shown where it was. */
 	int r = target_whole_history_interruptible(t, interrupted, interrupt_ctx);

@@ -201,20 +201,23 @@ void target_end_diversion(struct gdb_target *t, const char *why);
  * left, if there was one).
  * target_rep_resume: a continue from inside one (*done: the iterations
  * done there, else 0), which a breakpoint on it stops after one iteration
- * each way, and backwards a write watchpoint that an iteration done wrote
+ * each way, and backwards a watchpoint that an iteration done touched
  * (1); else 0, the position left for the instruction's start.
- * target_rep_watch: after a forward continue, a write watchpoint hit by a
- * rep movs or stos stops after the iteration that wrote (the continue
- * began at time resumed_at, resumed_done iterations into one, or 0).
+ * target_rep_watch: after a forward continue or step (step), a
+ * watchpoint hit by a rep string instruction stops after the iteration
+ * that touched a watched byte (the move began at time resumed_at,
+ * resumed_done iterations into one, or 0); 1 when only iterations done
+ * before the continue did: it goes on from there.
  * target_rep_land: after a backward step or continue that stopped at
  * thread k's rep instruction it had run (stop), to its last iteration
- * instead, or for a watchpoint, before the last iteration that wrote. */
+ * instead, or for a watchpoint, before the last iteration that touched a
+ * watched byte. */
 int target_rep_step(struct gdb_target *t, size_t k, enum gdbstub_direction dir,
 		    struct gdbstub_stop *stop);
 int target_rep_resume(struct gdb_target *t, enum gdbstub_direction dir, struct gdbstub_stop *stop,
 		      uint64_t *done);
 int target_rep_watch(struct gdb_target *t, struct gdbstub_stop *stop, uint64_t resumed_at,
-		     uint64_t resumed_done);
+		     uint64_t resumed_done, bool step);
 void target_rep_land(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
 /* A position inside one kept across what runs the replay from the
  * instruction's start (a monitor command): back inside when the replay

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "replayer/memory_image.h"
+#include "replayer/wide_changes.h"
 
 #define PAGE_SIZE MEMORY_IMAGE_PAGE
 #define BUCKETS 4096u
@@ -59,6 +60,9 @@ struct memory_image {
 	/* Told when a slot's page is replaced (memory_image_on_move). */
 	memory_image_move_fn *on_move;
 	void *move_ctx;
+	/* A future image's blocked ranges of more than MAX_WALK_PAGES
+	 * pages, whatever pages the image holds (wide_changes.h). */
+	struct wide_changes wide;
 };
 
 static bool in_slab(const struct memory_image *m, const struct slot *s)
@@ -98,6 +102,7 @@ void memory_image_free(struct memory_image *m)
 		}
 	}
 	free(m->slab);
+	wide_changes_free(&m->wide);
 	free(m);
 }
 
@@ -109,6 +114,10 @@ struct memory_image *memory_image_snapshot(const struct memory_image *m)
 	if (m->on_move) /* its pages are shared from now on */
 		m->on_move(m->move_ctx, MEMORY_IMAGE_ALL_PAGES);
 	c->timed = m->timed;
+	if (!wide_changes_copy(&c->wide, &m->wide)) {
+		memory_image_free(c);
+		return NULL;
+	}
 	size_t count = 0;
 	for (unsigned b = 0; b < BUCKETS; b++)
 		for (const struct slot *s = m->buckets[b]; s; s = s->next)
@@ -401,17 +410,41 @@ void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len)
 	each_piece(m, addr, len, true, change_piece, true);
 }
 
-void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len)
+void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len,
+			       uint64_t time, bool file)
 {
 	future->timed = true; /* before its first page */
 	each_piece(future, addr, len, false, block_piece, false);
+	/* The pages it does not hold: the range as a whole, each word it
+	 * touches. (When memory is short, like a page block_piece cannot
+	 * copy, it stays unblocked.) */
+	if (len > MAX_WALK_PAGES * (uint64_t)PAGE_SIZE) {
+		uint64_t end = addr + len < addr || addr + len > UINT64_MAX - 7 ? UINT64_MAX
+										   : (addr + len + 7) & ~7ull;
+		struct wide_change c = { addr & ~7ull, end, time, file };
+		memory_image_add_wide_change(future, &c);
+	}
 }
 
-bool memory_image_blocked(const struct memory_image *future, uint64_t addr)
+void memory_image_add_wide_change(struct memory_image *future, const struct wide_change *c)
 {
+	future->timed = true;
+	wide_changes_add(&future->wide, c);
+}
+
+const struct wide_changes *memory_image_wide_changes(const struct memory_image *future)
+{
+	return &future->wide;
+}
+
+bool memory_image_blocked(const struct memory_image *future, uint64_t addr, uint64_t now)
+{
+	if (!future->timed)
+		return false;
 	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
-	const struct slot *s = future->timed ? find(future, pa) : NULL;
-	return s && (s->page->valid_from[(addr - pa) / 8] & BLOCKED);
+	const struct slot *s = find(future, pa);
+	return (s && (s->page->valid_from[(addr - pa) / 8] & BLOCKED)) ||
+	       wide_changes_block(&future->wide, addr, now);
 }
 
 static bool byte_known(const struct memory_image *m, uint64_t a)

@@ -68,15 +68,24 @@ void memory_image_zero_held(struct memory_image *m, uint64_t addr, uint64_t len)
 
 /*
  * A range the kernel changed without the trace holding its bytes, in a
- * future image (the first pass, at the change's time): the first reads
- * before it no longer hold, and its bytes are unknown at every time
- * until the program's next read of them makes them first reads again;
- * for the 8-byte words it touches, memory_image_blocked then says so,
- * and no other source (a module file) may stand in. Ranges of more than
- * 64 pages are blocked only in the pages the image holds.
+ * future image (the first pass, at the change's time, its syscall's): the
+ * first reads before it no longer hold, and its bytes are unknown at
+ * every time until the program's next read of them makes them first
+ * reads again; for the 8-byte words it touches, memory_image_blocked then
+ * says so, and no other source (a module file) may stand in. A range of
+ * more than 64 pages is so in the pages the image holds; the rest of it
+ * costs no page but is kept as a range (wide_changes.h), unknown at
+ * `now` unless the last such range before now covering the byte mapped
+ * a file there (file): then the module file's bytes stand.
  */
-void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len);
-bool memory_image_blocked(const struct memory_image *future, uint64_t addr);
+struct wide_change;
+struct wide_changes;
+void memory_image_block_future(struct memory_image *future, uint64_t addr, uint64_t len,
+			       uint64_t time, bool file);
+bool memory_image_blocked(const struct memory_image *future, uint64_t addr, uint64_t now);
+/* The wide ranges (the replay index keeps them), and one added back. */
+const struct wide_changes *memory_image_wide_changes(const struct memory_image *future);
+void memory_image_add_wide_change(struct memory_image *future, const struct wide_change *c);
 
 /* How many leading bytes of [addr, addr+len) are known (known true) or
  * unknown (known false). */

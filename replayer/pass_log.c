@@ -56,6 +56,12 @@ void pass_log_range(struct pass_log *log, enum pass_log_op op, uint64_t addr, ui
 	append(log, &h, NULL, 0);
 }
 
+void pass_log_block(struct pass_log *log, uint64_t addr, uint64_t len, uint64_t time, bool file)
+{
+	struct entry_head h = { file ? PASS_LOG_BLOCK_FILE : PASS_LOG_BLOCK, addr, len, time };
+	append(log, &h, NULL, 0);
+}
+
 void pass_log_apply(const struct pass_log *log, size_t from, size_t to, struct memory_image *base,
 		    struct memory_image *future, uint64_t transition)
 {
@@ -70,7 +76,11 @@ void pass_log_apply(const struct pass_log *log, size_t from, size_t to, struct m
 			break;
 		case PASS_LOG_FORGET: memory_image_forget(base, h.addr, h.len); break;
 		case PASS_LOG_ZERO: memory_image_zero_held(base, h.addr, h.len); break;
-		case PASS_LOG_BLOCK: memory_image_block_future(future, h.addr, h.len); break;
+		case PASS_LOG_BLOCK:
+		case PASS_LOG_BLOCK_FILE:
+			memory_image_block_future(future, h.addr, h.len, h.valid_from,
+						  h.op == PASS_LOG_BLOCK_FILE);
+			break;
 		}
 		from += sizeof(h) + (h.op == PASS_LOG_READ ? h.len : 0);
 	}

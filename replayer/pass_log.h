@@ -27,7 +27,8 @@ enum pass_log_op {
 	PASS_LOG_READ,   /* bytes read that `past` did not know */
 	PASS_LOG_FORGET, /* memory_image_forget */
 	PASS_LOG_ZERO,   /* memory_image_zero_held */
-	PASS_LOG_BLOCK,  /* memory_image_block_future */
+	PASS_LOG_BLOCK,  /* memory_image_block_future (pass_log_block) */
+	PASS_LOG_BLOCK_FILE, /* the same, a file mapped there */
 };
 
 /* A read of [addr, addr+len) with these bytes, valid from valid_from (0:
@@ -36,6 +37,8 @@ enum pass_log_op {
 void pass_log_read(struct pass_log *log, const struct memory_image *past, uint64_t addr,
 		   const void *bytes, size_t len, uint64_t valid_from);
 void pass_log_range(struct pass_log *log, enum pass_log_op op, uint64_t addr, uint64_t len);
+/* memory_image_block_future's arguments. */
+void pass_log_block(struct pass_log *log, uint64_t addr, uint64_t len, uint64_t time, bool file);
 
 /* Applies the log's entries from offset `from` to `to` (pass_log.len at
  * two moments) to the serial pass's image before the range, with what

@@ -19,7 +19,7 @@
 #include "replayer/replay_session.h"
 
 #define REPLAY_INDEX_MAGIC "TTRPIDX\x1a"
-#define REPLAY_INDEX_VERSION 2
+#define REPLAY_INDEX_VERSION 3
 #define REPLAY_INDEX_HEADER 64
 
 /* Which trace an index belongs to: its size, its chunk count, and a

@@ -20,6 +20,7 @@
 
 #include "replayer/replay_index.h"
 #include "replayer/replay_index_stream.h"
+#include "replayer/wide_changes.h"
 #include "trace-format/crc32c.h"
 #include "trace-format/file_format.h"
 
@@ -116,6 +117,26 @@ static struct memory_image *get_image(struct loader *l, bool timed,
 		return NULL;
 	}
 	return m;
+}
+
+/* WIDE CHANGES, into the future image. */
+static void get_wide_changes(struct loader *l, struct memory_image *future)
+{
+	uint64_t n = index_in_count(&l->in, 4, UINT64_MAX);
+	for (uint64_t i = 0; i < n && !l->in.bad; i++) {
+		struct wide_change c;
+		c.lo = index_in_varint(&l->in);
+		uint64_t len = index_in_varint(&l->in);
+		c.time = index_in_varint(&l->in);
+		c.file = index_in_bool(&l->in);
+		if (!l->in.bad && (len == 0 || len > UINT64_MAX - c.lo)) {
+			index_in_fail(&l->in, "a wide change out of the address space");
+			break;
+		}
+		c.hi = c.lo + len;
+		if (!l->in.bad)
+			memory_image_add_wide_change(future, &c);
+	}
 }
 
 static struct code_page_set *get_page_set(struct loader *l, bool *present)
@@ -458,6 +479,8 @@ static void fill_directory(struct loader *l, void *a, const void *b)
 	get_summary(l, d->c);
 	if (!l->in.bad)
 		d->c->future = get_image(l, true, NULL);
+	if (!l->in.bad)
+		get_wide_changes(l, d->c->future);
 	if (!l->in.bad)
 		get_directory(l, d->c, d->f, d->frames_end);
 }

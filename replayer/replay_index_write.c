@@ -12,6 +12,7 @@
 
 #include "replayer/replay_index.h"
 #include "replayer/replay_index_stream.h"
+#include "replayer/wide_changes.h"
 #include "trace-format/crc32c.h"
 
 struct frame_ref {
@@ -268,13 +269,27 @@ static void put_summary(struct writer *w, const struct replay_index_contents *c)
 	}
 }
 
-/* The directory: summary, future image, then per snapshot its time,
- * counts, segment summaries and frame. */
+/* WIDE CHANGES: count, then per change its start, length, time and
+ * whether it mapped a file. */
+static void put_wide_changes(struct writer *w, const struct wide_changes *c)
+{
+	index_out_varint(&w->out, c->n);
+	for (size_t i = 0; i < c->n; i++) {
+		index_out_varint(&w->out, c->v[i].lo);
+		index_out_varint(&w->out, c->v[i].hi - c->v[i].lo);
+		index_out_varint(&w->out, c->v[i].time);
+		index_out_varint(&w->out, c->v[i].file);
+	}
+}
+
+/* The directory: summary, future image and its wide changes, then per
+ * snapshot its time, counts, segment summaries and frame. */
 static void put_directory(struct writer *w, const struct replay_index_writer *iw,
 			  const struct replay_index_contents *c)
 {
 	put_summary(w, c);
 	put_image(w, c->future, NULL);
+	put_wide_changes(w, memory_image_wide_changes(c->future));
 	index_out_varint(&w->out, iw->n_frames);
 	for (size_t i = 0; i < iw->n_frames; i++) {
 		const struct replay_snapshot *snap = &c->snapshots[i];

@@ -610,7 +610,7 @@ size_t replay_session_read_memory(struct replay_session *s, uint64_t addr, void 
 		size_t n = memory_image_load(s->sim.proc.image, addr + done, out + done, len - done);
 		if (n == 0 && s->future) {
 			n = memory_image_load_at(s->future, addr + done, out + done, 1, now);
-			if (n == 0 && memory_image_blocked(s->future, addr + done))
+			if (n == 0 && memory_image_blocked(s->future, addr + done, now))
 				break; /* the kernel changed it: no module file's bytes */
 		}
 		if (n == 0 && s->modules)

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "trace-format/trace_regs.h"
@@ -246,12 +247,17 @@ static void apply_kernel_range(struct resim *s, const struct idna_record *ev)
 		memory_image_zero_held(p->image, addr, span);
 	else
 		memory_image_forget(p->image, addr, span);
+	/* An mmap of a file: its bytes are the file's from now on. */
+	const struct emu_regs *r = emu_regs(s->cpu);
+	bool file = !(ev->u.kernel_write.flags & IDNA_KWRITE_ZERO) && r->gpr[EMU_RAX] == SYS_mmap &&
+		    !(r->gpr[EMU_R10] & MAP_ANONYMOUS);
+	uint64_t now = resim_now(s);
 	if (p->future)
-		memory_image_block_future(p->future, addr, span);
+		memory_image_block_future(p->future, addr, span, now, file);
 	if (p->log) {
 		bool zero = ev->u.kernel_write.flags & IDNA_KWRITE_ZERO;
 		pass_log_range(p->log, zero ? PASS_LOG_ZERO : PASS_LOG_FORGET, addr, span);
-		pass_log_range(p->log, PASS_LOG_BLOCK, addr, span);
+		pass_log_block(p->log, addr, span, now, file);
 	}
 }
 

@@ -6,7 +6,9 @@
 # TIOCOUTQ and FIOQSIZE, a page behind the pointer), and a watchpoint on
 # it stops at the ioctl going backwards; after MADV_DONTNEED, mmap(MAP_FIXED)
 # and brk taking a heap page back and giving it again the zeros, after
-# munmap and that brk "Cannot access memory"; never the old bytes. Back before each, the old ones again. A first pass that
+# munmap and that brk "Cannot access memory", also where munmap took 300
+# pages of a 512-page file mapping the program never read (the file's
+# bytes before, and in the pages left); never the old bytes. Back before each, the old ones again. A first pass that
 # made the replay index shows the same.
 set -u
 src=$(cd "$(dirname "$0")/programs" && pwd)
@@ -17,7 +19,9 @@ cc -D_GNU_SOURCE -g -O0 -o kernel_changes "$src/kernel_changes.c" || exit 1
 status_is 0 $? "recording kernel_changes"
 expect kc.out '^after: changed 0 0 0 0$' "kernel_changes ran"
 # The ioctls' outputs as the recorded program printed them.
-read -r ptn_real outq_real qsize_real < <(sed -n 's/^outputs: //p' kc.out)
+read -r ptn_real outq_real qsize_real libc_path < <(sed -n 's/^outputs: //p' kc.out)
+# The bytes of the C library's file the program mapped and never read.
+file_byte() { od -An -tu1 -j $(($1 * 4096)) -N1 "$libc_path" | tr -d ' '; }
 
 line_of() { grep -n "$1" "$src/kernel_changes.c" | cut -d: -f1; }
 # visit NAME CHANGE COMMENT EXPR: EXPR at the line the comment marks,
@@ -39,6 +43,8 @@ visit gone 'munmap(gone_page' 'after munmap' 'gone_page[0]'
 visit shrunk 'sbrk(-8' 'after brk shrank' 'heap_page[0]'
 visit grew 'if (sbrk(8' 'after brk grew' 'heap_page[0]'
 visit edge 'ioctl(pty, TIOCOUTQ, edge_outq)' 'after the edge' '*edge_outq'
+visit wide 'munmap(wide_map' 'after the wide munmap' '(unsigned char)wide_map[250 * 4096]'
+visit kept 'munmap(wide_map' 'after the wide munmap' '(unsigned char)wide_map[20 * 4096]'
 # watch NAME COMMENT EXPR: from the line after the ioctl back to it.
 watch_args=()
 watch() {
@@ -77,6 +83,9 @@ check_session() { # OUT WHICH
 	is "$(answer "$o" grew-before)" "$unavailable" "$w: the heap page before brk gave it back"
 	is "$(answer "$o" edge-after)" "^\\\$[0-9]+ = $outq_real\$" "$w: an output before the file's end"
 	is "$(answer "$o" edge-before)" '= 34567$' "$w: that output before the ioctl"
+	is "$(answer "$o" wide-after)" "$unavailable" "$w: a file's page munmap took (300 pages)"
+	is "$(answer "$o" wide-before)" "= $(file_byte 250) " "$w: that page before munmap (the file's)"
+	is "$(answer "$o" kept-after)" "= $(file_byte 20) " "$w: a page of the file left mapped"
 }
 # The page read back behind the edge's pointer: what lies past the file's
 # end cannot be read, and is logged unknown.

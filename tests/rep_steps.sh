@@ -3,8 +3,10 @@
 # the oracle (tests/reverse_oracle/rep_steps.gdb is where it can):
 # hardware watchpoints going backward, which record full misses while it
 # replays its log, stop where software ones do (before the iteration that
-# wrote the watched byte, inside the instruction), and a monitor command
-# inside an instruction leaves the session there.
+# wrote the watched byte, inside the instruction), read and access
+# watchpoints before the iteration that read (gdb has no software read
+# watchpoints: the stops are the CPU's), and a monitor command inside an
+# instruction leaves the session there.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 . "$src/shared/checks.sh"
@@ -61,4 +63,25 @@ expect monitor.out '^rcx +0x3 +3$' "inside rep movsb after a monitor command"
 expect monitor.out '^rcx +0x2 +2$' "a stepi after a monitor command goes on inside"
 expect monitor.out '0x61[[:space:]]+0x62[[:space:]]+0x63[[:space:]]+0x00[[:space:]]+0x00$' \
 	"the memory three iterations wrote"
+
+# Read and access watchpoints backward (rep_read_watch.c): before the
+# iteration that read the watched byte, inside the backward movsb, the
+# scasb, the cmpsb (twice: an access watchpoint on what it reads at rdi,
+# then from inside, a read one at rsi) and the lodsb.
+reads=$build/tests/reverse_programs/rep_read_watch
+setarch -R "$build/ttrec" run -q -o reads.idna "$reads" > rec-reads.out 2>&1
+status_is 0 $? "ttrec run rep_read_watch"
+back=()
+for n in 1 2 3 4 5; do back+=(-ex reverse-continue -ex 'info registers rcx rip'); done
+gdb -batch -nx -ex 'set pagination off' -ex 'set remotetimeout 600' "$reads" \
+	-ex "target remote | $build/ttreplay reads.idna" -ex 'break *rep_reads+98' \
+	-ex continue -ex delete -ex 'rwatch src[12]' -ex 'rwatch cmp_a[1]' -ex 'rwatch src[9]' \
+	-ex 'awatch cmp_b[2]' "${back[@]}" < /dev/null 2>&1 |
+	sed -n '/^Breakpoint 1,/,$p' | grep -E '^(rcx|rip) ' | paste -sd' ' | tr -s ' ' > reads-back.out
+want='rcx 0x2 2 rip 0x[0-9a-f]+ 0x[0-9a-f]+ <rep_reads\+96> '
+want+='rcx 0x7 7 rip 0x[0-9a-f]+ 0x[0-9a-f]+ <rep_reads\+74> '
+want+='rcx 0x5 5 rip 0x[0-9a-f]+ 0x[0-9a-f]+ <rep_reads\+55> '
+want+='rcx 0x6 6 rip 0x[0-9a-f]+ 0x[0-9a-f]+ <rep_reads\+55> '
+want+='rcx 0x3 3 rip 0x[0-9a-f]+ 0x[0-9a-f]+ <rep_reads\+34>$'
+expect reads-back.out "^$want" "read watchpoints backward stop before the iteration that read"
 finish rep_steps

@@ -2,7 +2,8 @@
  * sample_index.h — a small replay index's contents, made by hand, for the
  * index fuzzer's seed and the codec's unit test (test_replay_index.c):
  * two threads (one live, with a sparse prediction cache), two snapshots
- * whose images share a page, a future image with times, page sets.
+ * whose images share a page, a future image with times and wide
+ * address-space changes, page sets.
  * Header-only, like tests/unit/mini_recorder.h, so both can include it.
  */
 #ifndef TTREC_SAMPLE_INDEX_H
@@ -76,6 +77,9 @@ static inline void sample_index_contents(struct replay_index_contents *c)
 	c->summary.threads[0] = (struct replay_thread_summary){ 1, 1, 900, true, 0 };
 	c->summary.threads[1] = (struct replay_thread_summary){ 7, 2, 100, true, 0 };
 	memory_image_store_first_reads(image, c->future, 0x7ffe0000, hello, sizeof(hello), 5);
+	/* A file mapped over 128 pages at 300, 100 of them unmapped at 400. */
+	memory_image_block_future(c->future, 0x7f0000000000, 128 * 4096, 300, true);
+	memory_image_block_future(c->future, 0x7f0000010000, 100 * 4096, 400, false);
 	sample_snapshot(&c->snapshots[0], 0, image);
 	memory_image_store(image, 0x601000, hello, 3); /* the second shares the first page */
 	sample_snapshot(&c->snapshots[1], 600, image);

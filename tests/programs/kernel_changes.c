@@ -4,14 +4,18 @@
  * number encodes its output size, and the older TIOCOUTQ and FIOQSIZE,
  * whose numbers do not), MADV_DONTNEED on a written private anonymous
  * page, mmap(MAP_FIXED) over a written page, munmap of one, a written
- * heap page brk takes away and gives back, and an ioctl output at the end
- * of a file's mapped bytes.
+ * heap page brk takes away and gives back, an ioctl output at the end
+ * of a file's mapped bytes, and the C library's file mapped whole again
+ * (over 420 pages, wider than the 64 pages the replay walks page by page)
+ * that loses 300 of them to munmap: their bytes, which the program never
+ * reads, are the file's while mapped and unknown once unmapped.
  * Every change is followed by another syscall before the program reads
  * the bytes, so at the line after it a debugger has no later read to
  * show them from: it must show the new bytes (the ioctls' outputs
  * exactly, as the argument "show" prints them at the end) or, for the
  * unmapped page, none; never the old ones (tests/kernel_changes.sh).
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Read before the ioctls write them: the replay first learns them from
@@ -26,7 +31,27 @@
 unsigned int ptn = 12345;
 int outq = 23456;
 long long qsize = 34567;
-char *anon_page, *fixed_page, *gone_page, *heap_page;
+char *anon_page, *fixed_page, *gone_page, *heap_page, *wide_map;
+
+/* The C library's file, mapped whole and read-only a second time: an ELF
+ * file with a build-id, whose bytes the replay shows from this machine's
+ * copy where the program never read them. */
+static const char *libc_path;
+static size_t map_libc(void)
+{
+	Dl_info info;
+	struct stat st;
+	int fd;
+	if (!dladdr((void *)printf, &info) || !info.dli_fname ||
+	    (fd = open(info.dli_fname, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
+		exit(1);
+	libc_path = info.dli_fname;
+	wide_map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (wide_map == MAP_FAILED)
+		exit(1);
+	close(fd);
+	return (size_t)st.st_size / 4096;
+}
 
 static char *new_page(char c)
 {
@@ -94,9 +119,15 @@ int main(int argc, char **argv)
 	if (ioctl(pty, TIOCOUTQ, edge_outq) != 0)
 		return 1;
 	getpid(); /* after the edge */
+	if (map_libc() < 420)
+		return 1;
+	getpid(); /* after the wide mmap */
+	if (munmap(wide_map + 100 * 4096, 300 * 4096) != 0)
+		return 1;
+	getpid(); /* after the wide munmap */
 	printf("after: %s %d %d %d %d\n", ptn == 12345 ? "same" : "changed", outq, anon_page[0],
 	       fixed_page[0], heap_page[0]);
 	if (argc > 1 && strcmp(argv[1], "show") == 0)
-		printf("outputs: %u %d %lld\n", ptn, outq, qsize); /* they vary */
+		printf("outputs: %u %d %lld %s\n", ptn, outq, qsize, libc_path); /* they vary */
 	return 0;
 }

@@ -117,6 +117,12 @@ START_TEST(reads_back_what_was_written)
 	/* The future image keeps its times. */
 	ck_assert_uint_eq(memory_image_load_at(c.future, 0x7ffe0000, buf, 6, 4), 0);
 	ck_assert_uint_eq(memory_image_load_at(c.future, 0x7ffe0000, buf, 6, 5), 6);
+	/* And its wide changes: the file's bytes after its mapping, until
+	 * the unmapping of part of it. */
+	ck_assert(memory_image_blocked(c.future, 0x7f0000020000, 300));
+	ck_assert(!memory_image_blocked(c.future, 0x7f0000020000, 301));
+	ck_assert(memory_image_blocked(c.future, 0x7f0000020000, 401));
+	ck_assert(!memory_image_blocked(c.future, 0x7f0000000000, 401));
 	/* The page both snapshots had is one page again. */
 	struct identities a = { { 0 }, 0 }, b = { { 0 }, 0 };
 	memory_image_for_each_page(c.snapshots[0].state.image, note_identity, &a);

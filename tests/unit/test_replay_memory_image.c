@@ -213,25 +213,41 @@ START_TEST(test_changed_ranges)
 	uint8_t got[8];
 	memory_image_store_first_reads(past, later, BASE, old, 8, 5);
 	ck_assert_uint_eq(memory_image_load_at(later, BASE, got, 8, 10), 8);
-	ck_assert(!memory_image_blocked(later, BASE));
+	ck_assert(!memory_image_blocked(later, BASE, 10));
 
-	memory_image_block_future(later, BASE + 2, 3);
+	memory_image_block_future(later, BASE + 2, 3, 8, false);
 	ck_assert_uint_eq(memory_image_load_at(later, BASE, got, 8, 10), 2);
-	ck_assert(memory_image_blocked(later, BASE + 2));
-	ck_assert(!memory_image_blocked(later, BASE + 8));
+	ck_assert(memory_image_blocked(later, BASE + 2, 10));
+	ck_assert(!memory_image_blocked(later, BASE + 8, 10));
 	/* Read again after the change: first reads again, from their time. */
 	memory_image_store_first_reads(past, later, BASE + 2, "XYZ", 3, 20);
 	ck_assert_uint_eq(memory_image_load_at(later, BASE + 2, got, 3, 25), 3);
 	ck_assert_int_eq(memcmp(got, "XYZ", 3), 0);
 	ck_assert_uint_eq(memory_image_load_at(later, BASE + 2, got, 3, 15), 0);
 
-	/* A large range blocks only the pages the future image holds. */
+	/* A large range adds no page but blocks each byte, at every time
+	 * (a small one at BASE + 0x100000 adds a page). */
 	size_t pages = memory_image_page_count(later);
-	memory_image_block_future(later, BASE + 0x100000, 1u << 30);
+	memory_image_block_future(later, BASE + 0x100000, 1u << 30, 30, false);
 	ck_assert_uint_eq(memory_image_page_count(later), pages);
-	memory_image_block_future(later, BASE + 0x100000, 4096);
+	ck_assert(memory_image_blocked(later, BASE + 0x100000 + (1u << 29), 10));
+	ck_assert(memory_image_blocked(later, BASE + 0x100000 + (1u << 29), 40));
+	ck_assert(!memory_image_blocked(later, BASE + 0x100000 + (1u << 30), 40));
+	memory_image_block_future(later, BASE + 0x100000, 4096, 31, false);
 	ck_assert_uint_eq(memory_image_page_count(later), pages + 1);
-	ck_assert(memory_image_blocked(later, BASE + 0x100000));
+	ck_assert(memory_image_blocked(later, BASE + 0x100000, 40));
+
+	/* A large file mapping: a module file's bytes stand after it until a
+	 * later change unmaps them; before it, and after that, unknown. */
+	const uint64_t lib = BASE + 0x80000000ull, lib_len = 256 * 4096;
+	memory_image_block_future(later, lib, lib_len, 50, true);
+	memory_image_block_future(later, lib + 100 * 4096, 100 * 4096, 60, false);
+	ck_assert(memory_image_blocked(later, lib + 150 * 4096, 50));
+	ck_assert(!memory_image_blocked(later, lib + 150 * 4096, 51));
+	ck_assert(!memory_image_blocked(later, lib + 150 * 4096, 60));
+	ck_assert(memory_image_blocked(later, lib + 150 * 4096, 61));
+	ck_assert(!memory_image_blocked(later, lib + 10 * 4096, 61));
+	ck_assert(!memory_image_blocked(later, lib + lib_len, 61));
 
 	/* Zeros into held pages only. */
 	ck_assert(memory_image_store(past, BASE + 4096, "data", 4));
