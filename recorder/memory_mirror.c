@@ -511,15 +511,16 @@ static int write_batch(struct memory_mirror *m, struct flush_batch *fb)
 	return r;
 }
 
-/* The runs of dirty bytes of the pages on the dirty list, written back by
- * the backend's write_runs, a batch at a time; each page is clean once its
- * last run is written. On failure the pages not known to be written stay
- * dirty (writing a byte again is harmless). */
-static int flush_batched(struct memory_mirror *m)
+/* The runs of dirty bytes of the pages on the list at *head, written back
+ * by the backend's write_runs, a batch at a time; each page is clean once
+ * its last run is written and leaves the list. On failure the pages not
+ * known to be written stay on it, dirty (writing a byte again is
+ * harmless). */
+static int flush_batched(struct memory_mirror *m, struct mirror_page **head)
 {
 	struct flush_batch *fb = &m->flush;
 	fb->n = 0;
-	for (struct mirror_page *p = m->dirty_pages; p; p = p->dirty_next) {
+	for (struct mirror_page *p = *head; p; p = p->dirty_next) {
 		unsigned i = 0;
 		while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 			unsigned start = i;
@@ -528,9 +529,9 @@ static int flush_batched(struct memory_mirror *m)
 				if (write_batch(m, fb) != 0)
 					return -1;
 				/* Every page before p is written whole. */
-				while (m->dirty_pages != p) {
-					mark_clean(m, m->dirty_pages);
-					m->dirty_pages = m->dirty_pages->dirty_next;
+				while (*head != p) {
+					mark_clean(m, *head);
+					*head = (*head)->dirty_next;
 				}
 			}
 			fb->local[fb->n] = (struct iovec){ p->data + start, i - start };
@@ -541,8 +542,8 @@ static int flush_batched(struct memory_mirror *m)
 	}
 	if (write_batch(m, fb) != 0)
 		return -1;
-	for (; m->dirty_pages; m->dirty_pages = m->dirty_pages->dirty_next)
-		mark_clean(m, m->dirty_pages);
+	for (; *head; *head = (*head)->dirty_next)
+		mark_clean(m, *head);
 	return 0;
 }
 
@@ -563,17 +564,56 @@ static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 	return 0;
 }
 
-int memory_mirror_flush(struct memory_mirror *m)
+/* Every page of the list at *head written back and taken off it; on
+ * failure the list holds those still dirty. */
+static int flush_list(struct memory_mirror *m, struct mirror_page **head)
 {
 	if (m->backend.write_runs)
-		return flush_batched(m);
-	while (m->dirty_pages) {
-		struct mirror_page *p = m->dirty_pages;
+		return flush_batched(m, head);
+	while (*head) {
+		struct mirror_page *p = *head;
 		if (flush_page(m, p) != 0)
 			return -1;
-		m->dirty_pages = p->dirty_next;
+		*head = p->dirty_next;
 	}
 	return 0;
+}
+
+int memory_mirror_flush(struct memory_mirror *m)
+{
+	return flush_list(m, &m->dirty_pages);
+}
+
+int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len)
+{
+	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
+	struct mirror_page *chosen = NULL, **pp = &m->dirty_pages;
+	while (*pp) {
+		struct mirror_page *p = *pp;
+		if (p->addr >= lo && p->addr < hi) {
+			*pp = p->dirty_next;
+			p->dirty_next = chosen;
+			chosen = p;
+		} else {
+			pp = &p->dirty_next;
+		}
+	}
+	int r = flush_list(m, &chosen);
+	while (chosen) { /* a failed write: still dirty */
+		struct mirror_page *p = chosen;
+		chosen = p->dirty_next;
+		p->dirty_next = m->dirty_pages;
+		m->dirty_pages = p;
+	}
+	return r;
+}
+
+bool memory_mirror_dirty_at_least(const struct memory_mirror *m, unsigned pages)
+{
+	const struct mirror_page *p = m->dirty_pages;
+	for (; p && pages; pages--)
+		p = p->dirty_next;
+	return pages == 0;
 }
 
 int memory_mirror_has_dirty(const struct memory_mirror *m)
