@@ -15,7 +15,10 @@
 
 #define PAGE_SIZE 4096u
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
-#define BUCKETS 4096u
+/* The page table's buckets: it starts at MIN_BUCKETS and doubles when it
+ * holds more pages than buckets, so chains stay short for programs of
+ * hundreds of megabytes (xz's dictionary) without costing small ones. */
+#define MIN_BUCKETS 4096u
 
 struct mirror_page {
 	uint64_t addr;
@@ -44,7 +47,9 @@ struct memory_mirror {
 	struct mirror_page *tlb_pages[MIRROR_TLB_ENTRIES]; /* what each entry serves */
 	struct mirror_backend backend;
 	const struct mapping_table *maps;
-	struct mirror_page *buckets[BUCKETS];
+	struct mirror_page **buckets;
+	size_t bucket_mask; /* buckets - 1, a power of two less one */
+	size_t n_pages;
 	struct mirror_page *dirty_pages;
 	struct memory_mirror_stats stats;
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
@@ -100,10 +105,33 @@ static void tlb_forget(struct memory_mirror *m, const struct mirror_page *p)
 	}
 }
 
-static unsigned bucket_of(uint64_t page_addr)
+static size_t bucket_of(const struct memory_mirror *m, uint64_t page_addr)
 {
 	uint64_t n = page_addr >> 12;
-	return (unsigned)((n ^ (n >> 12) ^ (n >> 24)) & (BUCKETS - 1));
+	return (size_t)((n ^ (n >> 12) ^ (n >> 24)) & m->bucket_mask);
+}
+
+/* Twice the buckets, the pages spread over them again; on failure the
+ * table stays as it is (longer chains, still correct). */
+static void grow_buckets(struct memory_mirror *m)
+{
+	size_t n = (m->bucket_mask + 1) * 2;
+	struct mirror_page **b = calloc(n, sizeof(*b));
+	if (!b)
+		return;
+	struct mirror_page **old = m->buckets;
+	size_t old_n = m->bucket_mask + 1;
+	m->buckets = b;
+	m->bucket_mask = n - 1;
+	for (size_t i = 0; i < old_n; i++)
+		while (old[i]) {
+			struct mirror_page *p = old[i];
+			old[i] = p->next;
+			size_t k = bucket_of(m, p->addr);
+			p->next = b[k];
+			b[k] = p;
+		}
+	free(old);
 }
 
 struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
@@ -112,6 +140,12 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 	struct memory_mirror *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	m->buckets = calloc(MIN_BUCKETS, sizeof(*m->buckets));
+	if (!m->buckets) {
+		free(m);
+		return NULL;
+	}
+	m->bucket_mask = MIN_BUCKETS - 1;
 	m->backend = *backend;
 	m->maps = maps;
 	for (unsigned i = 0; i < MIRROR_TLB_ENTRIES; i++)
@@ -136,6 +170,7 @@ static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 		unlink_dirty(m, p);
 	tlb_forget(m, p);
 	free(p);
+	m->n_pages--;
 }
 
 void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
@@ -145,7 +180,7 @@ void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t l
 	/* A small range is cheaper by page; a large one by scanning buckets. */
 	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
 		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {
-			struct mirror_page **slot = &m->buckets[bucket_of(pa)];
+			struct mirror_page **slot = &m->buckets[bucket_of(m, pa)];
 			while (*slot && (*slot)->addr != pa)
 				slot = &(*slot)->next;
 			if (*slot)
@@ -153,7 +188,7 @@ void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t l
 		}
 		return;
 	}
-	for (unsigned b = 0; b < BUCKETS; b++) {
+	for (size_t b = 0; b <= m->bucket_mask; b++) {
 		struct mirror_page **slot = &m->buckets[b];
 		while (*slot) {
 			uint64_t pa = (*slot)->addr;
@@ -170,6 +205,7 @@ void memory_mirror_free(struct memory_mirror *m)
 	if (!m)
 		return;
 	memory_mirror_invalidate(m, 0, UINT64_MAX);
+	free(m->buckets);
 	free(m);
 }
 
@@ -184,7 +220,7 @@ static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 		*prot = p->prot;
 		return p;
 	}
-	unsigned b = bucket_of(page_addr);
+	size_t b = bucket_of(m, page_addr);
 	for (p = m->buckets[b]; p; p = p->next)
 		if (p->addr == page_addr) {
 			tlb_fill(m, p);
@@ -211,6 +247,8 @@ static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->next = m->buckets[b];
 	m->buckets[b] = p;
+	if (++m->n_pages > m->bucket_mask + 1)
+		grow_buckets(m);
 	tlb_fill(m, p);
 	m->stats.pages_loaded++;
 	return p;
@@ -338,7 +376,7 @@ static void forget_private_aliases(struct memory_mirror *m, uint64_t addr, size_
 		uint64_t from = a->start + ((lo > a->offset ? lo : a->offset) - a->offset);
 		uint64_t to = a->start + ((hi < a_hi ? hi : a_hi) - a->offset);
 		for (uint64_t pa = from & PAGE_MASK; pa < to; pa += PAGE_SIZE) {
-			struct mirror_page **slot = &m->buckets[bucket_of(pa)];
+			struct mirror_page **slot = &m->buckets[bucket_of(m, pa)];
 			while (*slot && (*slot)->addr != pa)
 				slot = &(*slot)->next;
 			if (*slot && shows_file(*slot) && !(*slot)->dirty)
@@ -511,15 +549,16 @@ static int write_batch(struct memory_mirror *m, struct flush_batch *fb)
 	return r;
 }
 
-/* The runs of dirty bytes of the pages on the dirty list, written back by
- * the backend's write_runs, a batch at a time; each page is clean once its
- * last run is written. On failure the pages not known to be written stay
- * dirty (writing a byte again is harmless). */
-static int flush_batched(struct memory_mirror *m)
+/* The runs of dirty bytes of the pages on the list at *head, written back
+ * by the backend's write_runs, a batch at a time; each page is clean once
+ * its last run is written and leaves the list. On failure the pages not
+ * known to be written stay on it, dirty (writing a byte again is
+ * harmless). */
+static int flush_batched(struct memory_mirror *m, struct mirror_page **head)
 {
 	struct flush_batch *fb = &m->flush;
 	fb->n = 0;
-	for (struct mirror_page *p = m->dirty_pages; p; p = p->dirty_next) {
+	for (struct mirror_page *p = *head; p; p = p->dirty_next) {
 		unsigned i = 0;
 		while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 			unsigned start = i;
@@ -528,9 +567,9 @@ static int flush_batched(struct memory_mirror *m)
 				if (write_batch(m, fb) != 0)
 					return -1;
 				/* Every page before p is written whole. */
-				while (m->dirty_pages != p) {
-					mark_clean(m, m->dirty_pages);
-					m->dirty_pages = m->dirty_pages->dirty_next;
+				while (*head != p) {
+					mark_clean(m, *head);
+					*head = (*head)->dirty_next;
 				}
 			}
 			fb->local[fb->n] = (struct iovec){ p->data + start, i - start };
@@ -541,8 +580,8 @@ static int flush_batched(struct memory_mirror *m)
 	}
 	if (write_batch(m, fb) != 0)
 		return -1;
-	for (; m->dirty_pages; m->dirty_pages = m->dirty_pages->dirty_next)
-		mark_clean(m, m->dirty_pages);
+	for (; *head; *head = (*head)->dirty_next)
+		mark_clean(m, *head);
 	return 0;
 }
 
@@ -563,17 +602,56 @@ static int flush_page(struct memory_mirror *m, struct mirror_page *p)
 	return 0;
 }
 
-int memory_mirror_flush(struct memory_mirror *m)
+/* Every page of the list at *head written back and taken off it; on
+ * failure the list holds those still dirty. */
+static int flush_list(struct memory_mirror *m, struct mirror_page **head)
 {
 	if (m->backend.write_runs)
-		return flush_batched(m);
-	while (m->dirty_pages) {
-		struct mirror_page *p = m->dirty_pages;
+		return flush_batched(m, head);
+	while (*head) {
+		struct mirror_page *p = *head;
 		if (flush_page(m, p) != 0)
 			return -1;
-		m->dirty_pages = p->dirty_next;
+		*head = p->dirty_next;
 	}
 	return 0;
+}
+
+int memory_mirror_flush(struct memory_mirror *m)
+{
+	return flush_list(m, &m->dirty_pages);
+}
+
+int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len)
+{
+	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
+	struct mirror_page *chosen = NULL, **pp = &m->dirty_pages;
+	while (*pp) {
+		struct mirror_page *p = *pp;
+		if (p->addr >= lo && p->addr < hi) {
+			*pp = p->dirty_next;
+			p->dirty_next = chosen;
+			chosen = p;
+		} else {
+			pp = &p->dirty_next;
+		}
+	}
+	int r = flush_list(m, &chosen);
+	while (chosen) { /* a failed write: still dirty */
+		struct mirror_page *p = chosen;
+		chosen = p->dirty_next;
+		p->dirty_next = m->dirty_pages;
+		m->dirty_pages = p;
+	}
+	return r;
+}
+
+bool memory_mirror_dirty_at_least(const struct memory_mirror *m, unsigned pages)
+{
+	const struct mirror_page *p = m->dirty_pages;
+	for (; p && pages; pages--)
+		p = p->dirty_next;
+	return pages == 0;
 }
 
 int memory_mirror_has_dirty(const struct memory_mirror *m)

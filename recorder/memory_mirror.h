@@ -5,8 +5,10 @@
  * Pages are copied in from the real process on first touch; emulated writes
  * go to the copy and are marked dirty byte by byte (never whole pages:
  * another thread's syscall may be writing the rest of a page). Before
- * anything runs in the real process the caller flushes the dirty bytes back;
- * after something ran there it invalidates what may have changed. Shared
+ * anything runs in the real process the caller flushes back the dirty
+ * bytes it may read or write beside (all of them, or a syscall's buffer:
+ * recorder/syscall_flush.c); after something ran there it invalidates
+ * what may have changed, which must not hold dirty bytes. Shared
  * mappings are never cached: every access goes to the process. A
  * MAP_PRIVATE page of a file is written through once (memory_mirror.c says
  * why), and a write to a shared mapping of a file forgets the private
@@ -255,6 +257,14 @@ void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack
 /* Writes every dirty byte back to the process. 0, or -1 if a write failed
  * (the bytes stay dirty). */
 int memory_mirror_flush(struct memory_mirror *m);
+
+/* Writes back the dirty bytes of the pages overlapping [addr, addr+len)
+ * (to the end of memory if that wraps), leaving the others dirty. 0, or
+ * -1 if a write failed (the bytes stay dirty). */
+int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len);
+
+/* True if at least `pages` pages hold dirty bytes (0: always). */
+bool memory_mirror_dirty_at_least(const struct memory_mirror *m, unsigned pages);
 
 /* True if some byte is dirty. */
 int memory_mirror_has_dirty(const struct memory_mirror *m);

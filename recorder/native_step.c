@@ -27,6 +27,7 @@
 #include "recorder/recording_internal.h"
 #include "recorder/signal_state.h"
 #include "recorder/step_affinity.h"
+#include "recorder/syscall_flush.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/task_state.h"
 #include "recorder/thread_regs.h"
@@ -187,6 +188,10 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 			p->continues_seen = rec->job_continues;
 			break;
 		}
+		/* Stopped, it may be looked at (a debugger, a core dump):
+		 * its memory as the program left it. */
+		if (memory_mirror_flush(rec->mirror) != 0)
+			return failed(rec, "cannot write the program's memory");
 		struct tracee_stop next;
 		int held = job_stop_hold(&rec->cur->tracee, stop->info.si_signo,
 					 !rec->opt->attach_pid, rec->step_hooks->ended_by_user, &next);
@@ -199,6 +204,11 @@ static enum native_outcome on_stop(struct recording *rec, const struct tracee_st
 	}
 	}
 	p->stop_regs_valid = false;
+	/* The kernel writes a signal's frame onto the stack, and a handler
+	 * or a core dump may read any of the memory: all of it goes first
+	 * (a syscall flushed only its buffer). */
+	if (p->deliver && memory_mirror_flush(rec->mirror) != 0)
+		return failed(rec, "cannot write the program's memory");
 	if (tracee_resume_step(&rec->cur->tracee, p->deliver) != 0)
 		return failed(rec, "cannot step the program");
 	p->deliver = 0;
@@ -223,11 +233,12 @@ void native_step_unbind(struct rec_thread *t)
 
 enum native_outcome native_step(struct recording *rec, bool may_block)
 {
-	if (memory_mirror_flush(rec->mirror) != 0) {
+	struct rec_thread *t = rec->cur;
+	if (syscall_flush(rec, t->native.syscall ? t->native.nr : -1, t->native.args) != 0) {
 		recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 		return NATIVE_ERROR;
 	}
-	struct rec_thread *t = rec->cur;
+	t->native.background = false;
 	t->native.deliver = 0;
 	t->native.handler_expected = false;
 	t->native.continues_seen = rec->job_continues;
@@ -272,6 +283,7 @@ enum native_outcome native_step(struct recording *rec, bool may_block)
 			r = 1;
 		} else if (background) {
 			forget_pi_word(rec, &t->native);
+			t->native.background = true;
 			t->state = THREAD_IN_KERNEL;
 			return NATIVE_PENDING;
 		} else {

@@ -151,7 +151,8 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	 * the invalidations below would drop them with the pages. Their
 	 * bytes go to the process first, as if written just after the
 	 * kernel's (they raced with it). An execve's new image takes none. */
-	if ((out == NATIVE_EXECUTED || out == NATIVE_HANDLER) && memory_mirror_flush(rec->mirror) != 0)
+	if ((out == NATIVE_EXECUTED || out == NATIVE_HANDLER) && p->background &&
+	    memory_mirror_flush(rec->mirror) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 	switch (out) {
 	case NATIVE_EXECUTED:

@@ -51,6 +51,8 @@ struct native_progress {
 	bool tf_before;        /* the program itself had TF set */
 	struct sigtrap_step trap; /* its SIGTRAP mask, put back after the step */
 	uint64_t continues_seen; /* rec->job_continues when the step began */
+	/* The step went on in the kernel while other threads ran. */
+	bool background;
 	/* The registers read at the step's last stop, while the thread has
 	 * not run since: the load after the step takes them. */
 	bool stop_regs_valid;

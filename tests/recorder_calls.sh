@@ -18,7 +18,8 @@ declare -A may_call=(
 	[thread_regs]="recording_fail"
 	[trace_events]="recording_fail"
 	[thread_table]="recording_fail thread_regs"
-	[native_step]="recording_fail thread_table trace_events thread_regs"
+	[native_step]="recording_fail thread_table trace_events thread_regs syscall_flush"
+	[syscall_flush]=""
 	[attach]="$LEAF follow_fork"
 )
 # The leaves, and the ways to start and end a recording.

@@ -267,6 +267,105 @@ START_TEST(test_flush_batches_runs)
 }
 END_TEST
 
+/* A range flush writes back the pages it overlaps and leaves the others
+ * dirty, with either backend; a failed write keeps its pages dirty for
+ * the next flush. */
+static void check_range_flush(struct memory_mirror *mm)
+{
+	uint8_t a = 0xa1, b = 0xb2;
+	ck_assert_int_eq(memory_mirror_write(mm, 0x12100, &a, 1), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_write(mm, 0x13100, &b, 1), EMU_MEM_OK);
+	ck_assert(memory_mirror_dirty_at_least(mm, 2));
+	ck_assert(!memory_mirror_dirty_at_least(mm, 3));
+	/* The last byte of the first page: that page only. */
+	ck_assert_int_eq(memory_mirror_flush_range(mm, 0x12fff, 1), 0);
+	ck_assert_int_eq(proc.mem[0x2100], 0xa1);
+	ck_assert_int_ne(proc.mem[0x3100], 0xb2);
+	ck_assert(memory_mirror_dirty_at_least(mm, 1));
+	ck_assert(!memory_mirror_dirty_at_least(mm, 2));
+	/* A range that wraps the address space takes the rest. */
+	ck_assert_int_eq(memory_mirror_flush_range(mm, 0x12800, UINT64_MAX), 0);
+	ck_assert_int_eq(proc.mem[0x3100], 0xb2);
+	ck_assert(!memory_mirror_has_dirty(mm));
+}
+
+START_TEST(test_flush_range_per_run)
+{
+	check_range_flush(mirror);
+	uint8_t c = 0xc3;
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13200, &c, 1), EMU_MEM_OK);
+	memory_mirror_invalidate(mirror, 0x12000, 4096); /* a clean page: nothing lost */
+	ck_assert(memory_mirror_dirty_at_least(mirror, 1));
+	ck_assert_int_eq(memory_mirror_flush(mirror), 0);
+	ck_assert_int_eq(proc.mem[0x3200], 0xc3);
+}
+END_TEST
+
+START_TEST(test_flush_range_batched)
+{
+	struct mirror_backend b = { &proc, fake_read, fake_write, fake_write_runs };
+	struct memory_mirror *mm = memory_mirror_new(&b, maps);
+	ck_assert_ptr_nonnull(mm);
+	runs_calls = runs_total = fail_at = 0;
+	check_range_flush(mm);
+	uint8_t c = 0xc4;
+	ck_assert_int_eq(memory_mirror_write(mm, 0x13300, &c, 1), EMU_MEM_OK);
+	runs_calls = 0;
+	fail_at = 1;
+	ck_assert_int_eq(memory_mirror_flush_range(mm, 0x13000, 4096), -1);
+	ck_assert(memory_mirror_dirty_at_least(mm, 1));
+	fail_at = 0;
+	ck_assert_int_eq(memory_mirror_flush(mm), 0);
+	ck_assert_int_eq(proc.mem[0x3300], 0xc4);
+	ck_assert(!memory_mirror_has_dirty(mm));
+	memory_mirror_free(mm);
+}
+END_TEST
+
+/* A process of 20 MiB whose every byte is its address's low byte. */
+#define BIG_BASE 0x100000000ull
+#define BIG_PAGES 5120u
+static int big_reads;
+static int big_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < BIG_BASE || addr + len > BIG_BASE + BIG_PAGES * 4096ull)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = (uint8_t)(addr + i);
+	big_reads++;
+	return 0;
+}
+
+/* More pages than the table's first buckets: it grows, and every page is
+ * still found (read once from the process), dropped and read again. */
+START_TEST(test_many_pages_stay_found)
+{
+	struct mapping_table *bm = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(bm, "100000000-101400000 rw-p 00000000 00:00 0 [heap]\n"), 0);
+	struct mirror_backend b = { NULL, big_read, fake_write, NULL };
+	struct memory_mirror *mm = memory_mirror_new(&b, bm);
+	ck_assert_ptr_nonnull(mm);
+	big_reads = 0;
+	for (int round = 0; round < 2; round++)
+		for (uint64_t pg = 0; pg < BIG_PAGES; pg++) {
+			uint64_t addr = BIG_BASE + pg * 4096 + pg % 4096;
+			uint8_t v;
+			ck_assert_int_eq(memory_mirror_read(mm, addr, &v, 1), EMU_MEM_OK);
+			ck_assert_uint_eq(v, (uint8_t)addr);
+		}
+	ck_assert_int_eq(big_reads, BIG_PAGES);
+	memory_mirror_invalidate(mm, BIG_BASE + 100 * 4096, 300 * 4096);
+	for (uint64_t pg = 0; pg < BIG_PAGES; pg++) {
+		uint8_t v;
+		ck_assert_int_eq(memory_mirror_read(mm, BIG_BASE + pg * 4096, &v, 1), EMU_MEM_OK);
+	}
+	ck_assert_int_eq(big_reads, BIG_PAGES + 300);
+	memory_mirror_free(mm);
+	mapping_table_free(bm);
+}
+END_TEST
+
 /* A page cached by a read stays read-only: the write fast path checks the
  * protection, and an invalidated page is read again. */
 START_TEST(test_cached_read_only_page_refuses_writes)
@@ -484,6 +583,9 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_shared_is_never_cached);
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
+	tcase_add_test(tc, test_flush_range_per_run);
+	tcase_add_test(tc, test_flush_range_batched);
+	tcase_add_test(tc, test_many_pages_stay_found);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	tcase_add_test(tc, test_guarded_pages_never_writable_inline);
 	tcase_add_test(tc, test_access_below_stack_grows_it);
