@@ -81,6 +81,7 @@ record alarm "$build/tests/programs/busy_alarm" 0
 undo_sessions alarm "$build/tests/programs/busy_alarm" alarm.idna \
 	"handle SIGALRM stop print
 break $(line_of programs/busy_alarm.c 'printf(\"the busy loop')
+continue
 continue" "reverse-stepi
 reverse-stepi
 break $(line_of programs/busy_alarm.c 'spins++;')
