@@ -7,7 +7,10 @@
 # same place: the printf after the loop. Two sizes: 200 iterations (about
 # 115,000 instructions, less than one snapshot interval) and 100,000
 # (about 4.9 M: the position is 700,000 instructions into the second
-# snapshot segment); record full only on the small one.
+# snapshot segment); record full only on the small one. Then 200 again
+# with calls that make no system call ("pure"), which the undo log of the
+# last instructions replayed can span (a backward continue to the call
+# answered from it).
 #   BUILD=build bash bench/step_latency.sh [REPEATS]
 set -eu
 build=$(cd "${BUILD:-build}" && pwd)
@@ -46,9 +49,9 @@ session_cpu_ms() { # command count
 		-ex "break $line" -ex continue -ex reverse-stepi -ex stepi "${cmds[@]}" > /dev/null 2>&1
 	sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1/p' cpu.txt
 }
-for n in 200 100000; do
-	"$build/ttrec" run -q -o steps.idna ./step_workload $n > /dev/null
-	echo "ttreplay, $n iterations ($("$build/ttreplay" --info steps.idna | sed -n 's/^instructions: //p') instructions):"
+for args in 200 100000 "200 pure"; do
+	"$build/ttrec" run -q -o steps.idna ./step_workload $args > /dev/null
+	echo "ttreplay, $args iterations ($("$build/ttreplay" --info steps.idna | sed -n 's/^instructions: //p') instructions):"
 	gdb -batch -nx ./step_workload -ex 'set remotetimeout 600' -ex "target remote | $build/ttreplay steps.idna" \
 		-ex "break $line" -ex continue -x timed.gdb 2>&1 | grep ' median '
 	if command -v perf > /dev/null && base=$(session_cpu_ms stepi 0) && [ -n "$base" ]; then

@@ -1,11 +1,13 @@
 /*
  * step_workload.c — a small program to step through backwards
  * (bench/step_latency.sh): a loop of short functions, each making a system
- * call through a libc wrapper; N iterations (default 200). Prints the same
- * line natively and recorded.
+ * call through a libc wrapper; N iterations (default 200); with a second
+ * argument "pure", the calls make no system call. Prints the same line
+ * natively and recorded.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static long total;
@@ -17,16 +19,20 @@ static long mix(long x)
 	return y;
 }
 
+static int with_syscall = 1;
+
 static void work(int i)
 {
 	long v = mix(i);
-	v += getppid() > 0;
+	if (with_syscall)
+		v += getppid() > 0;
 	total += v;
 }
 
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 200;
+	with_syscall = !(argc > 2 && strcmp(argv[2], "pure") == 0);
 	for (int i = 0; i < n; i++)
 		work(i);
 	printf("total %ld\n", total);

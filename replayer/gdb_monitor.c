@@ -224,6 +224,9 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		snprintf(line, sizeof(line), "moves undone from the log of the last steps replayed: %llu\n",
 			 (unsigned long long)t->near.moves_undone);
 		print(print_ctx, line);
+		snprintf(line, sizeof(line), "moves of those that were backward continues: %llu\n",
+			 (unsigned long long)t->near.continues_undone);
+		print(print_ctx, line);
 		snprintf(line, sizeof(line), "snapshots in the spill file: %zu (%llu MiB)\n",
 			 replay_session_spilled_count(t->s),
 			 (unsigned long long)(snapshot_spill_bytes(t->s->spill) >> 20));
@@ -257,6 +260,10 @@ int gdb_target_monitor(void *ctx, const char *command, gdbstub_print_fn print, v
 		}
 		return 0;
 	}
+	if (strcmp(command, "undo-log on") == 0 || strcmp(command, "undo-log off") == 0) {
+		t->undo_off = command[10] == 'f';
+		return 0;
+	}
 	int r = monitor_checkpoints(t, command, print, print_ctx);
 	return r == 1 ? monitor_access(t, command, print, print_ctx) : r;
 }
@@ -271,6 +278,8 @@ const char *gdb_target_monitor_help(void *ctx)
 	       "  summaries;\n"
 	       "  whether the first pass was read from the replay index (until the\n"
 	       "  first pass is finished: how far it has read)\n"
+	       "undo-log on|off -- backward steps and continues near the last step replayed\n"
+	       "  shown from a log of its last instructions (on, the default) or replayed\n"
 	       "snapshots -- the times the replay keeps a snapshot of (going back starts there)\n"
 	       "snapshot-digests -- a checksum of each snapshot's state and of the first\n"
 	       "  reads' image: first passes that made the same print the same\n"

@@ -183,16 +183,25 @@ static bool watch_matches(const struct point *p, bool write)
 	}
 }
 
+const struct point *target_watch_hit(const struct gdb_target *t, uint64_t addr, size_t len,
+				     bool write)
+{
+	for (size_t i = 0; i < t->n_points; i++) {
+		const struct point *p = &t->points[i];
+		if (watch_matches(p, write) && addr < p->addr + p->len && addr + len > p->addr)
+			return p;
+	}
+	return NULL;
+}
+
 static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 {
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
 	if (!w || w->started == 0)
 		return;
-	for (size_t i = 0; i < t->n_points; i++) {
-		const struct point *p = &t->points[i];
-		if (!watch_matches(p, write) || addr >= p->addr + p->len || addr + len <= p->addr)
-			continue;
+	const struct point *p = target_watch_hit(t, addr, len, write);
+	if (p) {
 		struct gdbstub_stop stop = { .reason = GDBSTUB_STOP_WATCHPOINT, .tid = target_current_tid(t),
 					     .addr = p->addr, .kind = p->kind };
 		uint64_t icount = replay_session_now(t->s);
@@ -207,7 +216,6 @@ static void on_access(void *ctx, uint64_t addr, size_t len, bool write)
 			w->watch_pending = true;
 			w->pending = stop;
 		}
-		return;
 	}
 }
 
@@ -483,8 +491,13 @@ static int goto_hit(struct gdb_target *t, const struct run_watch *w)
 {
 	struct replay_session *s = t->s;
 	uint64_t at = w->hit_icount;
-	if (!w->hit_by_kernel || at <= target_history_begin(t))
+	/* The steps gdb makes next (the last of a reverse-next, from the
+	 * call it continued back to) and another backward continue nearby
+	 * are undos when the way to the hit was logged (gdb_undo.c). */
+	if (!w->hit_by_kernel || at <= target_history_begin(t)) {
+		t->near.log_next = !t->undo_off;
 		return step_history_goto(&t->near, s, at);
+	}
 	if (step_history_goto(&t->near, s, at - 1) != 0)
 		return -1;
 	s->sim.stop_before_kernel_write = true;
@@ -815,7 +828,7 @@ static int gt_step(void *ctx, int64_t tid, enum gdbstub_direction dir, struct gd
 	}
 	if (replay_session_now(t->s) <= target_history_begin(t))
 		return target_backward(t, replay_session_now(t->s), false, false, stop);
-	t->near.log_next = true; /* the next backward steps may be undos */
+	t->near.log_next = !t->undo_off; /* the next backward moves may be undos */
 	int r = step_backward(t, (size_t)k, stop);
 	t->near.log_next = false;
 	if (r != 0)
@@ -828,6 +841,11 @@ static int gt_resume(void *ctx, enum gdbstub_direction dir, gdbstub_interrupt_fn
 		     void *interrupt_ctx, struct gdbstub_stop *stop)
 {
 	struct gdb_target *t = ctx;
+	if (dir != GDBSTUB_FORWARD && target_undo_continue(t, stop)) {
+		t->syscall_stop_valid = false; /* a move: those are over */
+		t->signal_due = false;
+		return 0;
+	}
 	if (target_undo_settle(t) != 0)
 		return -1;
 	t->syscall_stop_valid = false; /* a move: that stop is over */

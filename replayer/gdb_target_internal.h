@@ -117,11 +117,16 @@ struct gdb_target {
 	 * session shows time undo_at, the replay standing at the log's end. */
 	bool undo_active;
 	uint64_t undo_at;
+	bool undo_off; /* monitor undo-log off: every move replays */
 };
 
 /* gdb_undo.c. A backward single step of thread k as an undo, when the
  * last backward step's log covers it: 1 (the stop in *stop), else 0. */
 int target_undo_step(struct gdb_target *t, size_t k, struct gdbstub_stop *stop);
+/* A backward continue as an undo, when walking the log back from the time
+ * shown meets a breakpoint or a watched access before the log's start
+ * (where the replay's search would stop): 1 (the stop in *stop), else 0. */
+int target_undo_continue(struct gdb_target *t, struct gdbstub_stop *stop);
 /* Brings the replay to the time the session shows, and forgets the log:
  * before anything but the reads, undo steps and bookkeeping below. 0, or
  * -1 (reported on stderr). */
@@ -180,6 +185,9 @@ bool target_segment_may_hit(const struct gdb_target *t, size_t k);
 
 /* The execution breakpoint at rip, or NULL. */
 const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t rip);
+/* The first watchpoint an access of len bytes at addr triggers, or NULL. */
+const struct point *target_watch_hit(const struct gdb_target *t, uint64_t addr, size_t len,
+				     bool write);
 
 /* gdb_diversion.c: gdb's writes (target.h's write_registers and
  * write_memory) start a diversion; a resume or step in direction dir

@@ -33,6 +33,8 @@ struct step_history {
 	 * those, how many were undone from the log (gdb_undo.c), which keeps
 	 * the state of each of the last instructions replayed. */
 	uint64_t moves, moves_from_kept, moves_undone;
+	/* Of the undone ones, the backward continues (gdb_undo.c). */
+	uint64_t continues_undone;
 	/* Set by the caller for the next move only: its last instructions
 	 * (UNDO_LOG_INSNS at most) replay under `undo`, which is valid
 	 * after it when they can be undone (undo_log.h). Any move forgets

@@ -57,7 +57,6 @@ static bool reserve(struct undo_log *log, size_t len)
 
 static void before_access(void *ctx, uint64_t addr, size_t len, bool write)
 {
-	(void)write;
 	struct undo_log *log = ctx;
 	if (log->n == 0 || log->broken)
 		return;
@@ -73,7 +72,7 @@ static void before_access(void *ctx, uint64_t addr, size_t len, bool write)
 		return;
 	}
 	log->acc[log->n_acc++] = (struct undo_access){ .addr = addr, .len = (uint32_t)len,
-						       .at = (uint32_t)log->n_bytes };
+						       .at = (uint32_t)log->n_bytes, .write = write };
 	log->n_bytes += len;
 	if (log->n_bytes > UINT32_MAX / 2)
 		log->broken = true;
@@ -182,6 +181,13 @@ size_t undo_log_thread(const struct undo_log *log)
 const struct emu_regs *undo_log_regs(const struct undo_log *log, uint64_t at)
 {
 	return &log->regs[at - log->first];
+}
+
+const struct undo_access *undo_log_accesses(const struct undo_log *log, uint64_t at, size_t *n)
+{
+	size_t i = at - log->first;
+	*n = log->acc_from[i + 1] - log->acc_from[i];
+	return log->acc + log->acc_from[i];
 }
 
 size_t undo_log_read_memory(const struct undo_log *log, uint64_t at, uint64_t addr, void *buf,

@@ -43,6 +43,7 @@ struct undo_mark {
 struct undo_access {
 	uint64_t addr;
 	uint32_t len, at; /* its old bytes: bytes[at, at + len) */
+	bool write;       /* (for watchpoints: gdb_undo.c) */
 };
 
 struct undo_log {
@@ -82,6 +83,9 @@ uint64_t undo_log_end(const struct undo_log *log);
 size_t undo_log_thread(const struct undo_log *log);
 /* Its registers at time `at` (covered). */
 const struct emu_regs *undo_log_regs(const struct undo_log *log, uint64_t at);
+/* The memory accesses the instruction at time `at` (covered) made, in
+ * their order: *n of them (their old bytes are the log's). */
+const struct undo_access *undo_log_accesses(const struct undo_log *log, uint64_t at, size_t *n);
 /* Memory at time `at` (covered): the session's, with every access made
  * from `at` on undone. The bytes read (from the start). */
 size_t undo_log_read_memory(const struct undo_log *log, uint64_t at, uint64_t addr, void *buf,
