@@ -173,10 +173,27 @@ static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 	m->n_pages--;
 }
 
+/* Takes the dirty pages of [lo, hi) off the dirty list in one pass, so
+ * that dropping them costs no walk of the list each. */
+static void unlink_dirty_range(struct memory_mirror *m, uint64_t lo, uint64_t hi)
+{
+	struct mirror_page **pp = &m->dirty_pages;
+	while (*pp) {
+		struct mirror_page *p = *pp;
+		if (p->addr + PAGE_SIZE > lo && p->addr < hi) {
+			*pp = p->dirty_next;
+			p->dirty = false;
+		} else {
+			pp = &p->dirty_next;
+		}
+	}
+}
+
 void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	bool all = len == UINT64_MAX || addr + len < addr;
 	uint64_t first = addr & PAGE_MASK, end = addr + len;
+	unlink_dirty_range(m, first, all ? UINT64_MAX : end);
 	/* A small range is cheaper by page; a large one by scanning buckets. */
 	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
 		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {

@@ -102,6 +102,7 @@ static int start_address_space(struct recording *rec, bool at_exec)
 	rec->clocks_known = false;
 	if (at_exec)
 		rec->memory_shared_with_process = false; /* a new address space */
+	rec->memory_ours_alone = at_exec;
 	/* execve ended every other thread; the one left has the process's id. */
 	for (size_t i = 0; at_exec && i < rec->n_threads; i++)
 		if (rec->threads[i] != rec->cur && rec->threads[i]->state != THREAD_GONE)

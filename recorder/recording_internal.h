@@ -117,6 +117,11 @@ struct recording {
 	/* A process made by clone(CLONE_VM) without CLONE_VFORK may write
 	 * the memory at any time, until execve. */
 	bool memory_shared_with_process;
+	/* No other process can see the address space: it began with an
+	 * exec under the recording (an attached process's, or a vfork
+	 * child's, may be its parent's too). What a dying process holds
+	 * dirty then need not reach it. */
+	bool memory_ours_alone;
 	/* Whether the program reads the recorder's clocks (clock_syscalls.h);
 	 * asked again after each execve and setns. */
 	bool clocks_known, clocks_shared;

@@ -1,11 +1,13 @@
 /*
  * syscall_flush.c — what of the mirror's dirty bytes must reach the
- * process before a native step. Everything, unless the step is a read or
- * write (or their positioned forms) on a descriptor that is neither a
- * /proc file (the process's own memory file reads and writes anywhere)
- * nor a file the process maps (a write shows through its private pages,
- * which the mirror then forgets), and enough pages are dirty for the
- * difference to matter: then only the pages of its buffer.
+ * process before a native step. Everything, unless the step is a call
+ * that reaches only its own arguments' memory, and enough pages are dirty
+ * for the difference to matter: then only their pages. Such calls are
+ * read and write (and their positioned forms) on a descriptor that is
+ * neither a /proc file (the process's own memory file reads and writes
+ * anywhere) nor a file the process maps (a write shows through its
+ * private pages, which the mirror then forgets), and a few that reach a
+ * small struct or nothing (rt_sigprocmask, fstat, close, getpid...).
  *
  * Why that is enough: during such a call the kernel touches nothing of
  * the memory but the buffer; nothing else runs in the process meanwhile
@@ -14,13 +16,16 @@
  * the mirror forgets afterwards without losing a byte. Whatever runs
  * next natively flushes again: another syscall, an instruction, a
  * signal's delivery (its frame goes on the stack), the end of the
- * recording. A program writing large buffers between small reads and
+ * recording. exit_group takes nothing: no one sees the memory after it. A program writing large buffers between small reads and
  * writes (xz, sort) no longer sends them all to the process each time.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder/syscall_flush.h"
@@ -29,16 +34,53 @@
  * (a readlink) does. */
 #define PARTIAL_FROM_PAGES 16
 
-/* The buffer argument of a call that touches no other memory, or false. */
-static bool buffer_only(long nr, const uint64_t args[6], uint64_t *addr, uint64_t *len)
+/* The memory a call reaches, when that is all it reaches: up to two
+ * ranges (none for a call that reaches no memory), and whether it goes
+ * through the descriptor in its first argument (which may be a file that
+ * reaches further). False: it may reach anything. */
+struct reach {
+	uint64_t addr[2], len[2];
+	unsigned n;
+	bool through_fd;
+};
+
+static bool reaches_only(long nr, const uint64_t args[6], struct reach *r)
 {
+	*r = (struct reach){ 0 };
 	switch (nr) {
 	case SYS_read:
 	case SYS_write:
 	case SYS_pread64:
 	case SYS_pwrite64:
-		*addr = args[1];
-		*len = args[2];
+		*r = (struct reach){ { args[1] }, { args[2] }, 1, true };
+		return true;
+	case SYS_rt_sigprocmask: /* the new mask, the old one */
+		*r = (struct reach){ { args[1], args[2] }, { args[3], args[3] }, 2, false };
+		return true;
+	case SYS_fstat:
+		*r = (struct reach){ { args[1] }, { sizeof(struct stat) }, 1, false };
+		return true;
+	case SYS_clock_gettime:
+		*r = (struct reach){ { args[1] }, { sizeof(struct timespec) }, 1, false };
+		return true;
+	case SYS_fcntl: /* the commands that take no pointer */
+		return args[1] == F_GETFD || args[1] == F_SETFD || args[1] == F_GETFL ||
+		       args[1] == F_SETFL || args[1] == F_DUPFD || args[1] == F_DUPFD_CLOEXEC;
+	case SYS_mprotect: /* the pages must take their bytes before they refuse writes */
+	case SYS_madvise:
+	case SYS_mremap: /* the old pages move with their bytes */
+		*r = (struct reach){ { args[0] }, { args[1] }, 1, false };
+		return true;
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_brk:
+		/* What they replace or remove is gone natively too: the
+		 * mirror forgets those pages, dirty or not. */
+	case SYS_close:
+	case SYS_lseek:
+	case SYS_getpid:
+	case SYS_gettid:
+	case SYS_getppid:
 		return true;
 	default:
 		return false;
@@ -69,10 +111,18 @@ static bool plain_descriptor(const struct recording *rec, int fd)
 
 int syscall_flush(struct recording *rec, long nr, const uint64_t args[6])
 {
-	uint64_t addr, len;
-	if (nr >= 0 && buffer_only(nr, args, &addr, &len) && !rec->memory_shared_with_process &&
-	    memory_mirror_dirty_at_least(rec->mirror, PARTIAL_FROM_PAGES) &&
-	    plain_descriptor(rec, (int)args[0]))
-		return memory_mirror_flush_range(rec->mirror, addr, len);
-	return memory_mirror_flush(rec->mirror);
+	bool alone = rec->memory_ours_alone && !rec->memory_shared_with_process;
+	/* Nothing can look at the memory of a process that ends, if no
+	 * other process shares it. */
+	if (nr == SYS_exit_group && alone)
+		return 0;
+	struct reach r;
+	if (nr < 0 || !reaches_only(nr, args, &r) || rec->memory_shared_with_process ||
+	    !memory_mirror_dirty_at_least(rec->mirror, PARTIAL_FROM_PAGES) ||
+	    (r.through_fd && !plain_descriptor(rec, (int)args[0])))
+		return memory_mirror_flush(rec->mirror);
+	for (unsigned i = 0; i < r.n; i++)
+		if (r.addr[i] && memory_mirror_flush_range(rec->mirror, r.addr[i], r.len[i]) != 0)
+			return -1;
+	return 0;
 }

@@ -104,8 +104,11 @@ int threads_note_exit(struct recording *rec, struct rec_thread *t, int64_t statu
 	forget_thread(rec, t);
 	/* The kernel cleared its tid word (CLONE_CHILD_CLEARTID) to wake a
 	 * join: what the mirror holds of it is stale. Dirty bytes go back
-	 * first. */
-	if (memory_mirror_flush(rec->mirror) == 0)
+	 * first, unless the process is ending and no other one sees its
+	 * memory. */
+	bool dying_alone = (rec->exiting || rec->live_threads == 0) && rec->memory_ours_alone &&
+			   !rec->memory_shared_with_process;
+	if (dying_alone || memory_mirror_flush(rec->mirror) == 0)
 		memory_mirror_invalidate(rec->mirror, 0, UINT64_MAX);
 	/* What it held in proportion to the threads ever made goes: its
 	 * prediction cache (its counts stay, for the summary) and its

@@ -102,6 +102,39 @@ static void write_mapped_file(void)
 	close(fd);
 }
 
+/* Mappings changed over written pages: made read-only (the bytes must be
+ * there before they refuse writes), moved (they go with the pages),
+ * removed and mapped again (they are gone). */
+static void mappings_over_written_pages(void)
+{
+	size_t len = 32 * 4096;
+	unsigned char *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		exit(2);
+	dirty_all(6);
+	memset(a, 0x5a, len);
+	if (mprotect(a, len, PROT_READ) != 0)
+		exit(2);
+	printf("read-only after writes: %lx\n", sum(a, len));
+	if (mprotect(a, len, PROT_READ | PROT_WRITE) != 0)
+		exit(2);
+	for (size_t i = 0; i < len; i += 3)
+		a[i] = (unsigned char)i;
+	dirty_all(7);
+	unsigned char *b = mremap(a, len, 4 * len, MREMAP_MAYMOVE);
+	if (b == MAP_FAILED)
+		exit(2);
+	printf("moved with its bytes: %lx\n", sum(b, len));
+	for (size_t i = 0; i < len; i += 5)
+		b[i] = 0xee;
+	dirty_all(8);
+	if (munmap(b, 4 * len) != 0 ||
+	    mmap(b, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != b)
+		exit(2);
+	printf("mapped again: %lx, %lx\n", sum(b, len), sum(big, sizeof(big)));
+	munmap(b, len);
+}
+
 static volatile sig_atomic_t handled;
 static void on_usr1(int sig)
 {
@@ -149,6 +182,7 @@ int main(void)
 	write_written(p);
 	write_through_memory_file();
 	write_mapped_file();
+	mappings_over_written_pages();
 	signal_beside_stack(p);
 	return 0;
 }
