@@ -447,37 +447,40 @@ bool memory_image_blocked(const struct memory_image *future, uint64_t addr, uint
 	       wide_changes_block(&future->wide, addr, now);
 }
 
-static bool byte_known(const struct memory_image *m, uint64_t a)
-{
-	uint64_t pa = a & ~(uint64_t)(PAGE_SIZE - 1);
-	const struct slot *s = find(m, pa);
-	unsigned off = (unsigned)(a - pa);
-	return s && (s->page->known[off / 64] & (1ull << (off % 64)));
-}
-
 /* One page's part of memory_image_store_first_reads: [off, off + n) of the
- * page at pa. false when memory is short. */
+ * page at pa. false when memory is short. A known word (64 bytes) at a
+ * time: a code page's first fetch is 4 KiB of first reads. */
 static bool store_first_reads_in_page(const struct memory_image *past, struct memory_image *future,
 				      uint64_t pa, unsigned off, unsigned n, const uint8_t *b,
 				      uint64_t valid_from)
 {
-	const struct slot *known_before = find(past, pa);
+	const struct memory_image_page *before = find_page(past, pa);
 	/* The common case: a read of bytes the replay has seen already. */
-	if (known_before && all_known(known_before->page, off, n))
+	if (before && all_known(before, off, n))
 		return true;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t a = pa + off + i;
-		if (byte_known(past, a) || byte_known(future, a))
-			continue;
-		struct memory_image_page *p = writable_page(future, pa);
-		if (!p)
-			return false;
-		unsigned o = off + i;
-		p->data[o] = b[i];
-		set_known(p, o, 1, true);
-		uint64_t *w = &p->valid_from[o / 8];
-		if (valid_from > (*w & ~BLOCKED))
-			*w = valid_from | (*w & BLOCKED);
+	const struct memory_image_page *seen = find_page(future, pa);
+	struct memory_image_page *p = NULL; /* future's, private, once written */
+	for (unsigned start = off; n;) {
+		unsigned take, k = off / 64;
+		uint64_t fresh = known_mask(off, n, &take);
+		if (before)
+			fresh &= ~before->known[k];
+		if (p || seen)
+			fresh &= ~(p ? p : seen)->known[k];
+		if (fresh) {
+			if (!p && !(p = writable_page(future, pa)))
+				return false;
+			p->known[k] |= fresh;
+			for (; fresh; fresh &= fresh - 1) {
+				unsigned o = k * 64 + (unsigned)__builtin_ctzll(fresh);
+				p->data[o] = b[o - start];
+				uint64_t *w = &p->valid_from[o / 8];
+				if (valid_from > (*w & ~BLOCKED))
+					*w = valid_from | (*w & BLOCKED);
+			}
+		}
+		off += take;
+		n -= take;
 	}
 	return true;
 }

@@ -339,11 +339,46 @@ static inline void load_next(struct replay_memory *m)
 		load_next_record(m);
 }
 
+/*
+ * A read of 9..64 bytes (vector loads) the cache predicts, with no
+ * observer or pass log: what replay_read does for it, the image read a
+ * word's piece at a time (memory_image_read_word: no store when the
+ * image knows those bytes with these values). false: not such a read,
+ * nothing done.
+ */
+static bool read_predicted_by_words(struct replay_memory *m, uint64_t addr, uint8_t *out,
+				    size_t size)
+{
+	struct process_memory *p = m->proc;
+	if (size <= PREDICT_CACHE_LINE || size > IDNA_MAX_READ || p->before_access || p->on_access ||
+	    p->log)
+		return false;
+	load_next(m);
+	if (m->next.valid && m->cache.hits_since_miss == m->miss_at)
+		return false;
+	predict_cache_predict(&m->cache, addr, out, (unsigned)size);
+	m->cache.hits_since_miss++;
+	for (size_t done = 0; done < size;) {
+		uint64_t a = addr + done, value = 0;
+		unsigned n = PREDICT_CACHE_LINE - (unsigned)(a & 7);
+		if (n > size - done)
+			n = (unsigned)(size - done);
+		memcpy(&value, out + done, n); /* little-endian host */
+		memory_image_read_word(p->image, p->future, a, n, value, p->transition_time);
+		done += n;
+	}
+	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++)
+		note_read_page(p, pg);
+	return true;
+}
+
 static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
 	uint8_t *out = buf;
+	if (read_predicted_by_words(m, addr, out, size))
+		return EMU_MEM_OK;
 	if (__builtin_expect(p->before_access != NULL, 0))
 		p->before_access(p->before_access_ctx, addr, size, false);
 	for (size_t done = 0; done < size;) {
@@ -373,20 +408,55 @@ static int replay_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	return EMU_MEM_OK;
 }
 
+/* Writes of at most this many bytes go to the cache and the image a word
+ * at a time (write_word): vector stores, mostly. Longer ones (string
+ * copies, fxsave) are stored in one go. */
+#define WRITE_BY_WORDS_MAX 64u
+
+/* A write of n (1..8) bytes within one entry, observers aside. */
+static inline __attribute__((always_inline)) void write_word(struct replay_memory *m, uint64_t addr,
+							     unsigned size, uint64_t value)
+{
+	struct process_memory *p = m->proc;
+	predict_cache_update_uint(&m->cache, addr, value, size);
+	uint64_t pg = addr / PAGE_SIZE; /* one page: the entry is aligned */
+	if (__builtin_expect(code_page_set_may_contain(p->code_pages, pg), 0) &&
+	    code_page_set_contains(p->code_pages, pg))
+		code_page_set_remove(p->code_pages, pg);
+	memory_image_store_word(p->image, addr, size, value);
+	note_written_page(p, pg);
+	offer_writable_page(m, pg);
+}
+
 static int replay_write(void *ctx, uint64_t addr, const void *buf, size_t size)
 {
 	struct replay_memory *m = ctx;
 	struct process_memory *p = m->proc;
 	if (__builtin_expect(p->before_access != NULL, 0))
 		p->before_access(p->before_access_ctx, addr, size, true);
-	predict_cache_update(&m->cache, addr, buf, size);
-	for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++) {
-		if (code_page_set_may_contain(p->code_pages, pg) &&
-		    code_page_set_contains(p->code_pages, pg))
-			code_page_set_remove(p->code_pages, pg);
-		note_written_page(p, pg);
+	if (size <= WRITE_BY_WORDS_MAX) {
+		/* The same bytes into the same places as the loop below,
+		 * one aligned word's piece at a time. */
+		const uint8_t *b = buf;
+		for (size_t done = 0; done < size;) {
+			uint64_t a = addr + done, value = 0;
+			unsigned n = PREDICT_CACHE_LINE - (unsigned)(a & 7);
+			if (n > size - done)
+				n = (unsigned)(size - done);
+			memcpy(&value, b + done, n); /* little-endian host */
+			write_word(m, a, n, value);
+			done += n;
+		}
+	} else {
+		predict_cache_update(&m->cache, addr, buf, size);
+		for (uint64_t pg = addr / PAGE_SIZE; pg <= (addr + size - 1) / PAGE_SIZE; pg++) {
+			if (code_page_set_may_contain(p->code_pages, pg) &&
+			    code_page_set_contains(p->code_pages, pg))
+				code_page_set_remove(p->code_pages, pg);
+			note_written_page(p, pg);
+		}
+		memory_image_store(p->image, addr, buf, size);
 	}
-	memory_image_store(p->image, addr, buf, size);
 	if (p->on_access)
 		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;
@@ -458,22 +528,13 @@ static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_slow(void 
 	return got;
 }
 
+/* What a read of n bytes within one entry does once its value is known
+ * (the cache's or the logged miss's): the image, the read pages, the
+ * observers. */
 static inline __attribute__((always_inline)) struct emu_mem_uint
-replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
+finish_read_uint(struct replay_memory *m, uint64_t addr, unsigned size, uint64_t value)
 {
-	struct replay_memory *m = ctx;
-	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
-		return replay_read_uint_slow(ctx, addr, size);
-	load_next(m);
-	if (__builtin_expect(m->next.valid && m->cache.hits_since_miss == m->miss_at, 0))
-		return replay_read_uint_slow(ctx, addr, size);
 	struct process_memory *p = m->proc;
-	if (__builtin_expect(p->before_access != NULL, 0))
-		p->before_access(p->before_access_ctx, addr, size, false);
-	uint64_t entry, value;
-	memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
-	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
-	m->cache.hits_since_miss++;
 	if (__builtin_expect(p->log != NULL, 0))
 		pass_log_read(p->log, p->image, addr, &value, size, p->transition_time);
 	memory_image_read_word(p->image, p->future, addr, size, value, p->transition_time);
@@ -482,6 +543,49 @@ replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, false);
 	return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
+}
+
+/* A read within one entry that the log says missed: what replay_read and
+ * predict_cache_replay_read do for it, the value taken from the record
+ * (about one read in 300 of a sort). A miss of another size diverges
+ * there. */
+static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_missed(void *ctx,
+									    uint64_t addr,
+									    unsigned size)
+{
+	struct replay_memory *m = ctx;
+	struct process_memory *p = m->proc;
+	if (m->next.len != size)
+		return replay_read_uint_slow(ctx, addr, size);
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, false);
+	uint64_t value = 0;
+	memcpy(&value, m->next.value, size); /* little-endian host */
+	predict_cache_update_uint(&m->cache, addr, value, size);
+	predict_cache_end_run(&m->cache);
+	m->cache.misses++;
+	cursor_next(&m->cursor);
+	unload_next(m);
+	return finish_read_uint(m, addr, size, value);
+}
+
+static inline __attribute__((always_inline)) struct emu_mem_uint
+replay_read_uint_inline(void *ctx, uint64_t addr, unsigned size)
+{
+	struct replay_memory *m = ctx;
+	if (__builtin_expect((addr & 7) + size > PREDICT_CACHE_LINE, 0))
+		return replay_read_uint_slow(ctx, addr, size);
+	load_next(m);
+	if (__builtin_expect(m->next.valid && m->cache.hits_since_miss == m->miss_at, 0))
+		return replay_read_uint_missed(ctx, addr, size);
+	struct process_memory *p = m->proc;
+	if (__builtin_expect(p->before_access != NULL, 0))
+		p->before_access(p->before_access_ctx, addr, size, false);
+	uint64_t entry, value;
+	memcpy(&entry, predict_cache_slot(&m->cache, addr), 8);
+	value = (entry >> ((addr & 7) * 8)) & predict_cache_lane_mask(size);
+	m->cache.hits_since_miss++;
+	return finish_read_uint(m, addr, size, value);
 }
 
 static __attribute__((noinline)) int replay_write_uint_slow(void *ctx, uint64_t addr,
@@ -501,14 +605,7 @@ replay_write_uint_inline(void *ctx, uint64_t addr, unsigned size, uint64_t value
 		return replay_write_uint_slow(ctx, addr, size, value);
 	if (__builtin_expect(p->before_access != NULL, 0))
 		p->before_access(p->before_access_ctx, addr, size, true);
-	predict_cache_update_uint(&m->cache, addr, value, size);
-	uint64_t pg = addr / PAGE_SIZE; /* one page: the entry is aligned */
-	if (__builtin_expect(code_page_set_may_contain(p->code_pages, pg), 0) &&
-	    code_page_set_contains(p->code_pages, pg))
-		code_page_set_remove(p->code_pages, pg);
-	memory_image_store_word(p->image, addr, size, value);
-	note_written_page(p, pg);
-	offer_writable_page(m, pg);
+	write_word(m, addr, size, value);
 	if (__builtin_expect(p->on_access != NULL, 0))
 		p->on_access(p->access_ctx, addr, size, true);
 	return EMU_MEM_OK;

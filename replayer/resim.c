@@ -559,15 +559,13 @@ enum resim_status resim_run(struct resim *s, uint64_t target)
 		if (next == UINT64_MAX) {
 			/* A nondet record waits for a special instruction: run no
 			 * further than the stream's counts go (resim_bounds.c). */
-			uint64_t end;
-			if (resim_declared_end(s, &end) != 0)
+			int at_end = resim_wait_budget(s, own, &budget);
+			if (at_end < 0)
 				return RESIM_ERROR;
-			if (own >= end)
+			if (at_end)
 				return fail(s, "the replay reached the last instruction count the trace "
 					       "declares for this thread without the special instruction "
 					       "its next record completes");
-			if (end - own < budget)
-				budget = end - own;
 		}
 		s->delivery_pending = false; /* (a signal the program ignored) */
 		enum emu_exit e = emu_run(s->cpu, budget);

@@ -75,6 +75,12 @@ struct resim_thread {
 	 * checkpoints), found when first needed (resim_bounds.c). */
 	uint64_t declared_end;
 	bool declared_end_known;
+	/* The wait for a nondet record's special instruction that runs
+	 * unbounded by declared_end: its record's number among the events
+	 * taken, plus one (0: none), and the count it may run to
+	 * (resim_wait_budget). */
+	uint64_t wait_record;
+	uint64_t wait_until;
 };
 
 struct resim {
@@ -208,6 +214,12 @@ static inline struct resim_thread *resim_current(struct resim *s)
  * replay of that thread runs past it, whatever code a damaged or hostile
  * trace holds (`jmp $`). 0, or -1 with s->error. */
 int resim_declared_end(struct resim *s, uint64_t *end);
+
+/* How many instructions the running thread, at its own count `own`, may
+ * run while a nondet record waits for its special instruction: *budget
+ * lowered to that. 0; 1 when the thread is at its declared end (the
+ * trace cannot explain the run); -1 with s->error. */
+int resim_wait_budget(struct resim *s, uint64_t own, uint64_t *budget);
 
 /* --- threads (resim_threads.c) --------------------------------------- */
 

@@ -8,10 +8,20 @@
  * key frame after the special instruction (its thread's next kernel
  * transition, its exit, or the end of the recording), so the replay never
  * needs to run past the largest count the stream declares.
+ *
+ * Finding that count decodes the stream from its last checkpoint on (in
+ * a history shorter than the checkpoint interval: all of it, a third
+ * time besides the replay's two cursors), while nearly every special
+ * instruction comes within a few instructions of its record's previous
+ * event. So a wait first runs up to WAIT_UNSCANNED instructions without
+ * the count; only a wait longer than that scans. Code that never
+ * reaches its special instruction still ends: WAIT_UNSCANNED later.
  */
 #include <stdio.h>
 
 #include "replayer/resim.h"
+
+#define WAIT_UNSCANNED (1ull << 22)
 
 /* The largest count declared from the stream's last checkpoint on. */
 static int scan_stream_end(struct resim *s, uint32_t stream, uint64_t *end)
@@ -48,5 +58,30 @@ int resim_declared_end(struct resim *s, uint64_t *end)
 		t->declared_end_known = true;
 	}
 	*end = t->declared_end;
+	return 0;
+}
+
+int resim_wait_budget(struct resim *s, uint64_t own, uint64_t *budget)
+{
+	struct resim_thread *t = resim_current(s);
+	if (!t->declared_end_known) {
+		uint64_t record = t->events.taken + 1;
+		if (t->wait_record != record) {
+			t->wait_record = record;
+			t->wait_until = own + WAIT_UNSCANNED;
+		}
+		if (own < t->wait_until) {
+			if (t->wait_until - own < *budget)
+				*budget = t->wait_until - own;
+			return 0;
+		}
+	}
+	uint64_t end;
+	if (resim_declared_end(s, &end) != 0)
+		return -1;
+	if (own >= end)
+		return 1;
+	if (end - own < *budget)
+		*budget = end - own;
 	return 0;
 }

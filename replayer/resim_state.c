@@ -102,6 +102,7 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 	t->slice_icount = st->slice_icount;
 	t->declared_end = st->declared_end;
 	t->declared_end_known = st->declared_end_known;
+	t->wait_record = 0; /* (its events cursor counts from the restore on) */
 	if (!st->started || st->finished)
 		return 0;
 	/* (The copy is written over the whole table.) */

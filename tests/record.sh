@@ -123,7 +123,7 @@ for p in fork_pipe kernel_writes exec_other vfork_exec mmap_shared getrandom clo
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
 	pthread_create threads_sync threads_exit threads_signals threads_exec clone_vm_shared \
 	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs \
-	syscall_wrappers random_insns stop_continue kernel_changes; do
+	syscall_wrappers random_insns stop_continue kernel_changes vector_stores; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done
 # A program behaving while recorded as natively (stack growth, signals

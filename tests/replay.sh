@@ -500,5 +500,16 @@ if grep -q 'Ignoring packet error\|Remote connection closed' lazy-monitor.out; t
 	bad "gdb timed out on monitor info: $(grep -m1 'packet error\|Remote' lazy-monitor.out)"
 else ok; fi
 
+# Bytes the replay learns from 16-byte loads alone (their first accesses,
+# zeros of a fresh mapping, across words and a page boundary: the replay
+# stores such reads a word's piece at a time) show in gdb as they were.
+cc -g -O0 -o vector_first_reads "$here/programs/vector_first_reads.c" || exit 1
+"$build/ttrec" run -q -o vector_first_reads.idna ./vector_first_reads > /dev/null 2>&1
+gdb -batch -nx -ex "$slow_link" ./vector_first_reads \
+	-ex "target remote | $build/ttreplay vector_first_reads.idna" -ex 'break done' -ex continue \
+	-ex 'x/16xb fresh + 3' -ex 'x/16xb fresh + 4096 - 11' > vector_first_reads.out 2>&1
+if [ "$(grep -cE '^0x[0-9a-f]+:(\s+0x00){8}\s*$' vector_first_reads.out)" = 4 ]; then ok
+else bad "bytes learnt from vector loads: $(grep -E '^0x' vector_first_reads.out | tr '\n' ' ')"; fi
+
 echo "replay: $pass passed, $fail failed"
 [ $fail -eq 0 ]
