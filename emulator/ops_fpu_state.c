@@ -210,6 +210,7 @@ static void component_init(struct emu_regs *r, unsigned i)
 /* op: 1 for the REX.W (64-bit pointer) forms. */
 static int fxsave(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
+	emu_x87_settle(cpu);
 	uint64_t addr = emu_mem_addr(cpu, insn);
 	if (addr & 15)
 		return emu_fault(cpu, EMU_FAULT_GP);
@@ -222,6 +223,7 @@ static int fxsave(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 static int fxrstor(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
+	emu_x87_settle(cpu);
 	uint64_t addr = emu_mem_addr(cpu, insn);
 	if (addr & 15)
 		return emu_fault(cpu, EMU_FAULT_GP);
@@ -269,6 +271,7 @@ static unsigned compacted_offset(uint64_t xcomp_bv, unsigned i)
 
 static int xsave(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
+	emu_x87_settle(cpu);
 	enum xsave_kind kind = (enum xsave_kind)(insn->op >> 1);
 	bool wide = insn->op & 1;
 	uint64_t addr = emu_mem_addr(cpu, insn);
@@ -338,6 +341,7 @@ static int xsave(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 static int xrstor(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
+	emu_x87_settle(cpu);
 	bool wide = insn->op & 1;
 	uint64_t addr = emu_mem_addr(cpu, insn);
 	uint64_t rfbm = requested(cpu);

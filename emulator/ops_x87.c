@@ -145,6 +145,97 @@ static bool stub_stored(unsigned stub, const struct x87_exec_frame *first,
 	return false;
 }
 
+/* --- the guest's state kept in the host unit ---------------------------- */
+
+/*
+ * Loading the whole unit (frstor) and saving it back (fnsave) cost about
+ * fourteen times what a typical instruction does on it, so consecutive
+ * instructions share one load: between them the host unit holds the
+ * guest's registers and tags (cpu->regs.st and ftw are stale), while
+ * fcw, fsw and the pointers in cpu->regs stay current. The unit belongs
+ * to the host thread, hence a thread-local holder. Everything that reads
+ * or writes the registers or tags otherwise settles first (x87.h); emu_run
+ * settles before it returns, so outside a run cpu->regs is whole.
+ */
+__thread struct emu_cpu *emu_x87_holder;
+static __thread uint16_t holder_host_cw;
+
+void emu_x87_release(struct emu_cpu *cpu)
+{
+	uint8_t img[X87_IMG_SIZE];
+	x87_host_store(img, holder_host_cw);
+	emu_x87_holder = NULL;
+	image_to_state(img, &cpu->regs);
+}
+
+static void x87_hold(struct emu_cpu *cpu)
+{
+	if (emu_x87_holder == cpu)
+		return;
+	if (emu_x87_holder)
+		emu_x87_release(emu_x87_holder);
+	uint8_t img[X87_IMG_SIZE];
+	state_to_image(&cpu->regs, img);
+	x87_host_load(img, &holder_host_cw);
+	emu_x87_holder = cpu;
+}
+
+/*
+ * Whether the instruction may run on the held state: a non-control
+ * instruction while every exception is masked, when nothing observes the
+ * run. It then raises no unmasked exception, so it sets FIP to its own
+ * address, leaves FDP and FOP alone and always stores its result.
+ */
+static bool x87_may_hold(const struct emu_cpu *cpu, const struct x87_stub_info *info)
+{
+	return info->may_stay && !cpu->has_observer &&
+	       (cpu->regs.fcw & X87_CW_MASKS) == X87_CW_MASKS;
+}
+
+/* A store only faults on its memory write, after the host ran it: the
+ * state before it is kept (fnsave, which empties the unit, and frstor)
+ * and put back when the write faults. */
+static int x87_escape_held(struct emu_cpu *cpu, const struct emu_insn *insn,
+			   unsigned stub, const struct x87_stub_info *info)
+{
+	struct emu_regs *r = &cpu->regs;
+	uint8_t buf[X87_MEM_MAX] = { 0 };
+	uint64_t mem_addr = 0;
+	int rc;
+	if (info->mem_read || info->mem_write)
+		mem_addr = emu_mem_addr(cpu, insn);
+	if (info->mem_read &&
+	    (rc = emu_mem_read(cpu, mem_addr, buf, info->mem_read)) != EMU_OK)
+		return rc;
+
+	x87_hold(cpu);
+	uint8_t before[X87_IMG_SIZE];
+	if (info->mem_write) {
+		uint16_t cw;
+		x87_host_store(before, holder_host_cw);
+		x87_host_load(before, &cw);
+	}
+	struct x87_exec_frame f = { .mem = buf, .status_flags = emu_rflags(cpu) };
+	uint16_t fsw = x87_host_run(stub, &f);
+	if (info->mem_write &&
+	    (rc = emu_mem_write(cpu, mem_addr, buf, info->mem_write)) != EMU_OK) {
+		uint8_t after[X87_IMG_SIZE];
+		uint16_t cw;
+		x87_host_store(after, holder_host_cw);
+		x87_host_load(before, &cw);
+		return rc;
+	}
+	r->fsw = fsw;
+	r->fip = insn->addr;
+	if (info->uses_rflags)
+		emu_set_status_flags(cpu, f.status_flags);
+	if (info->writes_ax)
+		emu_gpr_set(cpu, EMU_GPR_OFF(EMU_RAX), 2, f.rax);
+	return EMU_OK;
+}
+
+/* --- one instruction on a freshly loaded unit ---------------------------- */
+
 static int x87_escape(struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	unsigned stub = (unsigned)insn->imm;
@@ -154,6 +245,9 @@ static int x87_escape(struct emu_cpu *cpu, const struct emu_insn *insn)
 
 	if (info->waits && x87_pending(r))
 		return emu_fault(cpu, EMU_FAULT_MF);
+	if (x87_may_hold(cpu, info))
+		return x87_escape_held(cpu, insn, stub, info);
+	emu_x87_settle(cpu);
 
 	uint8_t buf[X87_MEM_MAX] = { 0 };
 	uint64_t mem_addr = 0;
@@ -255,6 +349,7 @@ static int x87_emms(struct emu_cpu *cpu, const struct emu_insn *insn)
 	(void)insn;
 	if (x87_pending(&cpu->regs))
 		return emu_fault(cpu, EMU_FAULT_MF);
+	emu_x87_settle(cpu);
 	cpu->regs.ftw = 0xffff;
 	cpu->regs.fsw &= (uint16_t)~0x3800;
 	return EMU_OK;

@@ -6,6 +6,7 @@
 
 #include "flags.h"
 #include "jit.h"
+#include "x87.h"
 
 struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 {
@@ -65,6 +66,7 @@ void emu_free(struct emu_cpu *cpu)
 {
 	if (!cpu)
 		return;
+	emu_x87_settle(cpu);
 	emu_set_jit(cpu, false);
 	emu_decode_cache_free(cpu->cache);
 	free(cpu);
@@ -274,6 +276,7 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			b = NULL; /* retired, or may be: no link from it */
 	}
 	emu_flags_materialise(cpu);
+	emu_x87_settle(cpu);
 	emu_decode_cache_release_retired(cpu);
 	return cpu->exit.reason;
 }

@@ -19,6 +19,7 @@
  * contents, as fnstenv shows it. */
 static inline void emu_mmx_enter(struct emu_cpu *cpu)
 {
+	emu_x87_settle(cpu);
 	cpu->regs.fsw &= (uint16_t)~0x3800;
 	cpu->regs.ftw = x87_full_tag(&cpu->regs, 0xff);
 }
@@ -27,6 +28,7 @@ static inline void emu_mmx_enter(struct emu_cpu *cpu)
  * it aliases to all ones. */
 static inline void emu_mmx_set(struct emu_cpu *cpu, unsigned n, uint64_t v)
 {
+	emu_x87_settle(cpu);
 	emu_x87_reg *r = &cpu->regs.st[n & 7];
 	r->mmx = v;
 	r->bytes[8] = r->bytes[9] = 0xff;
@@ -70,6 +72,7 @@ static inline int emu_vec_read(struct emu_cpu *cpu, const struct emu_insn *insn,
 	case EMU_OPND_MMX:
 		/* MMX mode is entered when the instruction completes
 		 * (emu_vec_write): a fault must leave the x87 state alone. */
+		emu_x87_settle(cpu);
 		out->q[0] = cpu->regs.st[o->reg & 7].mmx;
 		return EMU_OK;
 	default:

@@ -15,6 +15,22 @@ enum {
 	X87_CW_MASKS = 0x3f,
 };
 
+/*
+ * The emulator whose x87 registers and tags the host's x87 unit holds on
+ * this thread (ops_x87.c), if any: its cpu->regs.st and ftw are stale
+ * until emu_x87_release puts them back (and empties the host unit).
+ * emu_x87_settle is for every reader or writer of those fields outside
+ * the x87 escape instructions.
+ */
+extern __thread struct emu_cpu *emu_x87_holder;
+void emu_x87_release(struct emu_cpu *cpu);
+
+static inline void emu_x87_settle(struct emu_cpu *cpu)
+{
+	if (EMU_UNLIKELY(emu_x87_holder == cpu))
+		emu_x87_release(cpu);
+}
+
 static inline unsigned x87_top(uint16_t fsw)
 {
 	return (fsw >> 11) & 7;

@@ -113,6 +113,10 @@ static void describe_stub(const ZydisDecoder *dec, unsigned stub)
 	info->env_load = zi.mnemonic == ZYDIS_MNEMONIC_FNINIT ||
 			 zi.mnemonic == ZYDIS_MNEMONIC_FLDENV ||
 			 zi.mnemonic == ZYDIS_MNEMONIC_FRSTOR;
+	/* The control instructions that wait: fldcw (the others are the
+	 * non-waiting ones and the environment loads). */
+	info->may_stay = info->waits && !info->env_store && !info->env_load &&
+			 zi.mnemonic != ZYDIS_MNEMONIC_FLDCW;
 	for (unsigned i = 0; i < zi.operand_count; i++) {
 		const ZydisDecodedOperand *zo = &zops[i];
 		if (zo->type == ZYDIS_OPERAND_TYPE_MEMORY) {
@@ -171,21 +175,42 @@ int x87_stub_find(uint16_t mnemonic, unsigned nopnd,
 }
 
 /*
- * frstor loads the guest's state, the stub runs with rax = the operand
- * buffer and the guest's status flags in RFLAGS, fnsave stores the result
- * (and reinitialises the host unit), and the host's control word comes
- * back. The stub is called below the red zone, which the compiler may be
- * using. frstor/fnsave move only x87 state: SSE state is untouched.
+ * The host unit's lifetime around stubs: x87_host_load keeps the host's
+ * control word and loads a guest image with frstor; x87_host_run runs one
+ * stub with rax = the operand buffer and the guest's status flags in
+ * RFLAGS, below the red zone (which the compiler may be using);
+ * x87_host_store saves the state with fnsave (which reinitialises the
+ * unit) and gives the host its control word back. frstor/fnsave move only
+ * x87 state: SSE state is untouched. Nothing of the emulator's own code
+ * uses the x87 unit, so the guest's state may stay loaded between these.
  */
-void x87_exec_stub(unsigned stub, struct x87_exec_frame *f)
+void x87_host_load(const uint8_t *image, uint16_t *host_cw)
 {
-	uint16_t host_cw;
+	__asm__ volatile("fnstcw %[cw]\n\t"
+			 "frstor %[img]\n\t"
+			 : [cw] "=m"(*host_cw)
+			 : [img] "m"(*(const uint8_t(*)[X87_IMG_SIZE])image)
+			 : "memory", "st", "st(1)", "st(2)", "st(3)", "st(4)",
+			   "st(5)", "st(6)", "st(7)");
+}
+
+void x87_host_store(uint8_t *image, uint16_t host_cw)
+{
+	__asm__ volatile("fnsave %[img]\n\t"
+			 "fldcw %[cw]\n\t"
+			 : [img] "=m"(*(uint8_t(*)[X87_IMG_SIZE])image)
+			 : [cw] "m"(host_cw)
+			 : "memory", "st", "st(1)", "st(2)", "st(3)", "st(4)",
+			   "st(5)", "st(6)", "st(7)");
+}
+
+uint16_t x87_host_run(unsigned stub, struct x87_exec_frame *f)
+{
 	uint64_t rax = (uint64_t)(uintptr_t)f->mem;
 	uint64_t flags = f->status_flags & EMU_STATUS_FLAGS;
 	const void *code = stub_code(stub);
+	uint16_t fsw;
 	__asm__ volatile(
-		"fnstcw %[cw]\n\t"
-		"frstor %[img]\n\t"
 		"sub $128, %%rsp\n\t"
 		"pushfq\n\t"
 		"andq %[keep], (%%rsp)\n\t"
@@ -195,13 +220,20 @@ void x87_exec_stub(unsigned stub, struct x87_exec_frame *f)
 		"pushfq\n\t"
 		"popq %[fl]\n\t"
 		"add $128, %%rsp\n\t"
-		"fnsave %[img]\n\t"
-		"fldcw %[cw]\n\t"
-		: [img] "+m"(*(uint8_t(*)[X87_IMG_SIZE])f->image), [fl] "+r"(flags),
-		  "+a"(rax), [cw] "=m"(host_cw)
+		"fnstsw %[sw]\n\t"
+		: [fl] "+r"(flags), "+a"(rax), [sw] "=m"(fsw)
 		: [code] "r"(code), [keep] "i"(~(long)EMU_STATUS_FLAGS)
 		: "memory", "cc", "st", "st(1)", "st(2)", "st(3)", "st(4)",
 		  "st(5)", "st(6)", "st(7)");
 	f->rax = rax;
 	f->status_flags = flags & EMU_STATUS_FLAGS;
+	return fsw;
+}
+
+void x87_exec_stub(unsigned stub, struct x87_exec_frame *f)
+{
+	uint16_t host_cw;
+	x87_host_load(f->image, &host_cw);
+	x87_host_run(stub, f);
+	x87_host_store(f->image, host_cw);
 }

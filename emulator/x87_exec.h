@@ -42,6 +42,10 @@ struct x87_stub_info {
 	bool env_load;      /* replaces fip/fdp/fop (fninit, fldenv, frstor) */
 	bool uses_rflags;   /* fcmovcc reads, fcomi/fucomi write RFLAGS */
 	bool writes_ax;     /* fnstsw ax */
+	bool may_stay;      /* a non-control instruction (it sets FIP to its
+			     * own address and loads no control word): may
+			     * run on a host unit that keeps the guest's
+			     * state (ops_x87.c) */
 };
 
 /* The operand signature of an instruction, as the decoder translates it:
@@ -75,6 +79,15 @@ struct x87_exec_frame {
  * control word is preserved. The image's status word must not hold a
  * pending unmasked exception when the stub is a waiting instruction. */
 void x87_exec_stub(unsigned stub, struct x87_exec_frame *frame);
+
+/* The same in three steps, for a caller that keeps the guest's state in
+ * the host unit across instructions: load an image (keeping the host's
+ * control word in *host_cw), run stubs on it (each returns the status
+ * word after it; frame->image is not used), store the state back into an
+ * image and give the host its control word back. */
+void x87_host_load(const uint8_t *image, uint16_t *host_cw);
+uint16_t x87_host_run(unsigned stub, struct x87_exec_frame *frame);
+void x87_host_store(uint8_t *image, uint16_t host_cw);
 
 /* Low 32 bits of the stub's address: what the host's FIP holds after the
  * stub updated it. */

@@ -119,7 +119,7 @@ record sh-pipes "$tmp/numbers.txt" -- sh -c 'sort -n | uniq -c | sort -rn | head
 record shebang "$n" -- "$tmp/script.sh" one two
 
 # Our own programs: each covers one behaviour (see its header comment).
-for p in fork_pipe kernel_writes exec_other vfork_exec mmap_shared getrandom clocks clock_syscalls self_modifying x87_modulo hot_code_writes \
+for p in fork_pipe kernel_writes exec_other vfork_exec mmap_shared getrandom clocks clock_syscalls self_modifying x87_modulo x87_interrupted hot_code_writes \
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
 	pthread_create threads_sync threads_exit threads_signals threads_exec clone_vm_shared \
 	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs \

@@ -288,6 +288,88 @@ START_TEST(test_pointers_follow_the_model)
 }
 END_TEST
 
+/*
+ * Consecutive x87 instructions leave the guest's registers in the host's
+ * x87 unit (ops_x87.c): whatever else reads them within the same run
+ * (fxsave, an MMX instruction), or the caller after it, must see them.
+ * Emulator only: the expected values are exact constants.
+ */
+static const uint8_t x87_one[10] = { 0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f };
+static const uint8_t x87_pi[10] = { 0x35, 0xc2, 0x68, 0x21, 0xa2, 0xda, 0x0f, 0xc9, 0x00, 0x40 };
+
+static struct emu_cpu *x87_cpu_at(const uint8_t *code, const uint8_t *bytes, size_t len,
+				  uint64_t rbx)
+{
+	memcpy((uint8_t *)code, bytes, len);
+	struct emu_cpu *cpu = emu_new(&emu_self_memory_ops, NULL);
+	ck_assert_ptr_nonnull(cpu);
+	struct emu_regs *r = emu_regs(cpu);
+	r->gpr[EMU_RBX] = rbx;
+	r->rip = (uint64_t)(uintptr_t)code;
+	return cpu;
+}
+
+START_TEST(test_held_state_seen_by_fxsave_and_mmx)
+{
+	/* fninit; fld1; fldpi; fxsave [rbx]; fld1; movq rax, mm5 */
+	static const uint8_t bytes[] = { 0xdb, 0xe3, 0xd9, 0xe8, 0xd9, 0xeb, 0x0f, 0xae, 0x03,
+					 0xd9, 0xe8, 0x48, 0x0f, 0x7e, 0xe8 };
+	uint8_t *code = x87_code_page(SLOT);
+	static uint8_t area[512] __attribute__((aligned(16)));
+	struct emu_cpu *cpu = x87_cpu_at(code, bytes, sizeof(bytes), (uint64_t)(uintptr_t)area);
+	struct emu_regs *r = emu_regs(cpu);
+	ck_assert_int_eq(emu_run(cpu, 6), EMU_EXIT_LIMIT);
+	ck_assert_uint_eq(area[2 + 1] >> 3 & 7, 6); /* TOP */
+	ck_assert_uint_eq(area[4], 0xc0);           /* abridged tags */
+	ck_assert_mem_eq(area + 32, x87_pi, 10);    /* st0 */
+	ck_assert_mem_eq(area + 48, x87_one, 10);   /* st1 */
+	ck_assert_uint_eq(r->gpr[EMU_RAX], 0x8000000000000000ull);
+	emu_free(cpu);
+}
+END_TEST
+
+START_TEST(test_held_state_seen_after_the_run)
+{
+	/* fninit; fld1; fldpi; fxch st1; fsub st0, st1 */
+	static const uint8_t bytes[] = { 0xdb, 0xe3, 0xd9, 0xe8, 0xd9, 0xeb, 0xd9, 0xc9, 0xd8, 0xe1 };
+	uint8_t *code = x87_code_page(SLOT);
+	struct emu_cpu *cpu = x87_cpu_at(code, bytes, sizeof(bytes), 0);
+	struct emu_regs *r = emu_regs(cpu);
+	ck_assert_int_eq(emu_run(cpu, 4), EMU_EXIT_LIMIT);
+	ck_assert_uint_eq(r->fsw >> 11 & 7, 6);
+	ck_assert_uint_eq(r->ftw, 0x0fff);
+	ck_assert_mem_eq(r->st[6].bytes, x87_one, 10);
+	ck_assert_mem_eq(r->st[7].bytes, x87_pi, 10);
+	ck_assert_uint_eq(r->fip, (uint64_t)(uintptr_t)code + 6);
+	/* The caller's change is what the next run starts from. */
+	memcpy(r->st[6].bytes, x87_pi, 10);
+	ck_assert_int_eq(emu_run(cpu, 1), EMU_EXIT_LIMIT);
+	static const uint8_t zero[10];
+	ck_assert_mem_eq(r->st[6].bytes, zero, 10);
+	emu_free(cpu);
+}
+END_TEST
+
+/* A store runs on the host before its memory write faults: the state
+ * before it comes back, as the CPU leaves it. */
+START_TEST(test_held_store_that_faults_changes_nothing)
+{
+	/* fninit; fld1; fstp qword [rbx] (rbx not canonical: #GP) */
+	static const uint8_t bytes[] = { 0xdb, 0xe3, 0xd9, 0xe8, 0xdd, 0x1b };
+	uint8_t *code = x87_code_page(SLOT);
+	struct emu_cpu *cpu = x87_cpu_at(code, bytes, sizeof(bytes), 0x8000000000000000ull);
+	struct emu_regs *r = emu_regs(cpu);
+	ck_assert_int_eq(emu_run(cpu, 3), EMU_EXIT_FAULT);
+	ck_assert_int_eq(emu_exit_info(cpu)->fault, EMU_FAULT_GP);
+	ck_assert_uint_eq(r->rip, (uint64_t)(uintptr_t)code + 4);
+	ck_assert_uint_eq(r->fsw, 0x3800);
+	ck_assert_uint_eq(r->ftw, 0x3fff);
+	ck_assert_mem_eq(r->st[7].bytes, x87_one, 10);
+	ck_assert_uint_eq(r->fip, (uint64_t)(uintptr_t)code + 2);
+	emu_free(cpu);
+}
+END_TEST
+
 /* The emulator claims every x87 mnemonic only for forms the CPU has; the
  * 16-bit environment formats are left to the native fallback. */
 START_TEST(test_sixteen_bit_environment_is_unimplemented)
@@ -308,6 +390,9 @@ static Suite *x87_suite(void)
 	tcase_add_test(tc, test_sequences);
 	tcase_add_test(tc, test_pointers_follow_the_model);
 	tcase_add_test(tc, test_sixteen_bit_environment_is_unimplemented);
+	tcase_add_test(tc, test_held_state_seen_by_fxsave_and_mmx);
+	tcase_add_test(tc, test_held_state_seen_after_the_run);
+	tcase_add_test(tc, test_held_store_that_faults_changes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
