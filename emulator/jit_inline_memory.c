@@ -70,32 +70,41 @@ static void page_entry_to_rax(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* r8 = the address of the cache's entry for addr = rsi + disp:
- * cache + 64 * (((addr >> 6) * multiplier) >> shift) + (addr & 56).
- * Clobbers rcx rdx. */
-static void cache_entry_to_r8(struct jit_asm *a, int64_t disp)
+/* The shift of the cache's hash is an immediate, patched into each copy
+ * of a sequence (copy_template): a placeholder, and where its byte is. */
+#define SHIFT_PLACEHOLDER 0x2a
+struct shift_sites {
+	size_t at[2];
+	unsigned n;
+};
+
+/* rdx = the address of the cache's entry group for addr = rsi + disp,
+ * cache + 64 * (((addr >> 6) * multiplier) >> shift), and r8 = addr & 63,
+ * the access's first byte within that group: the entry's (addr & 56)
+ * and its lane (addr & 7) in one offset. Clobbers nothing else. */
+static void cache_entry_to_rdx_r8(struct jit_asm *a, struct shift_sites *s, int64_t disp)
 {
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
 	emit(a, MOV, jit_r(JR_R8, 4), jit_r(JR_RDX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
-	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(SHIFT_PLACEHOLDER));
+	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || s->n == 2)
+		a->failed = true;
+	else
+		s->at[s->n++] = a->pos - 1;
 	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 8), jit_i(6));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(56));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_R8, 8), contract(JIT_INLINE(cache)));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 1, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(63));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache)));
 }
 
-/* rsi's `size` bytes in the entry at r8, from lane rsi & 7 (r10; lane 0
- * for 8 bytes): the host is little-endian like the cache's lanes, and
- * within_entry keeps them inside the entry, so they are one plain load
- * or store away with no shifting or masking. */
-static struct jit_opnd lanes_at_r8(unsigned size)
+/* The access's `size` bytes in the cache entry (rdx + r8, as
+ * cache_entry_to_rdx_r8 left them): the host is little-endian like the
+ * cache's lanes, and within_entry keeps them inside the entry, so they
+ * are one plain load or store away with no shifting or masking. */
+static struct jit_opnd cache_lanes(unsigned size)
 {
-	if (size == 8)
-		return jit_m(JR_R8, JR_NONE, 0, 0, 8);
-	return jit_m(JR_R8, JR_R10, 1, 0, size);
+	return jit_m(JR_RDX, JR_R8, 1, 0, size);
 }
 
 /* Binds the misses here and returns the hit's jump to be bound. */
@@ -140,7 +149,7 @@ static void bytes_known(struct jit_asm *a, struct misses *m, unsigned size)
 	miss_if(a, m, JIT_CC_NZ);
 }
 
-static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
+static size_t build_read(struct jit_asm *a, struct shift_sites *s, unsigned size, bool checked)
 {
 	struct misses m = { .n = 0 };
 	within_entry(a, &m, size);
@@ -168,12 +177,12 @@ static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
 		emit(a, MOV, jit_r(JR_RAX, lane), at);
 	/* The prediction: the entry's lanes equal the value's bytes (16:
 	 * both entries, one request). */
-	cache_entry_to_r8(a, 0);
-	emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(lane), jit_r(JR_RAX, lane));
+	cache_entry_to_rdx_r8(a, s, 0);
+	emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(lane), jit_r(JR_RAX, lane));
 	miss_if(a, &m, JIT_CC_NZ);
 	if (size == 16) {
-		cache_entry_to_r8(a, 8);
-		emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(8), jit_r(JR_R11, 8));
+		cache_entry_to_rdx_r8(a, s, 8);
+		emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(8), jit_r(JR_R11, 8));
 		miss_if(a, &m, JIT_CC_NZ);
 	}
 	/* A hit: counted. */
@@ -182,7 +191,7 @@ static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
 	return end_hit(a, &m);
 }
 
-static size_t build_write(struct jit_asm *a, unsigned size)
+static size_t build_write(struct jit_asm *a, struct shift_sites *s, unsigned size)
 {
 	struct misses m = { .n = 0 };
 	within_entry(a, &m, size);
@@ -214,8 +223,8 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
 	}
 	/* The cache's entry takes them in their lanes. */
-	cache_entry_to_r8(a, 0);
-	emit(a, MOV, lanes_at_r8(size), jit_r(JR_R11, size));
+	cache_entry_to_rdx_r8(a, s, 0);
+	emit(a, MOV, cache_lanes(size), jit_r(JR_R11, size));
 	return end_hit(a, &m);
 }
 
@@ -229,6 +238,7 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 struct inline_template {
 	uint8_t code[TEMPLATE_MAX];
 	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
+	struct shift_sites shift;
 	bool ok;
 };
 /* [kind: read, write, checked read][size index: 1, 2, 4, 8 bytes, and 16
@@ -243,14 +253,14 @@ static void build_templates(void)
 		for (unsigned i = 0; i < (k == WRITE ? 4u : 5u); i++) {
 			struct inline_template *t = &templates[k][i];
 			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
-			t->hit = k == WRITE ? build_write(&a, 1u << i)
-					    : build_read(&a, 1u << i, k == CHECKED_READ);
+			t->hit = k == WRITE ? build_write(&a, &t->shift, 1u << i)
+					    : build_read(&a, &t->shift, 1u << i, k == CHECKED_READ);
 			t->len = a.pos;
 			t->ok = !a.failed;
 		}
 }
 
-static size_t copy_template(struct jit_asm *a, unsigned kind, unsigned size)
+static size_t copy_template(struct jit_asm *a, unsigned kind, unsigned size, uint64_t shift)
 {
 	pthread_once(&templates_once, build_templates);
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
@@ -261,15 +271,22 @@ static size_t copy_template(struct jit_asm *a, unsigned kind, unsigned size)
 	}
 	size_t at = a->pos;
 	jit_bytes(a, t->code, t->len);
+	if (a->failed)
+		return 0;
+	/* shr by more than 63 would take the count mod 64, as shr by cl
+	 * does: the same hash either way. */
+	for (unsigned k = 0; k < t->shift.n; k++)
+		a->buf[at + t->shift.at[k]] = (uint8_t)(shift & 63);
 	return at + t->hit;
 }
 
 size_t jit_inline_read(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size);
+	return copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size,
+			     x->cpu->mem_inline.cache_shift);
 }
 
 size_t jit_inline_write(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, WRITE, size);
+	return copy_template(&x->a, WRITE, size, x->cpu->mem_inline.cache_shift);
 }
