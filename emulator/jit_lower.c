@@ -283,8 +283,10 @@ static void call_interface(struct jit_xlate *x, const void *sized, const void *g
 }
 
 /* An inline access's miss sites, for its call path to be made out of
- * line (jit_emit_cold) and come back here. */
-static void defer_call(struct jit_xlate *x, const struct jit_misses *m, unsigned size, bool write)
+ * line (jit_emit_cold) and come back here (a write's: note_at, its
+ * decode-cache note). */
+static void defer_call(struct jit_xlate *x, const struct jit_misses *m, unsigned size, bool write,
+		       size_t note_at)
 {
 	if (x->n_cold == JIT_MAX_COLD) {
 		x->a.failed = true;
@@ -292,7 +294,7 @@ static void defer_call(struct jit_xlate *x, const struct jit_misses *m, unsigned
 	}
 	x->cold[x->n_cold++] = (struct jit_cold){
 		.misses = *m, .resume = x->a.pos, .dirty = x->dirty,
-		.size = (uint8_t)size, .write = write, .cur = x->cur,
+		.size = (uint8_t)size, .write = write, .cur = x->cur, .note_at = note_at,
 	};
 }
 
@@ -333,10 +335,21 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 	if (ops->inline_memory && ops->read_uint_sized[size_index(size)]) {
 		struct jit_misses m;
 		jit_inline_read_misses(x, size, &m);
-		defer_call(x, &m, size, false);
+		defer_call(x, &m, size, false, 0);
 		return;
 	}
 	read_call(x, size);
+}
+
+/* emu_decode_cache_note_write called for the write of `size` bytes at
+ * rsi, its status in its slot. */
+static void note_write_call(struct jit_xlate *x, unsigned size)
+{
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
+	jit_call(&x->a, (const void *)emu_jit_note_write);
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 }
 
 /* After a write of `size` bytes at rsi: what emu_decode_cache_note_write
@@ -356,11 +369,7 @@ static void note_write_from(struct jit_xlate *x, unsigned size, size_t crosses)
 	size_t clear = jit_jcc_forward(&x->a, 3); /* jnc */
 	if (crosses)
 		jit_bind(&x->a, crosses);
-	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
-	jit_call(&x->a, (const void *)emu_jit_note_write);
-	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	note_write_call(x, size);
 	jit_bind(&x->a, clear);
 }
 
@@ -372,8 +381,11 @@ void jit_note_write(struct jit_xlate *x, unsigned size)
 /* rcx's low `size` bytes to [rsi] by the memory interface; a fault
  * ends the block at this instruction. The status is kept in its slot
  * for jit_translate.c's check that the block did not write its own
- * code. Direct calls to write_uint as read_call's to read_uint. */
-static void write_call(struct jit_xlate *x, unsigned size)
+ * code. Direct calls to write_uint as read_call's to read_uint. A
+ * write within one page goes back to the decode cache's note at
+ * `note_at` when there is one there (an inline write's, made before
+ * this out-of-line path), so the note is not made twice. */
+static void write_call(struct jit_xlate *x, unsigned size, size_t note_at)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
 	size_t upper = 0, done = 0;
@@ -391,7 +403,15 @@ static void write_call(struct jit_xlate *x, unsigned size)
 			emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
 			crosses = jit_jcc_forward(&x->a, 7); /* ja */
 		}
-		note_write_from(x, size, crosses);
+		if (note_at) {
+			jit_point(&x->a, jit_jmp_forward(&x->a), note_at);
+			if (crosses) {
+				jit_bind(&x->a, crosses);
+				note_write_call(x, size);
+			}
+		} else {
+			note_write_from(x, size, crosses);
+		}
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
 		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
@@ -419,11 +439,12 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	if (ops->write_uint && ops->inline_memory && ops->write_uint_sized[size_index(size)]) {
 		struct jit_misses m;
 		jit_inline_write_misses(x, size, &m);
+		size_t note_at = x->a.pos;
 		note_write_from(x, size, 0);
-		defer_call(x, &m, size, true);
+		defer_call(x, &m, size, true, note_at);
 		return;
 	}
-	write_call(x, size);
+	write_call(x, size, 0);
 }
 
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
@@ -435,7 +456,7 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 	x->cur = c->cur;
 	x->dirty = c->dirty;
 	if (c->write)
-		write_call(x, c->size);
+		write_call(x, c->size, c->note_at);
 	else
 		read_call(x, c->size);
 	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);

@@ -71,6 +71,7 @@ struct jit_misses {
 struct jit_cold {
 	struct jit_misses misses;
 	size_t resume;
+	size_t note_at; /* a write's decode-cache note in line */
 	uint16_t dirty;
 	uint8_t size;
 	bool write;
