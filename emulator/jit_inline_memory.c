@@ -27,14 +27,12 @@ static struct jit_opnd contract(int64_t off)
 	return jit_m(JIT_CPU, JR_NONE, 0, off, 8);
 }
 
-/* The misses: where they jump to, bound together at the end. */
-struct misses {
-	size_t site[7];
-	unsigned n;
-};
-
-static void miss_if(struct jit_asm *a, struct misses *m, unsigned cc)
+static void miss_if(struct jit_asm *a, struct jit_misses *m, unsigned cc)
 {
+	if (m->n == JIT_INLINE_MISSES) {
+		a->failed = true;
+		return;
+	}
 	m->site[m->n++] = jit_jcc_forward(a, cc);
 }
 
@@ -42,7 +40,7 @@ static void miss_if(struct jit_asm *a, struct misses *m, unsigned cc)
  * for 8 bytes, which start at lane 0), and a miss unless
  * (rsi & 7) + size <= 8: one cache entry, so one page (16 bytes:
  * aligned to 16, so two whole entries of one page). */
-static void within_entry(struct jit_asm *a, struct misses *m, unsigned size)
+static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size)
 {
 	if (size >= 8) { /* aligned: 16 bytes are two whole entries */
 		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i((int64_t)size - 1));
@@ -70,46 +68,46 @@ static void page_entry_to_rax(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* r8 = the address of the cache's entry for addr = rsi + disp:
- * cache + 64 * (((addr >> 6) * multiplier) >> shift) + (addr & 56).
- * Clobbers rcx rdx. */
-static void cache_entry_to_r8(struct jit_asm *a, int64_t disp)
+/* The shift of the cache's hash is an immediate, patched into each copy
+ * of a sequence (copy_template): a placeholder, and where its byte is. */
+#define SHIFT_PLACEHOLDER 0x2a
+struct shift_sites {
+	size_t at[2];
+	unsigned n;
+};
+
+/* rdx = the address of the cache's entry group for addr = rsi + disp,
+ * cache + 64 * (((addr >> 6) * multiplier) >> shift), and r8 = addr & 63,
+ * the access's first byte within that group: the entry's (addr & 56)
+ * and its lane (addr & 7) in one offset. Clobbers nothing else. */
+static void cache_entry_to_rdx_r8(struct jit_asm *a, struct shift_sites *s, int64_t disp)
 {
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
 	emit(a, MOV, jit_r(JR_R8, 4), jit_r(JR_RDX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
-	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(cache_shift)));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(SHIFT_PLACEHOLDER));
+	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || s->n == 2)
+		a->failed = true;
+	else
+		s->at[s->n++] = a->pos - 1;
 	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 8), jit_i(6));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(56));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_R8, 8), contract(JIT_INLINE(cache)));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_R8, JR_RDX, 1, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(63));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache)));
 }
 
-/* rsi's `size` bytes in the entry at r8, from lane rsi & 7 (r10; lane 0
- * for 8 bytes): the host is little-endian like the cache's lanes, and
- * within_entry keeps them inside the entry, so they are one plain load
- * or store away with no shifting or masking. */
-static struct jit_opnd lanes_at_r8(unsigned size)
+/* The access's `size` bytes in the cache entry (rdx + r8, as
+ * cache_entry_to_rdx_r8 left them): the host is little-endian like the
+ * cache's lanes, and within_entry keeps them inside the entry, so they
+ * are one plain load or store away with no shifting or masking. */
+static struct jit_opnd cache_lanes(unsigned size)
 {
-	if (size == 8)
-		return jit_m(JR_R8, JR_NONE, 0, 0, 8);
-	return jit_m(JR_R8, JR_R10, 1, 0, size);
-}
-
-/* Binds the misses here and returns the hit's jump to be bound. */
-static size_t end_hit(struct jit_asm *a, struct misses *m)
-{
-	size_t hit = jit_jmp_forward(a);
-	for (unsigned i = 0; i < m->n; i++)
-		jit_bind(a, m->site[i]);
-	return hit;
+	return jit_m(JR_RDX, JR_R8, 1, 0, size);
 }
 
 /* A checked read's conditions (emu.h, hits_limit): a miss when
  * *hits_since_miss >= *hits_limit. */
-static void below_hits_limit(struct jit_asm *a, struct misses *m)
+static void below_hits_limit(struct jit_asm *a, struct jit_misses *m)
 {
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
@@ -121,7 +119,7 @@ static void below_hits_limit(struct jit_asm *a, struct misses *m)
 /* ... and a miss unless the `size` bits from bit eax (the page offset)
  * of the bitmap at r8 (the data) + dirty_offset are set; lane r10 as
  * within_entry left it. Clobbers rcx rdx. */
-static void bytes_known(struct jit_asm *a, struct misses *m, unsigned size)
+static void bytes_known(struct jit_asm *a, struct jit_misses *m, unsigned size)
 {
 	emit(a, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_i(3));
@@ -140,24 +138,25 @@ static void bytes_known(struct jit_asm *a, struct misses *m, unsigned size)
 	miss_if(a, m, JIT_CC_NZ);
 }
 
-static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
+/* Ends where a hit goes on; the misses jump to the sites in *m. */
+static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+		       unsigned size, bool checked)
 {
-	struct misses m = { .n = 0 };
-	within_entry(a, &m, size);
+	within_entry(a, m, size);
 	if (checked)
-		below_hits_limit(a, &m);
+		below_hits_limit(a, m);
 	/* The page's: tag ^ (addr & ~4095) is 0 or WRITABLE. */
 	page_entry_to_rax(a);
 	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
-	miss_if(a, &m, 7); /* ja */
+	miss_if(a, m, 7); /* ja */
 	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
 	 * data + (addr & 4095). */
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 	if (checked)
-		bytes_known(a, &m, size);
+		bytes_known(a, m, size);
 	unsigned lane = size > 8 ? 8 : size;
 	if (size == 16)
 		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
@@ -168,31 +167,31 @@ static size_t build_read(struct jit_asm *a, unsigned size, bool checked)
 		emit(a, MOV, jit_r(JR_RAX, lane), at);
 	/* The prediction: the entry's lanes equal the value's bytes (16:
 	 * both entries, one request). */
-	cache_entry_to_r8(a, 0);
-	emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(lane), jit_r(JR_RAX, lane));
-	miss_if(a, &m, JIT_CC_NZ);
+	cache_entry_to_rdx_r8(a, s, 0);
+	emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(lane), jit_r(JR_RAX, lane));
+	miss_if(a, m, JIT_CC_NZ);
 	if (size == 16) {
-		cache_entry_to_r8(a, 8);
-		emit(a, ZYDIS_MNEMONIC_CMP, lanes_at_r8(8), jit_r(JR_R11, 8));
-		miss_if(a, &m, JIT_CC_NZ);
+		cache_entry_to_rdx_r8(a, s, 8);
+		emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(8), jit_r(JR_R11, 8));
+		miss_if(a, m, JIT_CC_NZ);
 	}
 	/* A hit: counted. */
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
-	return end_hit(a, &m);
 }
 
-static size_t build_write(struct jit_asm *a, unsigned size)
+/* The same for a write. */
+static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+			unsigned size)
 {
-	struct misses m = { .n = 0 };
-	within_entry(a, &m, size);
+	within_entry(a, m, size);
 	/* The page, writable inline: its tag has the bit the view asks for
 	 * (one no tag has when writes always call, run.c). The memory keeps
 	 * it off the pages whose writes must call. */
 	page_entry_to_rax(a);
 	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	miss_if(a, &m, JIT_CC_NZ);
+	miss_if(a, m, JIT_CC_NZ);
 	/* Done from here: the bytes, at data + off (off in eax); the value
 	 * moves to r11, as rcx counts the shifts below. */
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
@@ -214,9 +213,8 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
 	}
 	/* The cache's entry takes them in their lanes. */
-	cache_entry_to_r8(a, 0);
-	emit(a, MOV, lanes_at_r8(size), jit_r(JR_R11, size));
-	return end_hit(a, &m);
+	cache_entry_to_rdx_r8(a, s, 0);
+	emit(a, MOV, cache_lanes(size), jit_r(JR_R11, size));
 }
 
 /*
@@ -228,7 +226,9 @@ static size_t build_write(struct jit_asm *a, unsigned size)
 #define TEMPLATE_MAX 256
 struct inline_template {
 	uint8_t code[TEMPLATE_MAX];
-	size_t len, hit; /* hit: the rel32 of the jump a hit takes */
+	size_t len;
+	struct jit_misses misses; /* from the sequence's start */
+	struct shift_sites shift;
 	bool ok;
 };
 /* [kind: read, write, checked read][size index: 1, 2, 4, 8 bytes, and 16
@@ -243,33 +243,69 @@ static void build_templates(void)
 		for (unsigned i = 0; i < (k == WRITE ? 4u : 5u); i++) {
 			struct inline_template *t = &templates[k][i];
 			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
-			t->hit = k == WRITE ? build_write(&a, 1u << i)
-					    : build_read(&a, 1u << i, k == CHECKED_READ);
+			if (k == WRITE)
+				build_write(&a, &t->shift, &t->misses, 1u << i);
+			else
+				build_read(&a, &t->shift, &t->misses, 1u << i, k == CHECKED_READ);
 			t->len = a.pos;
 			t->ok = !a.failed;
 		}
 }
 
-static size_t copy_template(struct jit_asm *a, unsigned kind, unsigned size)
+static void copy_template(struct jit_asm *a, unsigned kind, unsigned size, uint64_t shift,
+			  struct jit_misses *misses)
 {
+	misses->n = 0;
 	pthread_once(&templates_once, build_templates);
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
 	const struct inline_template *t = &templates[kind][i];
 	if (!t->ok) {
 		a->failed = true;
-		return 0;
+		return;
 	}
 	size_t at = a->pos;
 	jit_bytes(a, t->code, t->len);
-	return at + t->hit;
+	if (a->failed)
+		return;
+	/* shr by more than 63 would take the count mod 64, as shr by cl
+	 * does: the same hash either way. */
+	for (unsigned k = 0; k < t->shift.n; k++)
+		a->buf[at + t->shift.at[k]] = (uint8_t)(shift & 63);
+	for (unsigned k = 0; k < t->misses.n; k++)
+		misses->site[k] = at + t->misses.site[k];
+	misses->n = t->misses.n;
+}
+
+/* A hit jumps over what comes next; the misses go on to it. */
+static size_t hit_jumps_over(struct jit_asm *a, const struct jit_misses *m)
+{
+	size_t hit = jit_jmp_forward(a);
+	for (unsigned i = 0; i < m->n; i++)
+		jit_bind(a, m->site[i]);
+	return hit;
+}
+
+void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)
+{
+	copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size,
+		      x->cpu->mem_inline.cache_shift, m);
+}
+
+void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)
+{
+	copy_template(&x->a, WRITE, size, x->cpu->mem_inline.cache_shift, m);
 }
 
 size_t jit_inline_read(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size);
+	struct jit_misses m;
+	jit_inline_read_misses(x, size, &m);
+	return hit_jumps_over(&x->a, &m);
 }
 
 size_t jit_inline_write(struct jit_xlate *x, unsigned size)
 {
-	return copy_template(&x->a, WRITE, size);
+	struct jit_misses m;
+	jit_inline_write_misses(x, size, &m);
+	return hit_jumps_over(&x->a, &m);
 }

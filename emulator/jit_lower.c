@@ -282,20 +282,31 @@ static void call_interface(struct jit_xlate *x, const void *sized, const void *g
 	}
 }
 
-/* `size` bytes at [rsi] into rax, zero-extended; a fault ends the block
- * at this instruction. A memory that describes its common read has it
- * made inline first (jit_inline_memory.c). With an interface that passes integers in
- * registers, its read_uint is called directly (as emu_mem_read_uint
- * would); addresses outside the lower half, and other interfaces, go
- * through emu_jit_read. */
-static void read_at_rsi(struct jit_xlate *x, unsigned size)
+/* An inline access's miss sites, for its call path to be made out of
+ * line (jit_emit_cold) and come back here (a write's: note_at, its
+ * decode-cache note). */
+static void defer_call(struct jit_xlate *x, const struct jit_misses *m, unsigned size, bool write,
+		       size_t note_at)
+{
+	if (x->n_cold == JIT_MAX_COLD) {
+		x->a.failed = true;
+		return;
+	}
+	x->cold[x->n_cold++] = (struct jit_cold){
+		.misses = *m, .resume = x->a.pos, .dirty = x->dirty,
+		.size = (uint8_t)size, .write = write, .cur = x->cur, .note_at = note_at,
+	};
+}
+
+/* `size` bytes at [rsi] into rax, zero-extended, by the memory
+ * interface; a fault ends the block at this instruction. With an
+ * interface that passes integers in registers, its read_uint is called
+ * directly (as emu_mem_read_uint would); addresses outside the lower
+ * half, and other interfaces, go through emu_jit_read. */
+static void read_call(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	size_t upper = 0, done = 0, hit = 0;
-	bool inline_hits = ops->inline_memory && ops->read_uint_sized[size_index(size)];
-	x->flags_live = false;
-	if (inline_hits)
-		hit = jit_inline_read(x, size);
+	size_t upper = 0, done = 0;
 	if (ops->read_uint) {
 		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->read_uint_sized[size_index(size)],
@@ -313,8 +324,32 @@ static void read_at_rsi(struct jit_xlate *x, unsigned size)
 	jit_exit_if(x, JIT_CC_NZ, x->cur, EMU_STOP);
 	if (ops->read_uint)
 		jit_bind(&x->a, done);
-	if (inline_hits)
-		jit_bind(&x->a, hit);
+}
+
+/* The same read; a memory that describes its common read has it made
+ * inline (jit_inline_memory.c), the call out of line for the rest. */
+static void read_at_rsi(struct jit_xlate *x, unsigned size)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	x->flags_live = false;
+	if (ops->inline_memory && ops->read_uint_sized[size_index(size)]) {
+		struct jit_misses m;
+		jit_inline_read_misses(x, size, &m);
+		defer_call(x, &m, size, false, 0);
+		return;
+	}
+	read_call(x, size);
+}
+
+/* emu_decode_cache_note_write called for the write of `size` bytes at
+ * rsi, its status in its slot. */
+static void note_write_call(struct jit_xlate *x, unsigned size)
+{
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
+	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
+	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
+	jit_call(&x->a, (const void *)emu_jit_note_write);
+	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 }
 
 /* After a write of `size` bytes at rsi: what emu_decode_cache_note_write
@@ -334,11 +369,7 @@ static void note_write_from(struct jit_xlate *x, unsigned size, size_t crosses)
 	size_t clear = jit_jcc_forward(&x->a, 3); /* jnc */
 	if (crosses)
 		jit_bind(&x->a, crosses);
-	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
-	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
-	jit_call(&x->a, (const void *)emu_jit_note_write);
-	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
+	note_write_call(x, size);
 	jit_bind(&x->a, clear);
 }
 
@@ -347,21 +378,18 @@ void jit_note_write(struct jit_xlate *x, unsigned size)
 	note_write_from(x, size, 0);
 }
 
-/* rcx's low `size` bytes to [rsi]; a fault ends the block at this
- * instruction. The status is kept in its slot for jit_translate.c's
- * check that the block did not write its own code. Direct calls to
- * write_uint as read_at_rsi's to read_uint, after the inline write as
- * its inline read; an inline write needs no address check (only pages
- * of the lower half are in its table) and keeps rsi. */
-static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
+/* rcx's low `size` bytes to [rsi] by the memory interface; a fault
+ * ends the block at this instruction. The status is kept in its slot
+ * for jit_translate.c's check that the block did not write its own
+ * code. Direct calls to write_uint as read_call's to read_uint. A
+ * write within one page goes back to the decode cache's note at
+ * `note_at` when there is one there (an inline write's, made before
+ * this out-of-line path), so the note is not made twice. */
+static void write_call(struct jit_xlate *x, unsigned size, size_t note_at)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
 	size_t upper = 0, done = 0;
-	x->flags_live = false;
-	x->wrote = true;
 	if (ops->write_uint) {
-		bool inline_writes = ops->inline_memory && ops->write_uint_sized[size_index(size)];
-		size_t written = inline_writes ? jit_inline_write(x, size) : 0;
 		keep_address_checked(x, size, &upper);
 		call_interface(x, (const void *)ops->write_uint_sized[size_index(size)],
 			       (const void *)ops->write_uint, size, true);
@@ -375,11 +403,15 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 			emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 4), jit_i(4096 - (int64_t)size));
 			crosses = jit_jcc_forward(&x->a, 7); /* ja */
 		}
-		/* An inline write's bytes are in one cache entry, so in one
-		 * page. */
-		if (inline_writes)
-			jit_bind(&x->a, written);
-		note_write_from(x, size, crosses);
+		if (note_at) {
+			jit_point(&x->a, jit_jmp_forward(&x->a), note_at);
+			if (crosses) {
+				jit_bind(&x->a, crosses);
+				note_write_call(x, size);
+			}
+		} else {
+			note_write_from(x, size, crosses);
+		}
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, upper);
 		emit(x, MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
@@ -393,6 +425,43 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 	if (ops->write_uint)
 		jit_bind(&x->a, done);
+}
+
+/* The same write, made inline as the read (read_at_rsi) when the memory
+ * takes writes inline: an inline write needs no address check (only
+ * pages of the lower half are in its table), keeps rsi, and its bytes
+ * are in one cache entry, so in one page, for the decode cache's note. */
+static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	x->flags_live = false;
+	x->wrote = true;
+	if (ops->write_uint && ops->inline_memory && ops->write_uint_sized[size_index(size)]) {
+		struct jit_misses m;
+		jit_inline_write_misses(x, size, &m);
+		size_t note_at = x->a.pos;
+		note_write_from(x, size, 0);
+		defer_call(x, &m, size, true, note_at);
+		return;
+	}
+	write_call(x, size, 0);
+}
+
+void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
+{
+	for (unsigned i = 0; i < c->misses.n; i++)
+		jit_bind(&x->a, c->misses.site[i]);
+	unsigned cur = x->cur;
+	uint16_t dirty = x->dirty;
+	x->cur = c->cur;
+	x->dirty = c->dirty;
+	if (c->write)
+		write_call(x, c->size, c->note_at);
+	else
+		read_call(x, c->size);
+	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
+	x->cur = cur;
+	x->dirty = dirty;
 }
 
 /* The guest's rsp + delta, without flags (rax, a popped value, kept). */

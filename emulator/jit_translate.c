@@ -416,6 +416,9 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	for (int i = 5; i >= 0; i--)
 		emit(x, ZYDIS_MNEMONIC_POP, jit_r(saved_hosts[i], 8), jit_none());
 	emit(x, ZYDIS_MNEMONIC_RET, jit_none(), jit_none());
+	/* The memory calls out of line add exits: before those. */
+	for (unsigned c = 0; c < x->n_cold; c++)
+		jit_emit_cold(x, &x->cold[c]);
 	for (unsigned e = 0; e < x->n_exits; e++)
 		emit_exit(x, &x->exits[e], epilogue);
 	return !x->a.failed;

@@ -56,6 +56,28 @@ struct jit_exit {
 	uint32_t index, status;
 };
 
+/* The jumps an inline access takes on a miss (rel32 sites to bind). */
+#define JIT_INLINE_MISSES 8
+struct jit_misses {
+	size_t site[JIT_INLINE_MISSES];
+	unsigned n;
+};
+
+/* An inline access's call path, made out of line after the block's
+ * epilogue (jit_emit_cold) so that the hit runs straight on: where its
+ * misses jump from, where it goes back to, and the translation's state
+ * at the access. At most two accesses per instruction are inline. */
+#define JIT_MAX_COLD (2 * EMU_MAX_BLOCK_INSNS)
+struct jit_cold {
+	struct jit_misses misses;
+	size_t resume;
+	size_t note_at; /* a write's decode-cache note in line */
+	uint16_t dirty;
+	uint8_t size;
+	bool write;
+	unsigned cur;
+};
+
 struct jit_xlate {
 	struct jit_asm a;
 	const struct emu_cpu *cpu;
@@ -85,6 +107,8 @@ struct jit_xlate {
 	unsigned cur;               /* index of the instruction translated */
 	struct jit_exit exits[JIT_MAX_EXITS];
 	unsigned n_exits;
+	struct jit_cold cold[JIT_MAX_COLD];
+	unsigned n_cold;
 };
 
 /* The stack slots ([rsp + 8 * n]) values are kept in across calls: three
@@ -130,6 +154,11 @@ size_t jit_inline_read(struct jit_xlate *x, unsigned size);
  * Clobbers rax rcx rdx r8 r10 r11; the hit's jump leaves rsi unchanged
  * too. */
 size_t jit_inline_write(struct jit_xlate *x, unsigned size);
+/* The same two with the hit going on straight after them, and every
+ * other case jumping to the sites in *m (jit_lower.c binds them to the
+ * call, made out of line). */
+void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
 
 /* --- jit_lower.c --- */
 
@@ -147,6 +176,10 @@ void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn);
 /* After a write of `size` bytes at rsi within one page: what
  * emu_decode_cache_note_write does, the status in its slot. */
 void jit_note_write(struct jit_xlate *x, unsigned size);
+/* The call path of an inline access deferred by the lowering, then a
+ * jump back to where its hit goes on (jit_translate.c, after the
+ * epilogue). */
+void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
 
 /* --- jit_lower_vector.c --- */
 

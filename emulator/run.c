@@ -36,6 +36,12 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 	if (!cpu->mem->inline_memory)
 		return;
 	const struct emu_inline_memory *m = cpu->mem->inline_memory(mem_ctx);
+	/* Translations have the cache's hash shift as an immediate
+	 * (jit_inline_memory.c): another shift needs new ones. */
+	if (cpu->jit && m->cache_shift != cpu->mem_inline.cache_shift) {
+		emu_set_jit(cpu, false);
+		emu_set_jit(cpu, true);
+	}
 	cpu->mem_inline = (struct emu_inline_view){
 		.pages = m->pages,
 		.page_bytes_mask = m->page_mask * sizeof(struct emu_inline_page),

@@ -84,6 +84,9 @@ struct access {
 #define INLINE_CACHE_LOG2 6
 #define INLINE_MULTIPLIER 0x9E3779B97F4A7C15ull
 #define INLINE_NO_PAGE UINT64_MAX
+/* The cache's size in use (at most 2^INLINE_CACHE_LOG2 entries): a test
+ * changes it between runs. */
+static unsigned cache_log2 = INLINE_CACHE_LOG2;
 
 struct tmem {
 	uint8_t *bytes[R_COUNT];
@@ -148,7 +151,7 @@ static uint64_t le_value(const void *p, size_t size)
  * aligned 64-byte block consecutive. */
 static unsigned cache_index(uint64_t addr)
 {
-	return (unsigned)((((addr >> 6) * INLINE_MULTIPLIER) >> (64 - INLINE_CACHE_LOG2 + 3)) << 3 |
+	return (unsigned)((((addr >> 6) * INLINE_MULTIPLIER) >> (64 - cache_log2 + 3)) << 3 |
 			  ((addr >> 3) & 7));
 }
 
@@ -238,7 +241,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 	struct tmem *m = ctx;
 	m->contract = (struct emu_inline_memory){
 		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (uint8_t *)m->cache,
-		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - (INLINE_CACHE_LOG2 - 3),
+		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - (cache_log2 - 3),
 		.hits_since_miss = &m->hits_since_miss,
 		.writes_inline = true,
 		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
@@ -1815,6 +1818,58 @@ START_TEST(test_checked_reads)
 }
 END_TEST
 
+/* --- another cache size between runs ------------------------------------------ */
+
+/* A loop that reads and writes along the data, hot and translated; then
+ * the memory's cache takes another size (another hash shift, which
+ * translations have as an immediate) and the context is set again: the
+ * translated run must hash as the interpreted one from there on. */
+START_TEST(test_cache_shift_change)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	memset(p, 0, sizeof(*p));
+	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 8), M(EMU_RBX, NO_REG, 0, 0, 8, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RCX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, M(EMU_RBX, NO_REG, 0, 8, 8, 8), R(EMU_RAX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RDX, 4), M(EMU_RBX, NO_REG, 0, 0, 4, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RBX, 8), I(64)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_AND, R(EMU_RBX, 4), I(0x1fff)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_OR, R(EMU_RBX, 8), R(EMU_RSI, 8)));
+	end_counted_loop(p, &as);
+	p->gpr[EMU_RSI] = DATA_BASE;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RCX] = 3000;
+	ck_assert(DATA_BASE % 0x2000 == 0 && regions[R_DATA].size == 0x2000);
+	machine_start(a, p, V_INLINE, false, ENTRY_ADDR);
+	machine_start(b, p, V_INLINE, true, ENTRY_ADDR);
+	char msg[512];
+	size_t from = 0;
+	for (unsigned log2 = INLINE_CACHE_LOG2; log2 >= INLINE_CACHE_LOG2 - 2; log2--) {
+		cache_log2 = log2;
+		for (struct machine *m = a; m; m = m == a ? b : NULL) {
+			memset(m->mem.cache, 0, sizeof(m->mem.cache));
+			emu_set_memory_context(m->cpu, &m->mem);
+		}
+		emu_run(a->cpu, 2000);
+		emu_run(b->cpu, 2000);
+		if (differ(a, b, &from, msg, sizeof(msg)))
+			ck_abort_msg("cache of 2^%u entries: %s", log2, msg);
+	}
+	cache_log2 = INLINE_CACHE_LOG2;
+	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+	ck_assert_uint_gt(b->mem.hits_settled + b->mem.hits_since_miss, b->mem.called_hits);
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 /* --- the budget at a chained block's end ------------------------------------- */
 
 /* A loop of one block of the most instructions a block holds, chained to
@@ -1873,6 +1928,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_sized);
 	tcase_add_test(tc, test_vector_moves);
 	tcase_add_test(tc, test_chain_limit);
+	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
