@@ -511,20 +511,63 @@ void replay_session_try_index(struct replay_session *s)
 		pass_from_index(s);
 }
 
+/* Where the replay stands, to come back to after the pass has run: a
+ * time, and whether at a signal's arrival (its delivery not applied yet,
+ * a state between the time's instruction and the handler's first that a
+ * goto to the time alone does not give: it applies the delivery). */
+struct replay_position {
+	uint64_t time;
+	bool at_arrival;
+	uint64_t signals; /* counts.signals there: which arrival at the time */
+};
+
+static struct replay_position current_position(const struct replay_session *s)
+{
+	if (!s->sim_open)
+		return (struct replay_position){ .time = s->snapshots[0].icount };
+	return (struct replay_position){ .time = resim_now(&s->sim),
+					 .at_arrival = s->sim.delivery_pending,
+					 .signals = s->sim.counts.signals };
+}
+
+/* Back to p: an arrival from the time before it, run on to p's arrival
+ * (stopping at each one on the way: several signals may arrive at one
+ * time); where that does not meet it, to the time. 0, or -1. */
+static int return_to(struct replay_session *s, const struct replay_position *p)
+{
+	if (!p->at_arrival || p->time <= s->snapshots[0].icount)
+		return replay_session_goto(s, p->time);
+	if (replay_session_goto(s, p->time - 1) != 0)
+		return -1;
+	for (;;) {
+		s->sim.stop_at_signals = true;
+		enum resim_status st = replay_session_run(s, p->time);
+		s->sim.stop_at_signals = false;
+		if (st == RESIM_ERROR)
+			return -1;
+		if (st != RESIM_SIGNAL || s->sim.counts.signals >= p->signals)
+			break;
+	}
+	if (s->sim.delivery_pending && resim_now(&s->sim) == p->time &&
+	    s->sim.counts.signals == p->signals)
+		return 0;
+	return replay_session_goto(s, p->time);
+}
+
 int replay_session_finish_pass_interruptible(struct replay_session *s,
 					     bool (*interrupted)(void *ctx), void *ctx)
 {
 	if (s->pass_done)
 		return s->pass_failed ? -1 : 0;
 	pass_ahead_park(s);
-	uint64_t at = s->sim_open ? resim_now(&s->sim) : s->snapshots[0].icount;
+	struct replay_position at = current_position(s);
 	if (pass_from_index(s))
-		return replay_session_goto(s, at);
+		return return_to(s, &at);
 	int parallel = s->summary_only && s->jobs > 1 ? pass_parallel_summary(s, s->jobs) : 0;
 	if (parallel != 0) {
 		s->pass_done = true;
 		s->pass_failed = parallel < 0;
-		return parallel < 0 ? -1 : replay_session_goto(s, at);
+		return parallel < 0 ? -1 : return_to(s, &at);
 	}
 	/* The pass paused at its last snapshot: it goes on from there. */
 	if (s->sim_open)
@@ -551,7 +594,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 		/* Paused at its last snapshot, as after opening; back to the
 		 * time it was (the start: nothing later is shown before the
 		 * pass is done). */
-		return replay_session_goto(s, at) == 0 ? 1 : -1;
+		return return_to(s, &at) == 0 ? 1 : -1;
 	s->pass_done = true;
 	if (joined < 0 || (!joined && replay_session_summarise_history(s, st) != 0)) {
 		s->pass_failed = true;
@@ -564,7 +607,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	}
 	if (s->use_index)
 		replay_session_save_index(s);
-	return replay_session_goto(s, at);
+	return return_to(s, &at);
 }
 
 int replay_session_finish_pass(struct replay_session *s)

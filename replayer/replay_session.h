@@ -194,8 +194,9 @@ void replay_session_close(struct replay_session *s);
 
 /* Makes the rest of the first pass unless it is done: afterwards the
  * summary, the snapshots and their segment summaries cover the whole
- * history. The current time stays what it was (the replay restarts there:
- * observers and stop_at_* flags set on s->sim before are gone). 0, or -1
+ * history. The current time stays what it was, a stop at a signal's
+ * arrival included (the replay restarts there: observers and stop_at_*
+ * flags set on s->sim before are gone). 0, or -1
  * with s->error (again at each call: the session can still show the
  * start of history). */
 int replay_session_finish_pass(struct replay_session *s);
