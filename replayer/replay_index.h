@@ -60,10 +60,12 @@ struct replay_index_expect {
 #define REPLAY_INDEX_WHOLE_EVERY 8
 
 /* Writing, snapshot by snapshot, so that the states need not all be in
- * memory at once (spilled ones are read back one at a time). */
+ * memory at once (spilled ones are read back one at a time). The frames
+ * are compressed on `jobs` threads (1: the caller's), the file the same
+ * for any jobs. */
 struct replay_index_writer;
 /* Begins an index at f's start. NULL when memory is short or f fails. */
-struct replay_index_writer *replay_index_writer_open(FILE *f);
+struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs);
 /* The next snapshot's state; prev is the one before's (NULL for the first). */
 int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st,
 			    const struct resim_state *prev);
@@ -74,7 +76,7 @@ int replay_index_writer_close(struct replay_index_writer *w, const struct replay
 			      const struct replay_index_contents *c);
 /* Writes an index of c (whole states in memory) at f's start. 0, or -1. */
 int replay_index_write(FILE *f, const struct replay_index_identity *id,
-		       const struct replay_index_contents *c);
+		       const struct replay_index_contents *c, unsigned jobs);
 
 enum replay_index_verdict {
 	REPLAY_INDEX_LOADED,

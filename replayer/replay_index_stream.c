@@ -17,55 +17,33 @@
  * for; memory pages compress well at any level. */
 #define LEVEL 3
 
-int index_out_open(struct index_out *o, FILE *f)
+int index_out_open(struct index_out *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->f = f;
-	o->z = ZSTD_createCCtx();
-	o->buf = malloc(RAW_BUF);
-	o->zbuf = malloc(ZSTD_CStreamOutSize());
-	if (!o->z || !o->buf || !o->zbuf ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(o->z, ZSTD_c_compressionLevel, LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(o->z, ZSTD_c_checksumFlag, 1))) {
-		o->bad = true;
-		index_out_close(o);
-		return -1;
-	}
-	return 0;
-}
-
-/* Compresses what buf holds; with end, ends the frame. */
-static void flush(struct index_out *o, bool end)
-{
-	ZSTD_inBuffer in = { o->buf, o->used, 0 };
-	size_t cap = ZSTD_CStreamOutSize();
-	for (;;) {
-		ZSTD_outBuffer out = { o->zbuf, cap, 0 };
-		size_t r = ZSTD_compressStream2(o->z, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
-		o->crc = crc32c(o->crc, o->zbuf, out.pos);
-		if (ZSTD_isError(r) || fwrite(o->zbuf, 1, out.pos, o->f) != out.pos) {
-			o->bad = true;
-			return;
-		}
-		if (end ? r == 0 : in.pos == in.size)
-			break;
-	}
-	o->used = 0;
+	o->cap = RAW_BUF;
+	o->buf = malloc(o->cap);
+	o->bad = !o->buf;
+	return o->bad ? -1 : 0;
 }
 
 void index_out_bytes(struct index_out *o, const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	o->raw_bytes += n;
-	while (n && !o->bad) {
-		size_t k = RAW_BUF - o->used < n ? RAW_BUF - o->used : n;
-		memcpy(o->buf + o->used, b, k);
-		o->used += k;
-		b += k;
-		n -= k;
-		if (o->used == RAW_BUF)
-			flush(o, false);
+	if (o->bad)
+		return;
+	if (o->cap - o->used < n) {
+		size_t cap = o->cap;
+		while (cap - o->used < n)
+			cap *= 2;
+		uint8_t *b = realloc(o->buf, cap);
+		if (!b) {
+			o->bad = true;
+			return;
+		}
+		o->buf = b;
+		o->cap = cap;
 	}
+	memcpy(o->buf + o->used, p, n);
+	o->used += n;
 }
 
 void index_out_varint(struct index_out *o, uint64_t v)
@@ -87,16 +65,72 @@ void index_out_signed(struct index_out *o, int64_t v)
 	index_out_varint(o, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
-int index_out_close(struct index_out *o)
+void index_out_free(struct index_out *o)
 {
-	if (!o->bad && o->z)
-		flush(o, true);
-	ZSTD_freeCCtx(o->z);
 	free(o->buf);
-	free(o->zbuf);
-	o->z = NULL;
-	o->buf = o->zbuf = NULL;
-	return o->bad ? -1 : 0;
+	o->buf = NULL;
+}
+
+/* Appends the compressed bytes out holds to z. */
+static bool keep(struct index_frame *z, const ZSTD_outBuffer *out)
+{
+	if (z->cap - z->len < out->pos) {
+		size_t cap = z->cap ? z->cap : out->size;
+		while (cap - z->len < out->pos)
+			cap *= 2;
+		uint8_t *b = realloc(z->bytes, cap);
+		if (!b)
+			return false;
+		z->bytes = b;
+		z->cap = cap;
+	}
+	memcpy(z->bytes + z->len, out->dst, out->pos);
+	z->len += out->pos;
+	z->crc = crc32c(z->crc, out->dst, out->pos);
+	return true;
+}
+
+/* Fed RAW_BUF bytes at a time, ended with the rest: the calls (and so the
+ * bytes) of the streaming writer this replaced, and the same on every
+ * thread and for every --jobs. */
+int index_compress(const uint8_t *raw, size_t n, struct index_frame *z)
+{
+	memset(z, 0, sizeof(*z));
+	z->payload = n;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t cap = ZSTD_CStreamOutSize();
+	uint8_t *zbuf = malloc(cap);
+	bool bad = !c || !zbuf ||
+		   ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, LEVEL)) ||
+		   ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1));
+	size_t done = 0;
+	while (!bad) {
+		bool end = n - done < RAW_BUF;
+		ZSTD_inBuffer in = { raw + done, end ? n - done : RAW_BUF, 0 };
+		size_t r;
+		do {
+			ZSTD_outBuffer out = { zbuf, cap, 0 };
+			r = ZSTD_compressStream2(c, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+			bad = ZSTD_isError(r) || !keep(z, &out);
+		} while (!bad && (end ? r != 0 : in.pos < in.size));
+		done += in.size;
+		if (end)
+			break;
+	}
+	ZSTD_freeCCtx(c);
+	free(zbuf);
+	if (bad) {
+		index_frame_free(z);
+		return -1;
+	}
+	return 0;
+}
+
+void index_frame_free(struct index_frame *z)
+{
+	free(z->bytes);
+	z->bytes = NULL;
+	z->len = z->cap = 0;
 }
 
 void index_in_fail(struct index_in *in, const char *why)

@@ -1,7 +1,8 @@
 /*
  * replay_index_stream.h — the replay index's payload as a stream of
  * LEB128 varints and raw bytes inside one zstd frame (man/ttreplay-index.5),
- * written and read without holding the whole payload in memory.
+ * written from a payload gathered in memory (one frame at a time), read
+ * without holding the whole payload in memory.
  *
  * The reader never trusts a length: every count is checked against the
  * payload bytes left (index_in_fits) before anything is allocated for it,
@@ -17,23 +18,34 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A frame's payload, gathered in memory so that it can be compressed
+ * on another thread (replay_index_pool.h) while the next is gathered. */
 struct index_out {
-	FILE *f;
-	struct ZSTD_CCtx_s *z;
-	uint8_t *buf, *zbuf; /* the next raw bytes; the compressed ones */
-	size_t used;
-	uint64_t raw_bytes;   /* payload bytes so far */
-	uint32_t crc;         /* CRC-32C of the compressed bytes so far */
-	bool bad;
+	uint8_t *buf;
+	size_t used, cap;
+	bool bad; /* out of memory */
 };
 
-/* Begins a frame written to f at its current position. 0, or -1. */
-int index_out_open(struct index_out *o, FILE *f);
+/* 0, or -1 (out of memory). */
+int index_out_open(struct index_out *o);
 void index_out_bytes(struct index_out *o, const void *p, size_t n);
 void index_out_varint(struct index_out *o, uint64_t v);
 void index_out_signed(struct index_out *o, int64_t v);
-/* Ends the frame (with its checksum). 0, or -1 when anything failed. */
-int index_out_close(struct index_out *o);
+void index_out_free(struct index_out *o);
+
+/* A compressed frame: its bytes, their CRC-32C, the payload's length. */
+struct index_frame {
+	uint8_t *bytes;
+	size_t len, cap;
+	uint64_t payload;
+	uint32_t crc;
+};
+
+/* Compresses n payload bytes into one zstd frame with its checksum, the
+ * same bytes on any thread. Safe to call from several threads at once.
+ * 0, or -1 (z then holds nothing). */
+int index_compress(const uint8_t *raw, size_t n, struct index_frame *z);
+void index_frame_free(struct index_frame *z);
 
 struct index_in {
 	int fd;

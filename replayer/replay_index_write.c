@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "replayer/replay_index.h"
+#include "replayer/replay_index_pool.h"
 #include "replayer/replay_index_stream.h"
 #include "replayer/wide_changes.h"
 #include "trace-format/crc32c.h"
@@ -22,9 +23,10 @@ struct frame_ref {
 
 struct replay_index_writer {
 	FILE *f;
-	struct index_out out;
+	struct index_pool *pool; /* compresses the snapshots' frames */
 	struct frame_ref *frames;
 	size_t n_frames, cap_frames;
+	size_t n_written;        /* frames in the file so far */
 	bool failed;
 };
 
@@ -326,32 +328,52 @@ static void encode_header(uint8_t *h, const struct replay_index_identity *id,
 	store_le(h + 60, crc32c(0, h, 60), 4);
 }
 
-/* One frame at f's end, filled by fill(w, a, b): where it went in *r. */
-static int put_frame(FILE *f, struct frame_ref *r,
-		     void (*fill)(struct writer *w, const void *a, const void *b), const void *a,
-		     const void *b)
+/* A compressed frame at f's end: where it went in *r. Frees z. */
+static int write_frame(FILE *f, struct frame_ref *r, struct index_frame *z)
 {
 	long start = ftell(f);
+	bool ok = start >= 0 && fwrite(z->bytes, 1, z->len, f) == z->len;
+	r->offset = (uint64_t)start;
+	r->compressed = z->len;
+	r->payload = z->payload;
+	r->crc = z->crc;
+	index_frame_free(z);
+	return ok ? 0 : -1;
+}
+
+/* A frame's payload, gathered by fill(w, a, b): into *raw, *n (to free). */
+static int gather(void (*fill)(struct writer *w, const void *a, const void *b), const void *a,
+		  const void *b, uint8_t **raw, size_t *n)
+{
 	struct writer w = { 0 };
-	if (start < 0 || index_out_open(&w.out, f) != 0)
+	if (index_out_open(&w.out) != 0)
 		return -1;
 	fill(&w, a, b);
-	r->payload = w.out.raw_bytes;
-	int rc = index_out_close(&w.out);
-	long end = ftell(f);
-	if (rc != 0 || w.failed || end < start)
+	if (w.failed || w.out.bad) {
+		index_out_free(&w.out);
 		return -1;
-	r->offset = (uint64_t)start;
-	r->compressed = (uint64_t)(end - start);
-	r->crc = w.out.crc;
+	}
+	*raw = w.out.buf;
+	*n = w.out.used;
 	return 0;
 }
 
-struct replay_index_writer *replay_index_writer_open(FILE *f)
+/* Writes the oldest frame the pool holds. */
+static int write_oldest(struct replay_index_writer *w)
+{
+	struct index_frame z;
+	if (index_pool_take(w->pool, &z) != 0)
+		return -1;
+	return write_frame(w->f, &w->frames[w->n_written++], &z);
+}
+
+struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs)
 {
 	struct replay_index_writer *w = calloc(1, sizeof(*w));
 	uint8_t h[REPLAY_INDEX_HEADER] = { 0 }; /* written last, once the directory is */
-	if (!w || fwrite(h, 1, sizeof(h), f) != sizeof(h)) {
+	if (!w || !(w->pool = index_pool_open(jobs)) || fwrite(h, 1, sizeof(h), f) != sizeof(h)) {
+		if (w)
+			index_pool_close(w->pool);
 		free(w);
 		return NULL;
 	}
@@ -380,10 +402,14 @@ int replay_index_writer_add(struct replay_index_writer *w, const struct resim_st
 		w->cap_frames = cap;
 	}
 	const struct resim_state *base = replay_index_snapshot_whole(w->n_frames) ? NULL : prev;
-	if (put_frame(w->f, &w->frames[w->n_frames], fill_state, st, base) != 0) {
+	uint8_t *raw;
+	size_t n;
+	if ((index_pool_full(w->pool) && write_oldest(w) != 0) ||
+	    gather(fill_state, st, base, &raw, &n) != 0) {
 		w->failed = true;
 		return -1;
 	}
+	index_pool_give(w->pool, raw, n);
 	w->n_frames++;
 	return 0;
 }
@@ -397,16 +423,24 @@ int replay_index_writer_close(struct replay_index_writer *w, const struct replay
 			      const struct replay_index_contents *c)
 {
 	struct frame_ref dir;
+	struct index_frame z;
 	uint8_t h[REPLAY_INDEX_HEADER];
+	uint8_t *raw = NULL;
+	size_t n;
 	int rc = -1;
-	if (!w->failed && c->n_snapshots == w->n_frames &&
-	    put_frame(w->f, &dir, fill_directory, w, c) == 0) {
+	while (!w->failed && index_pool_pending(w->pool))
+		w->failed = write_oldest(w) != 0;
+	bool compressed = !w->failed && c->n_snapshots == w->n_frames &&
+			  gather(fill_directory, w, c, &raw, &n) == 0 && index_compress(raw, n, &z) == 0;
+	free(raw);
+	if (compressed && write_frame(w->f, &dir, &z) == 0) {
 		encode_header(h, id, &dir);
 		rc = fseek(w->f, 0, SEEK_SET) == 0 && fwrite(h, 1, sizeof(h), w->f) == sizeof(h) &&
 				     fflush(w->f) == 0
 			     ? 0
 			     : -1;
 	}
+	index_pool_close(w->pool);
 	free(w->frames);
 	free(w);
 	return rc;
@@ -418,9 +452,9 @@ bool replay_index_snapshot_whole(size_t k)
 }
 
 int replay_index_write(FILE *f, const struct replay_index_identity *id,
-		       const struct replay_index_contents *c)
+		       const struct replay_index_contents *c, unsigned jobs)
 {
-	struct replay_index_writer *w = replay_index_writer_open(f);
+	struct replay_index_writer *w = replay_index_writer_open(f, jobs);
 	if (!w)
 		return -1;
 	for (size_t i = 0; i < c->n_snapshots; i++)

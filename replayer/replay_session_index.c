@@ -264,7 +264,7 @@ static int write_snapshots(struct replay_session *s, const struct replay_index_i
 {
 	struct index_choice chosen;
 	bool failed = !choose_snapshots(s, &chosen);
-	struct replay_index_writer *w = failed ? NULL : replay_index_writer_open(f);
+	struct replay_index_writer *w = failed ? NULL : replay_index_writer_open(f, s->jobs);
 	if (!w) {
 		index_choice_free(&chosen);
 		return -1;

@@ -22,7 +22,7 @@ static int seeds(const char *dir)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/seed.idx", dir);
 	FILE *f = fopen(path, "w+b");
-	int rc = f && replay_index_write(f, &sample_index_expect.id, &c) == 0 ? 0 : 1;
+	int rc = f && replay_index_write(f, &sample_index_expect.id, &c, 1) == 0 ? 0 : 1;
 	if (f)
 		fclose(f);
 	if (rc)

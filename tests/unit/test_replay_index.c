@@ -17,12 +17,13 @@
 #include "check_main.h"
 #include "tests/fuzz-index/sample_index.h"
 
-/* Contents written to a file: its bytes. */
-static uint8_t *written_from(const struct replay_index_contents *c, size_t *size)
+/* Contents written to a file, its frames compressed on `jobs` threads:
+ * its bytes. */
+static uint8_t *written_on(const struct replay_index_contents *c, unsigned jobs, size_t *size)
 {
 	FILE *f = tmpfile();
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(replay_index_write(f, &sample_index_expect.id, c), 0);
+	ck_assert_int_eq(replay_index_write(f, &sample_index_expect.id, c, jobs), 0);
 	fseek(f, 0, SEEK_END);
 	*size = (size_t)ftell(f);
 	uint8_t *bytes = malloc(*size);
@@ -31,6 +32,11 @@ static uint8_t *written_from(const struct replay_index_contents *c, size_t *size
 	ck_assert_uint_eq(fread(bytes, 1, *size, f), *size);
 	fclose(f);
 	return bytes;
+}
+
+static uint8_t *written_from(const struct replay_index_contents *c, size_t *size)
+{
+	return written_on(c, 1, size);
 }
 
 /* The sample written to a file. */
@@ -238,6 +244,35 @@ START_TEST(reads_snapshots_one_at_a_time)
 }
 END_TEST
 
+/* Frames compressed on several threads come out in order and the same:
+ * an index of more frames than the threads have in flight, whole
+ * snapshots of more than 32 pages (payloads over zstd's input chunk), is
+ * the same file with 1, 2 and 3 jobs, and reads back. */
+START_TEST(writes_the_same_on_several_threads)
+{
+	const size_t n = 5 * REPLAY_INDEX_WHOLE_EVERY;
+	struct replay_index_contents w;
+	long_contents(&w, n);
+	w.summary.instructions = 100 * n;
+	size_t size1;
+	uint8_t *one = written_on(&w, 1, &size1);
+	for (unsigned jobs = 2; jobs <= 3; jobs++) {
+		size_t size;
+		uint8_t *more = written_on(&w, jobs, &size);
+		ck_assert_uint_eq(size, size1);
+		ck_assert_msg(memcmp(one, more, size) == 0, "%u jobs wrote another file", jobs);
+		free(more);
+	}
+	replay_index_contents_free(&w);
+	struct replay_index_contents c;
+	ck_assert_int_eq(read_bytes(one, size1, &sample_index_expect, &c), REPLAY_INDEX_LOADED);
+	ck_assert_uint_eq(c.n_snapshots, n);
+	ck_assert_uint_eq(memory_image_page_count(c.snapshots[n - 1].state.image), n);
+	replay_index_contents_free(&c);
+	free(one);
+}
+END_TEST
+
 /* A flipped bit in a snapshot's frame: the index opens (its table is
  * good), and reading the snapshots fails at that frame, with a reason. */
 START_TEST(refuses_a_damaged_frame_when_read)
@@ -343,6 +378,7 @@ static Suite *replay_index_suite(void)
 	tcase_add_test(tc, reads_back_what_was_written);
 	tcase_add_test(tc, stores_unchanged_pages_once);
 	tcase_add_test(tc, reads_snapshots_one_at_a_time);
+	tcase_add_test(tc, writes_the_same_on_several_threads);
 	tcase_add_test(tc, refuses_a_damaged_frame_when_read);
 	tcase_add_test(tc, refuses_every_truncation);
 	tcase_add_test(tc, refuses_every_flipped_byte);
