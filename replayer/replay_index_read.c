@@ -380,7 +380,8 @@ static void get_directory(struct loader *l, struct replay_index_contents *c,
 			  struct replay_index_file *f, uint64_t frames_end)
 {
 	struct index_in *in = &l->in;
-	uint64_t n = index_in_count(in, ENTRY_MIN, UINT64_MAX);
+	/* ttreplay --index-snapshots writes at most 1,000,000. */
+	uint64_t n = index_in_count(in, ENTRY_MIN, 1u << 21);
 	if (!in->bad && n == 0)
 		index_in_fail(in, "no snapshot");
 	if (in->bad)
@@ -455,8 +456,8 @@ static int read_frame(struct replay_index_file *f, const struct frame_ref *r,
 	struct loader l = { .e = &f->e };
 	if (lseek(f->fd, (off_t)r->offset, SEEK_SET) != (off_t)r->offset ||
 	    index_in_open(&l.in, f->fd, r->compressed, r->payload, r->crc) != 0) {
+		snprintf(why, why_len, "%s", l.in.why[0] ? l.in.why : "cannot be read");
 		index_in_close(&l.in);
-		snprintf(why, why_len, "cannot be read");
 		return -1;
 	}
 	fill(&l, a, b);

@@ -148,6 +148,13 @@ int index_in_open(struct index_in *in, int fd, uint64_t compressed, uint64_t pay
 	in->fd = fd;
 	in->compressed_left = compressed;
 	in->left = payload;
+	/* A zstd block regenerates at most 128 KiB from at least 4 bytes:
+	 * a frame declaring more than that ratio of its size lies, and its
+	 * counts (bounded by the payload) would ask for absurd memory. */
+	if (payload / 32768 > compressed) {
+		index_in_fail(in, "a frame declares more than its bytes can hold");
+		return -1;
+	}
 	in->z = ZSTD_createDCtx();
 	in->ibuf = malloc(ZSTD_DStreamInSize());
 	in->obuf = malloc(ZSTD_DStreamOutSize());

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "trace-format/crc32c.h"
 #include "tests/fuzz-index/sample_index.h"
 
 /* Contents written to a file, its frames compressed on `jobs` threads:
@@ -348,6 +349,32 @@ START_TEST(refuses_every_flipped_byte)
 }
 END_TEST
 
+/* A directory that declares far more than its compressed bytes can hold
+ * (a good header CRC over a lying size): refused before its counts ask for
+ * memory (under ASan, the count once asked calloc for 2^54 bytes). */
+START_TEST(refuses_a_payload_its_frame_cannot_hold)
+{
+	size_t size;
+	uint8_t *bytes = written(&size);
+	uint64_t payload = 1ull << 50;
+	for (unsigned i = 0; i < 8; i++)
+		bytes[48 + i] = (uint8_t)(payload >> (8 * i));
+	uint32_t crc = crc32c(0, bytes, 60);
+	for (unsigned i = 0; i < 4; i++)
+		bytes[60 + i] = (uint8_t)(crc >> (8 * i));
+	FILE *f = file_of(bytes, size);
+	struct replay_index_contents c;
+	struct replay_index_file *file;
+	char why[160] = "";
+	ck_assert_int_eq(replay_index_open(fileno(f), size, &sample_index_expect, &c, &file, why,
+					   sizeof(why)),
+			 REPLAY_INDEX_DAMAGED);
+	ck_assert_msg(strstr(why, "declares more than"), "why: %s", why);
+	fclose(f);
+	free(bytes);
+}
+END_TEST
+
 START_TEST(refuses_another_traces_index)
 {
 	size_t size;
@@ -382,6 +409,7 @@ static Suite *replay_index_suite(void)
 	tcase_add_test(tc, refuses_a_damaged_frame_when_read);
 	tcase_add_test(tc, refuses_every_truncation);
 	tcase_add_test(tc, refuses_every_flipped_byte);
+	tcase_add_test(tc, refuses_a_payload_its_frame_cannot_hold);
 	tcase_add_test(tc, refuses_another_traces_index);
 	suite_add_tcase(s, tc);
 	return s;
