@@ -16,8 +16,10 @@
  * the mirror forgets afterwards without losing a byte. Whatever runs
  * next natively flushes again: another syscall, an instruction, a
  * signal's delivery (its frame goes on the stack), the end of the
- * recording. exit_group takes nothing: no one sees the memory after it. A program writing large buffers between small reads and
- * writes (xz, sort) no longer sends them all to the process each time.
+ * recording. exit_group takes nothing when no other process shares the
+ * memory: no one sees it after. A program writing large buffers between
+ * small reads and writes (xz) no longer sends them all to the process
+ * each time.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -73,9 +75,10 @@ static bool reaches_only(long nr, const uint64_t args[6], struct reach *r)
 		return true;
 	case SYS_mmap:
 	case SYS_munmap:
-	case SYS_brk:
-		/* What they replace or remove is gone natively too: the
-		 * mirror forgets those pages, dirty or not. */
+		/* What they replace or remove (whole pages) is gone natively
+		 * too: the mirror forgets those pages, dirty or not. Not brk:
+		 * a break that moves down inside a page keeps the bytes below
+		 * it, which the mirror forgets with the page. */
 	case SYS_close:
 	case SYS_lseek:
 	case SYS_getpid:
