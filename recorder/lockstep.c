@@ -271,6 +271,25 @@ static void adopt_model_specific(struct lockstep *ls, const struct emu_regs *bef
 		write_overlay_ops.write(&ls->overlay, ms.store_addr, actual, ms.store_size);
 }
 
+/*
+ * On a CPU of another vendor than the modelled one: AMD's CPUs save the x87
+ * last-instruction and last-operand pointers and the last opcode only while
+ * an exception is pending (FSW.ES), so the CPU shows zeros where the
+ * modelled CPU keeps the last x87 instruction's address. The emulator's
+ * take the CPU's zeros then; with an exception pending they stay compared.
+ */
+static void adopt_x87_pointers(struct lockstep *ls, const struct emu_regs *cpu_state)
+{
+	const uint16_t exception_summary = 1u << 7;
+	if (emu_host_is_modelled_vendor() || (cpu_state->fsw & exception_summary) ||
+	    cpu_state->fip || cpu_state->fdp || cpu_state->fop)
+		return;
+	struct emu_regs *r = emu_regs(ls->cpu);
+	r->fip = 0;
+	r->fdp = 0;
+	r->fop = 0;
+}
+
 static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *before)
 {
 	struct emu_regs cpu_state;
@@ -279,6 +298,7 @@ static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *bef
 	if (adopt_undefined(ls, before, &cpu_state))
 		return resync(ls);
 	adopt_model_specific(ls, before, &cpu_state);
+	adopt_x87_pointers(ls, &cpu_state);
 	const struct emu_regs *emu_state = emu_regs(ls->cpu);
 	struct overlay_mismatch m;
 	bool mem_ok = write_overlay_matches(&ls->overlay, &m);
