@@ -29,6 +29,10 @@ struct pass_worker {
 	bool keep;
 	uint64_t budget;          /* the heap the snapshots may take (keep) */
 	atomic_bool *stop;        /* set: every range stops (keep) */
+	/* Several threads (resim_cut.c): it saves its start and end states
+	 * (keep or not), so that the join checks that it started as the
+	 * range before ended (pass_cut_mismatch). */
+	bool check_cut;
 	/* What it found. */
 	struct idna_reader *reader;
 	struct resim sim;
@@ -63,6 +67,11 @@ struct pass_worker {
 	bool out_of_budget;       /* it stopped: past the budget, no spill file */
 	bool stopped;             /* it stopped early (*stop, budget, memory) */
 };
+
+/* Why a trace of several threads has no range to cut. */
+#define PASS_NO_THREAD_CUT                                                                   \
+	"a trace of several threads with no checkpoint where every thread has one "          \
+	"(ttrec --ring records such groups)"
 
 /* Replays w's range (a thread's body): void * for pthread_create. */
 void *pass_worker_run(void *w);

@@ -341,9 +341,6 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 			"%zu kept there as written)\n",
 			m->ranges, m->longest_range_seconds, m->range_snapshots_spilled,
 			m->range_snapshots_adopted);
-	else if (jobs > 1 && m->n_threads > 1)
-		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
-			"(its checkpoints are per thread)\n");
 	else if (jobs > 1 && m->serial_reason)
 		fprintf(stderr, "ttreplay: the first pass ran on one core: %s\n", m->serial_reason);
 }

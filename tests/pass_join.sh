@@ -80,7 +80,7 @@ else bad "the index made on two cores shows another pass: $(diff indexed1 indexe
 "$build/ttrec" run -q -o threads.idna --checkpoint-interval 1000000 -- "$program" threads 40 \
 	> /dev/null 2>&1
 cores threads.idna threads --jobs 2
-expect threads.cores 'several threads replays on one core' "threads stay on one core"
+expect threads.cores 'one core: a trace of several threads with no checkpoint' "threads with no cut stay on one core and say why"
 "$build/ttrec" run -q -o ring.idna --ring 1M --checkpoint-interval 1000000 -- "$program" plain 120 \
 	> /dev/null 2>&1
 cores ring.idna ring --jobs 2
