@@ -42,10 +42,17 @@ static const char *cannot_cut(const struct replay_session *s)
 static void complete_thread(struct resim_thread_state *t, const struct resim_thread_state *b,
 			    const struct resim_thread_state *s0)
 {
-	t->cache_hits = b->cache_hits + t->cache_hits - s0->cache_hits;
 	t->cache_misses = b->cache_misses + t->cache_misses - s0->cache_misses;
-	t->cache_hits_since_miss =
-		b->cache_hits_since_miss + t->cache_hits_since_miss - s0->cache_hits_since_miss;
+	if (!s0->started && b->started) {
+		/* It waited for its checkpoint at the range's start (pass_cuts.h)
+		 * and has passed it: the flush there settled b's hits since its
+		 * last miss, and the range counted from zero. */
+		t->cache_hits = b->cache_hits + b->cache_hits_since_miss + t->cache_hits;
+	} else {
+		t->cache_hits = b->cache_hits + t->cache_hits - s0->cache_hits;
+		t->cache_hits_since_miss =
+			b->cache_hits_since_miss + t->cache_hits_since_miss - s0->cache_hits_since_miss;
+	}
 	if (t->slice_time == s0->slice_time && t->slice_icount == s0->slice_icount) {
 		t->slice_time = b->slice_time;
 		t->slice_icount = b->slice_icount;
