@@ -5,7 +5,8 @@
 # everything (whose recorder gives waiting threads checkpoints, so the
 # history can be cut), show under --jobs 1, 2 and 3 the same checksum of
 # every snapshot's state, the same threads and registers at times in
-# several ranges, the same steps back across threads; --verify and an
+# several ranges, the same steps back across threads (also with
+# checkpoints rarer than slices, where fewer places cut); --verify and an
 # index made on two cores agree with the serial ones. A threaded trace
 # with no place to cut stays on one core and says why.
 set -u
@@ -46,6 +47,17 @@ for jobs in 2 3; do
 	cores ring.idna "jobs$jobs" --jobs "$jobs"
 	expect "jobs$jobs.cores" "replayed $jobs ranges of the history at once" "--jobs $jobs cuts the pass"
 done
+
+# Checkpoints rarer than slices: most slices begin without one, and the
+# history is cut only where every waiting thread's next slice does.
+"$build/ttrec" run -q -o rare.idna --ring 1G --checkpoint-interval 2500000 -- \
+	"$program" 3000 > /dev/null 2>&1
+session rare.idna rare1 --no-index --jobs 1
+session rare.idna rare3 --no-index --jobs 3
+same rare1 rare3 "with rarer checkpoints --jobs 3 shows another pass"
+cores rare.idna rare3 --jobs 3
+expect rare3.cores "replayed 3 ranges of the history at once" \
+	"with rarer checkpoints --jobs 3 cuts the pass"
 
 # The index made on two cores is the serial pass's (its snapshot frames
 # the same bytes: all but the header and the directory, which holds the
