@@ -78,9 +78,10 @@ void *pass_worker_run(void *w);
 /* Frees what w holds. */
 void pass_worker_free(struct pass_worker *w);
 
-/* The checkpoints that can start a range of a one-thread history: its
- * own, at a time after `after`, in increasing time; their reader indexes
- * go to `out` (room for every checkpoint). Returns how many. */
+/* The checkpoints that can start a range of the history (with several
+ * threads: pass_cuts_find), at a time after `after`, in increasing time;
+ * their reader indexes go to `out` (room for every checkpoint). Returns
+ * how many. */
 size_t pass_range_starts(struct replay_session *s, uint64_t after, size_t *out);
 /* Cuts the history from time `from` into n ranges starting at some of
  * those checkpoints; w[0] starts at `from` (PASS_FROM_START). The serial

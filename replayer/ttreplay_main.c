@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"  --no-index       neither use nor write the replay index\n"
 		"  --index-snapshots N  at most about N snapshots in an index it writes\n"
 		"                   (default 256; more: larger index, shorter replays back)\n"
-		"  --jobs N         replay N ranges of a one-thread trace's history at once\n"
+		"  --jobs N         replay N ranges of the trace's history at once\n"
 		"                   in the first pass (default: the online cores)\n"
 		"  -h, --help       this text\n");
 }
