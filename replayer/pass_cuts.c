@@ -53,7 +53,7 @@ uint64_t pass_cut_clock(const struct replay_session *s, size_t checkpoint)
 {
 	const struct idna_checkpoint *cp = idna_reader_checkpoint(s->reader, checkpoint);
 	uint64_t t = cp->icount;
-	if (s->sim.n_threads > 1 && !cut_time(s, cp, &t))
+	if (s->sim.n_threads > 1 && resim_cut_time(&s->sim, cp, &t) != 0)
 		t = UINT64_MAX; /* (pass_cuts_find returns none such) */
 	return t;
 }

@@ -218,6 +218,9 @@ static inline struct resim_thread *resim_current(struct resim *s)
  * there. 0, or -1 when cp cuts no such place. */
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
 		   const struct idna_checkpoint **starts, uint64_t *time);
+/* The time of a cut resim_cut_plan found at cp, without reading the
+ * streams again. 0, or -1. */
+int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);
 /* Whether a thread of a replay started at a cut still waits for its
  * checkpoint: its state is then not this replay's to know. */
 bool resim_cut_pending(const struct resim *s);

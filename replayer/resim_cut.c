@@ -77,8 +77,10 @@ static long thread_of_stream(const struct resim *s, uint32_t stream)
 	return -1;
 }
 
-int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   const struct idna_checkpoint **starts, uint64_t *time)
+/* resim_cut_plan, the waiting threads' streams read only when `check`
+ * (each can be read up to SCAN_LIMIT records: cheap conditions first). */
+static int plan(const struct resim *s, const struct idna_checkpoint *cp,
+		const struct idna_checkpoint **starts, uint64_t *time, bool check)
 {
 	long a = thread_of_stream(s, cp->stream);
 	if (a < 0 || s->ring_start)
@@ -111,25 +113,38 @@ int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
 			rc = -1; /* a stream with no checkpoint: not seen to begin */
 		else if (first[i] > g)
 			starts[i] = NULL; /* begins after the cut */
-		else if (!starts[i] || !waits_for(s->reader, s->threads[i].stream, g, starts[i]))
-			rc = -1; /* it runs before its next checkpoint, or is gone */
+		else if (!starts[i])
+			rc = -1; /* gone, or no checkpoint of its own later */
 		if (starts[i])
 			t += starts[i]->icount;
 	}
 	/* The initial thread begins history: a cut before it is none. */
 	if (!starts[0])
 		rc = -1;
+	/* Each waiting thread runs no instruction before its checkpoint. */
+	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
+		if ((long)i != a && starts[i] &&
+		    !waits_for(s->reader, s->threads[i].stream, g, starts[i]))
+			rc = -1;
 	free(first);
 	*time = t;
 	return rc;
 }
 
-/*
- * Every thread of the cut waits at its checkpoint as a ring trace's
- * truncated streams do (resim_threads.c: pending_switch), so the scheduler
- * applies them in the recording's order, the cut's own first; the others
- * wait at their stream's start.
- */
+int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
+		   const struct idna_checkpoint **starts, uint64_t *time)
+{
+	return plan(s, cp, starts, time, true);
+}
+
+int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time)
+{
+	const struct idna_checkpoint **starts = calloc(s->n_threads, sizeof(*starts));
+	int rc = starts ? plan(s, cp, starts, time, false) : -1;
+	free(starts);
+	return rc;
+}
+
 bool resim_cut_pending(const struct resim *s)
 {
 	for (size_t i = 0; i < s->n_threads; i++)
