@@ -8,9 +8,9 @@
 # memory and registers at times in several ranges, the same monitor info;
 # an index made with --jobs 2 loads into a session showing the same and
 # holds the same snapshot frames, byte for byte.
-# Threads, a ring that wrapped and a truncated trace stay on one core and
-# say why; past the snapshot memory budget the ranges spill their
-# snapshots, the session keeps those records as they are, and the pass
+# Threads recorded without --ring (no place to cut), a ring that wrapped
+# and a truncated trace stay on one core and say why; past the snapshot
+# memory budget the ranges spill their snapshots, the session keeps those records as they are, and the pass
 # stays on two cores (with no spill file to be made, the serial pass
 # goes on).
 set -u
