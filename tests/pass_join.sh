@@ -10,9 +10,9 @@
 # holds the same snapshot frames, byte for byte.
 # Threads recorded without --ring (no place to cut), a ring that wrapped
 # and a truncated trace stay on one core and say why; past the snapshot
-# memory budget the ranges spill their snapshots, the session keeps those records as they are, and the pass
-# stays on two cores (with no spill file to be made, the serial pass
-# goes on).
+# memory budget the ranges spill their snapshots, the session keeps
+# those records as they are, and the pass stays on two cores (with no
+# spill file to be made, the serial pass goes on).
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join.gdb
