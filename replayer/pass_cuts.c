@@ -100,11 +100,8 @@ static bool copy_thread(struct resim_thread_state *out, const struct resim_threa
 bool pass_cut_complete_thread(struct resim_thread_state *x, size_t i,
 			      const struct resim_state *whole, const struct resim_state *xs)
 {
-	if (!pending(whole, xs, i)) {
-		if (!x->started && whole->threads[i].created)
-			x->created = true; /* its clone returned before the range */
+	if (!pending(whole, xs, i))
 		return true;
-	}
 	struct resim_thread_state copy;
 	if (!copy_thread(&copy, &whole->threads[i])) {
 		sparse_copy_free(&copy.cache);

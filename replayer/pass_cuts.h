@@ -25,9 +25,10 @@ const char *pass_cut_mismatch(const struct resim_state *whole, const struct resi
 
 /* Thread i of xs, a state a cut replay saved (x = &xs->threads[i]), as the
  * whole pass has it, whole being the whole pass's state where the replay
- * started: a thread still waiting for its checkpoint there is whole's
- * (it has run no instruction since); a thread not begun is created if it
- * was. false when memory is short. */
+ * started: a thread still waiting for its checkpoint there is whole's (it
+ * has run no instruction since). (A thread created and not begun where a
+ * range starts fails pass_cut_mismatch: the range cannot know it was
+ * created.) false when memory is short. */
 bool pass_cut_complete_thread(struct resim_thread_state *x, size_t i,
 			      const struct resim_state *whole, const struct resim_state *xs);
 
