@@ -118,6 +118,25 @@ static void mix_state(uint64_t *h, const struct resim_state *st)
 	mix64(h, pass_digest_image(st->image));
 }
 
+uint64_t pass_digest_cut(const struct resim_state *st, size_t i)
+{
+	uint64_t h = FNV_OFFSET;
+	if (i == SIZE_MAX) {
+		uint64_t plain[] = { st->time, st->n_threads, st->current, st->clock_offset };
+		mix(&h, plain, sizeof(plain));
+		mix_set(&h, st->code_pages);
+		return h;
+	}
+	const struct resim_thread_state *t = &st->threads[i];
+	mix_regs(&h, &t->regs);
+	uint64_t own[] = { t->icount, t->started, t->finished, t->created,
+			   t->memory_pos.ended, t->memory_pos.chunk, t->memory_pos.offset,
+			   t->events_pos.ended, t->events_pos.chunk, t->events_pos.offset };
+	mix(&h, own, sizeof(own));
+	mix_cache(&h, &t->cache);
+	return h;
+}
+
 bool pass_digest_snapshot(struct replay_session *s, size_t k, uint64_t *out)
 {
 	struct resim_state tmp;

@@ -16,6 +16,12 @@
 
 /* Snapshot k's checksum (spilled ones read back). false with s->error. */
 bool pass_digest_snapshot(struct replay_session *s, size_t k, uint64_t *out);
+/* What a replay started in the middle of history must have at its start
+ * to go on as the whole replay from there (pass_cuts.h): thread i's
+ * registers, count, state, stream positions and prediction cache, or with
+ * i SIZE_MAX the time, the running thread and the logged code pages; not
+ * the figures counted so far, the memory image or where slices began. */
+uint64_t pass_digest_cut(const struct resim_state *st, size_t i);
 /* A memory image's, whatever the order its pages are held in. */
 uint64_t pass_digest_image(const struct memory_image *m);
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "replayer/pass_ahead.h"
+#include "replayer/pass_cuts.h"
 #include "replayer/pass_join.h"
 #include "replayer/pass_worker.h"
 #include "replayer/segment_summary.h"
@@ -27,8 +28,6 @@
 static const char *cannot_cut(const struct replay_session *s)
 {
 	uint64_t intact;
-	if (s->sim.n_threads != 1)
-		return "a trace of several threads: its checkpoints are per thread";
 	if (s->sim.ring_start)
 		return "a ring trace: its history starts at a checkpoint";
 	if (!idna_reader_complete(s->reader, &intact))
@@ -36,30 +35,54 @@ static const char *cannot_cut(const struct replay_session *s)
 	return NULL;
 }
 
+/* t, a thread of a state a worker saved, as the serial pass has it: its
+ * figures go on from b's (the thread where the range starts in the serial
+ * pass), s0's at the range's start; its slice, when none began since the
+ * range's start, is the one b is in. */
+static void complete_thread(struct resim_thread_state *t, const struct resim_thread_state *b,
+			    const struct resim_thread_state *s0)
+{
+	t->cache_misses = b->cache_misses + t->cache_misses - s0->cache_misses;
+	if (!s0->started && b->started) {
+		/* It waited for its checkpoint at the range's start (pass_cuts.h)
+		 * and has passed it: the flush there settled b's hits since its
+		 * last miss, and the range counted from zero. */
+		t->cache_hits = b->cache_hits + b->cache_hits_since_miss + t->cache_hits;
+	} else {
+		t->cache_hits = b->cache_hits + t->cache_hits - s0->cache_hits;
+		t->cache_hits_since_miss =
+			b->cache_hits_since_miss + t->cache_hits_since_miss - s0->cache_hits_since_miss;
+	}
+	if (t->slice_time == s0->slice_time && t->slice_icount == s0->slice_icount) {
+		t->slice_time = b->slice_time;
+		t->slice_icount = b->slice_icount;
+	}
+	if (!t->declared_end_known && b->declared_end_known) {
+		t->declared_end = b->declared_end;
+		t->declared_end_known = true;
+	}
+}
+
 /* x, a state worker w saved, as the serial pass has it: its figures go
  * on from `before` (the serial state where the range starts), its image
- * is `image`. */
-static void complete_state(struct resim_state *x, const struct pass_worker *w,
+ * is `image`; a thread that waits for its checkpoint there is before's
+ * (pass_cuts.h). false when memory is short. */
+static bool complete_state(struct resim_state *x, const struct pass_worker *w,
 			   const struct resim_state *before, struct memory_image *image)
 {
 	const struct resim_state *start = &w->start_state;
 	pass_join_counts(&x->counts, &before->counts, &x->counts, &start->counts);
 	if (!x->transition_time)
 		x->transition_time = before->transition_time;
-	struct resim_thread_state *t = &x->threads[0];
-	const struct resim_thread_state *b = &before->threads[0], *s0 = &start->threads[0];
-	t->cache_hits = b->cache_hits + t->cache_hits - s0->cache_hits;
-	t->cache_misses = b->cache_misses + t->cache_misses - s0->cache_misses;
-	t->cache_hits_since_miss =
-		b->cache_hits_since_miss + t->cache_hits_since_miss - s0->cache_hits_since_miss;
-	t->slice_time = b->slice_time;
-	t->slice_icount = b->slice_icount;
-	if (!t->declared_end_known && b->declared_end_known) {
-		t->declared_end = b->declared_end;
-		t->declared_end_known = true;
+	bool ok = true;
+	for (size_t i = 0; i < x->n_threads; i++) {
+		if (x->threads[i].started || !before->threads[i].started)
+			complete_thread(&x->threads[i], &before->threads[i], &start->threads[i]);
+		ok = ok && pass_cut_complete_thread(&x->threads[i], i, before, x);
 	}
 	memory_image_free(x->image);
 	x->image = image;
+	return ok;
 }
 
 /* The images of the join of one range: the serial image before it with
@@ -265,7 +288,8 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		snap->state.image = NULL;
 		if (!image)
 			goto fail;
-		complete_state(&snap->state, w, before, image);
+		if (!complete_state(&snap->state, w, before, image))
+			goto fail;
 		if (b.last_use[i] != SIZE_MAX && !(b.done[i] = memory_image_snapshot(image)))
 			goto fail;
 		if (spilled) {
@@ -284,7 +308,8 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		w->end_state.image = NULL;
 		if (!image)
 			goto fail;
-		complete_state(&w->end_state, w, before, image);
+		if (!complete_state(&w->end_state, w, before, image))
+			goto fail;
 		resim_state_free(before);
 		*before = w->end_state;
 		memset(&w->end_state, 0, sizeof(w->end_state));
@@ -351,6 +376,17 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 		s->summary.serial_reason = "out of memory for the ranges' snapshots";
 		return 0;
 	}
+	for (size_t k = 1; k <= last && w[k].check_cut; k++) {
+		const char *why = k > 1 && resim_cut_pending(&w[k - 1].sim)
+					  ? "a range ended before its threads' checkpoints"
+					  : pass_cut_mismatch(k == 1 ? &before : &w[k - 1].end_state,
+							      &w[k].start_state);
+		if (why) {
+			resim_state_free(&before);
+			s->summary.serial_reason = why;
+			return 0;
+		}
+	}
 	int rc = 0;
 	for (size_t k = 1; k <= last && rc == 0; k++)
 		rc = join_range(s, &w[k], &before);
@@ -412,7 +448,9 @@ int pass_join_session(struct replay_session *s, unsigned jobs)
 	size_t n_starts = pass_range_starts(s, from, starts);
 	size_t n = n_starts + 1 < jobs ? n_starts + 1 : jobs;
 	if (n < 2) {
-		s->summary.serial_reason = "too few checkpoints left to cut the history at";
+		s->summary.serial_reason = s->sim.n_threads > 1
+						   ? PASS_NO_THREAD_CUT
+						   : "too few checkpoints left to cut the history at";
 		goto out;
 	}
 	pass_plan(s, w, n, starts, n_starts, from, from, s->snapshot_interval);

@@ -8,8 +8,9 @@
  * memory_image_overlay) and join the session's, as the serial pass would
  * have taken them: the same snapshots, summaries, future image, figures.
  *
- * Only for a one-thread trace recorded whole (checkpoints are per thread;
- * a ring's history starts at a checkpoint of its own; a truncated trace's
+ * Only for a trace recorded whole (a trace of several threads only where
+ * every thread stands at a checkpoint: pass_cuts.h; a wrapped ring's
+ * history starts at a checkpoint of its own; a truncated trace's
  * end is not a range's), and, past the snapshot memory budget, while a
  * spill file can be made for the ranges' snapshots (each range spills as
  * the serial pass does): otherwise the serial pass runs on, and

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "replayer/pass_ahead.h"
+#include "replayer/pass_cuts.h"
 #include "replayer/pass_parallel.h"
 #include "replayer/pass_worker.h"
 #include "replayer/segment_summary.h"
@@ -177,6 +178,10 @@ static void replay_range(struct pass_worker *w)
 		w->stopped = true;
 		return;
 	}
+	if (!w->keep && w->check_cut && resim_save(&w->sim, &w->start_state) != 0) {
+		w->bad_start = true;
+		return;
+	}
 	for (;;) {
 		uint64_t target = next < w->end ? next : w->end;
 		w->status = resim_run(&w->sim, target);
@@ -192,7 +197,7 @@ static void replay_range(struct pass_worker *w)
 			next += w->snapshot_interval;
 		}
 		if (target == w->end) {
-			if (w->keep && resim_save(&w->sim, &w->end_state) != 0)
+			if ((w->keep || w->check_cut) && resim_save(&w->sim, &w->end_state) != 0)
 				w->stopped = true;
 			return;
 		}
@@ -213,6 +218,8 @@ void *pass_worker_run(void *arg)
 
 size_t pass_range_starts(struct replay_session *s, uint64_t after, size_t *out)
 {
+	if (s->sim.n_threads > 1)
+		return pass_cuts_find(s, after, out);
 	const struct resim_thread *t = &s->sim.threads[0];
 	uint64_t origin = t->first ? t->first->icount : 0, last = origin + after;
 	size_t n = 0;
@@ -244,6 +251,20 @@ void pass_join_counts(struct resim_counts *out, const struct resim_counts *befor
 	*out = c;
 }
 
+/* Whether w, a range of several threads, started as the range before
+ * (which reached w's start) ended; why not in s->summary.serial_reason. */
+static bool started_as_whole(struct replay_session *s, const struct pass_worker *before,
+			     const struct pass_worker *w)
+{
+	if (before->stopped)
+		s->summary.serial_reason = "out of memory for a range's end state";
+	else if (resim_cut_pending(&before->sim))
+		s->summary.serial_reason = "a range ended before its threads' checkpoints";
+	else
+		s->summary.serial_reason = pass_cut_mismatch(&before->end_state, &w->start_state);
+	return s->summary.serial_reason == NULL;
+}
+
 /* The summary from the workers, in history order: up to the first range
  * that did not reach its end (history ended or the replay failed there).
  * 1, -1 with s->error, or 0 when a range could not start as the serial
@@ -254,6 +275,8 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 	size_t snapshots = 0, k = 0;
 	for (;; k++) {
 		if (w[k].bad_start)
+			return 0;
+		if (k > 0 && w[k].check_cut && !started_as_whole(s, &w[k - 1], &w[k]))
 			return 0;
 		pass_join_counts(&counts, &counts, &w[k].sim.counts, &w[k].base);
 		snapshots += w[k].snapshots;
@@ -270,7 +293,7 @@ static int join(struct replay_session *s, struct pass_worker *w, size_t n)
 
 static uint64_t start_icount(const struct replay_session *s, const size_t *starts, size_t i)
 {
-	return idna_reader_checkpoint(s->reader, starts[i])->icount;
+	return pass_cut_clock(s, starts[i]);
 }
 
 /* The start of range k of n: the checkpoint nearest k/n of the history
@@ -304,6 +327,7 @@ void pass_plan(struct replay_session *s, struct pass_worker *w, size_t n, const 
 			.path = s->path, .cache_log2 = s->cache_log2, .jit = s->jit,
 			.checkpoint = PASS_FROM_START, .end = UINT64_MAX,
 			.snapshot_origin = snapshot_origin, .snapshot_interval = snapshot_interval,
+			.check_cut = s->sim.n_threads > 1,
 		};
 		if (k > 0) {
 			size_t i = pick_start(s, starts, n_starts, origin + from, k, n, next);
@@ -312,7 +336,7 @@ void pass_plan(struct replay_session *s, struct pass_worker *w, size_t n, const 
 		}
 	}
 	for (size_t k = 0; k + 1 < n; k++)
-		w[k].end = idna_reader_checkpoint(s->reader, w[k + 1].checkpoint)->icount - origin;
+		w[k].end = pass_cut_clock(s, w[k + 1].checkpoint) - origin;
 }
 
 size_t pass_workers_start(struct pass_worker *w, pthread_t *tids, size_t first, size_t n)
@@ -361,8 +385,12 @@ void pass_worker_free(struct pass_worker *w)
 
 int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 {
-	if (!s->sim_open || s->sim.n_threads != 1 || jobs < 2 || s->n_snapshots == 0)
+	if (!s->sim_open || jobs < 2 || s->n_snapshots == 0)
 		return 0;
+	if (s->sim.n_threads > 1 && s->sim.ring_start) {
+		s->summary.serial_reason = "a ring trace of several threads: its history starts at a checkpoint";
+		return 0;
+	}
 	size_t *starts = calloc(idna_reader_checkpoint_count(s->reader) + 1, sizeof(*starts));
 	struct pass_worker *w = calloc(jobs, sizeof(*w));
 	pthread_t *tids = calloc(jobs, sizeof(*tids));
@@ -371,8 +399,11 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 		goto out; /* the serial pass needs no more */
 	size_t n_starts = pass_range_starts(s, 0, starts);
 	size_t n = n_starts + 1 < jobs ? n_starts + 1 : jobs;
-	if (n < 2)
+	if (n < 2) {
+		if (s->sim.n_threads > 1)
+			s->summary.serial_reason = PASS_NO_THREAD_CUT;
 		goto out;
+	}
 	pass_plan(s, w, n, starts, n_starts, 0, s->snapshots[0].icount, REPLAY_SNAPSHOT_INTERVAL);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

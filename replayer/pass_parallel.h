@@ -18,8 +18,8 @@
 
 /* Runs the rest of s's first pass on up to `jobs` cores and fills
  * s->summary: 1 done, -1 done and failed (s->error), 0 when the history
- * cannot be cut (a trace of more than one thread, whose checkpoints are
- * per thread; fewer than two ranges) or a range could not start at its
+ * cannot be cut (a trace of several threads with no place where every
+ * thread stands at a checkpoint: pass_cuts.h; fewer than two ranges) or a range could not start at its
  * checkpoint (memory, a damaged checkpoint table): the caller runs the
  * serial pass. */
 int pass_parallel_summary(struct replay_session *s, unsigned jobs);

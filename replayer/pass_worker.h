@@ -29,6 +29,10 @@ struct pass_worker {
 	bool keep;
 	uint64_t budget;          /* the heap the snapshots may take (keep) */
 	atomic_bool *stop;        /* set: every range stops (keep) */
+	/* Several threads (resim_cut.c): it saves its start and end states
+	 * (keep or not), so that the join checks that it started as the
+	 * range before ended (pass_cut_mismatch). */
+	bool check_cut;
 	/* What it found. */
 	struct idna_reader *reader;
 	struct resim sim;
@@ -64,14 +68,20 @@ struct pass_worker {
 	bool stopped;             /* it stopped early (*stop, budget, memory) */
 };
 
+/* Why a trace of several threads has no range to cut. */
+#define PASS_NO_THREAD_CUT                                                                   \
+	"a trace of several threads with no checkpoint where every thread has one "          \
+	"(ttrec --ring records such groups)"
+
 /* Replays w's range (a thread's body): void * for pthread_create. */
 void *pass_worker_run(void *w);
 /* Frees what w holds. */
 void pass_worker_free(struct pass_worker *w);
 
-/* The checkpoints that can start a range of a one-thread history: its
- * own, at a time after `after`, in increasing time; their reader indexes
- * go to `out` (room for every checkpoint). Returns how many. */
+/* The checkpoints that can start a range of the history (with several
+ * threads: pass_cuts_find), at a time after `after`, in increasing time;
+ * their reader indexes go to `out` (room for every checkpoint). Returns
+ * how many. */
 size_t pass_range_starts(struct replay_session *s, uint64_t after, size_t *out);
 /* Cuts the history from time `from` into n ranges starting at some of
  * those checkpoints; w[0] starts at `from` (PASS_FROM_START). The serial

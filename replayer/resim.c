@@ -135,8 +135,13 @@ int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsign
 {
 	if (open_process(s, reader, cache_log2, jit, image, NULL) != 0)
 		goto fail;
+	if (s->n_threads > 1) {
+		if (resim_start_at_cut(s, cp) != 0)
+			goto fail;
+		return 0;
+	}
 	struct resim_thread *t = &s->threads[0];
-	if (s->n_threads != 1 || t->stream != cp->stream) {
+	if (t->stream != cp->stream) {
 		snprintf(s->error, sizeof(s->error),
 			 "a replay starts at a checkpoint of a one-thread trace only");
 		goto fail;

@@ -143,9 +143,9 @@ void resim_close(struct resim *s);
 int resim_open_carrying(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 			bool jit, struct memory_image *image, struct predict_spares *spares);
 
-/* Starts a one-thread trace's replay at checkpoint cp of its stream (the
- * first pass's workers, pass_parallel.c): time as in the whole replay.
- * 0, or -1 with s->error set. */
+/* Starts a replay at checkpoint cp (the first pass's workers,
+ * pass_parallel.c): time as in the whole replay. With several threads,
+ * only where resim_cut_plan finds a cut. 0, or -1 with s->error set. */
 int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsigned cache_log2,
 			     bool jit, struct memory_image *image, const struct idna_checkpoint *cp);
 
@@ -207,6 +207,26 @@ static inline struct resim_thread *resim_current(struct resim *s)
 {
 	return &s->threads[s->current];
 }
+
+/* --- cuts (resim_cut.c) ------------------------------------------------ */
+
+/* Whether a replay of a trace of several threads can start at checkpoint
+ * cp: every other thread that has begun by then waits, and its next slice
+ * begins with a checkpoint (resim_cut.c); those that have not begun start
+ * at their stream's start. starts[i] (room for s->n_threads): thread i's
+ * checkpoint, NULL for one that begins later; *time: the global time
+ * there. 0, or -1 when cp cuts no such place. */
+int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
+		   const struct idna_checkpoint **starts, uint64_t *time);
+/* The time of a cut resim_cut_plan found at cp, without reading the
+ * streams again. 0, or -1. */
+int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);
+/* Whether a thread of a replay started at a cut still waits for its
+ * checkpoint: its state is then not this replay's to know. */
+bool resim_cut_pending(const struct resim *s);
+/* resim_open_at_checkpoint's part for several threads, after the thread
+ * table is made. 0, or -1 with s->error. */
+int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp);
 
 /* --- bounds (resim_bounds.c) ------------------------------------------ */
 

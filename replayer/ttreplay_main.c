@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"  --no-index       neither use nor write the replay index\n"
 		"  --index-snapshots N  at most about N snapshots in an index it writes\n"
 		"                   (default 256; more: larger index, shorter replays back)\n"
-		"  --jobs N         replay N ranges of a one-thread trace's history at once\n"
+		"  --jobs N         replay N ranges of the trace's history at once\n"
 		"                   in the first pass (default: the online cores)\n"
 		"  -h, --help       this text\n");
 }
@@ -341,9 +341,6 @@ static void describe_cores(const struct replay_summary *m, unsigned jobs)
 			"%zu kept there as written)\n",
 			m->ranges, m->longest_range_seconds, m->range_snapshots_spilled,
 			m->range_snapshots_adopted);
-	else if (jobs > 1 && m->n_threads > 1)
-		fprintf(stderr, "ttreplay: a trace of several threads replays on one core "
-			"(its checkpoints are per thread)\n");
 	else if (jobs > 1 && m->serial_reason)
 		fprintf(stderr, "ttreplay: the first pass ran on one core: %s\n", m->serial_reason);
 }

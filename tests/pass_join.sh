@@ -8,11 +8,11 @@
 # memory and registers at times in several ranges, the same monitor info;
 # an index made with --jobs 2 loads into a session showing the same and
 # holds the same snapshot frames, byte for byte.
-# Threads, a ring that wrapped and a truncated trace stay on one core and
-# say why; past the snapshot memory budget the ranges spill their
-# snapshots, the session keeps those records as they are, and the pass
-# stays on two cores (with no spill file to be made, the serial pass
-# goes on).
+# Threads recorded without --ring (no place to cut), a ring that wrapped
+# and a truncated trace stay on one core and say why; past the snapshot
+# memory budget the ranges spill their snapshots, the session keeps
+# those records as they are, and the pass stays on two cores (with no
+# spill file to be made, the serial pass goes on).
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join.gdb
@@ -80,7 +80,7 @@ else bad "the index made on two cores shows another pass: $(diff indexed1 indexe
 "$build/ttrec" run -q -o threads.idna --checkpoint-interval 1000000 -- "$program" threads 40 \
 	> /dev/null 2>&1
 cores threads.idna threads --jobs 2
-expect threads.cores 'several threads replays on one core' "threads stay on one core"
+expect threads.cores 'one core: a trace of several threads with no checkpoint' "threads with no cut stay on one core and say why"
 "$build/ttrec" run -q -o ring.idna --ring 1M --checkpoint-interval 1000000 -- "$program" plain 120 \
 	> /dev/null 2>&1
 cores ring.idna ring --jobs 2

@@ -23,7 +23,7 @@ pass() {
 	sed -E 's/in [0-9.]+ s \([0-9.]+ M instructions\/s\)/in T s/' verify.raw > "verify.$jobs"
 	sed -nE 's/^ttreplay: the first pass replayed ([0-9]+) ranges.*/\1/p' verify.err > "ranges.$jobs"
 	[ -s "ranges.$jobs" ] || echo 1 > "ranges.$jobs"
-	grep -v -e "ranges of the history at once" -e "replays on one core" verify.err > "verify-err.$jobs"
+	grep -v -e "ranges of the history at once" -e "ran on one core" verify.err > "verify-err.$jobs"
 	"$build/ttreplay" --info --no-index --jobs "$jobs" "$trace" > "info.$jobs" 2>&1
 	echo "status $?" >> "info.$jobs"
 	"$build/ttreplay" --info --json --no-index --jobs "$jobs" "$trace" > "json.$jobs" 2>&1
@@ -80,7 +80,7 @@ else bad "--jobs 64: $n ranges, or the answers differ"; fi
 record threads --checkpoint-interval 1M -- "$program" threads
 jobs_agree threads threads.idna 1
 pass threads.idna 2
-expect verify.err 'several threads replays on one core' "--verify says why a threaded trace is not cut"
+expect verify.err 'one core: a trace of several threads with no checkpoint' "--verify says why a threaded trace is not cut"
 
 # Damaged: the intact prefix of a truncated trace, and a damaged chunk.
 head -c 300000 plain.idna > truncated.idna

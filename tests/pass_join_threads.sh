@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The first pass of a threaded program on several cores (pass_join.h,
+# pass_parallel.h; replayer/resim_cut.c) makes what the serial pass makes:
+# three threads that compute, recorded with a ring large enough to keep
+# everything (whose recorder gives waiting threads checkpoints, so the
+# history can be cut), show under --jobs 1, 2 and 3 the same checksum of
+# every snapshot's state, the same threads and registers at times in
+# several ranges, the same steps back across threads (also with
+# checkpoints rarer than slices, where fewer places cut); --verify and an
+# index made on two cores agree with the serial ones. A threaded trace
+# with no place to cut stays on one core and says why.
+set -u
+shared=$(cd "$(dirname "$0")/shared" && pwd)
+script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join_threads.gdb
+. "$shared/checks.sh"
+program=$build/tests/programs/threads_compute
+
+# session TRACE OUT TTREPLAY-OPTIONS...: the script's output, without the
+# lines that differ from run to run.
+session() {
+	local trace=$1 out=$2; shift 2
+	gdb -batch -nx -ex 'set remotetimeout 600' "$program" \
+		-ex "target remote | $build/ttreplay $* $trace" -x "$script" > "$out.raw" 2>&1
+	grep -v -e 'reading the trace' -e '/proc/' -e 'New Thread' "$out.raw" > "$out"
+}
+
+# cores TRACE OUT TTREPLAY-OPTIONS...: what ttreplay --index says of its
+# cores, in OUT.cores (the index left in OUT.idx).
+cores() {
+	local trace=$1 out=$2; shift 2
+	rm -f "$trace.idx"
+	"$build/ttreplay" --index "$@" "$trace" > /dev/null 2> "$out.cores"
+	mv "$trace.idx" "$out.idx" 2> /dev/null
+}
+
+"$build/ttrec" run -q -o ring.idna --ring 1G --checkpoint-interval 1000000 -- \
+	"$program" 3000 > ring.out 2> ring.err || bad "recording failed: $(cat ring.err)"
+
+session ring.idna serial --no-index --jobs 1
+n=$(grep -cE '^[0-9]+ [0-9a-f]{16}$' serial)
+if [ "$n" -ge 8 ]; then ok; else bad "only $n snapshots: $(head -5 serial)"; fi
+expect serial '^ +4 +Thread ' "the serial session lists four threads"
+refuse serial 'rip +0x0 ' "every thread has registers"
+for jobs in 2 3; do
+	session ring.idna "jobs$jobs" --no-index --jobs "$jobs"
+	same serial "jobs$jobs" "--jobs $jobs shows another pass"
+	cores ring.idna "jobs$jobs" --jobs "$jobs"
+	expect "jobs$jobs.cores" "replayed $jobs ranges of the history at once" "--jobs $jobs cuts the pass"
+done
+
+# Checkpoints rarer than slices: most slices begin without one, and the
+# history is cut only where every waiting thread's next slice does.
+"$build/ttrec" run -q -o rare.idna --ring 1G --checkpoint-interval 2500000 -- \
+	"$program" 3000 > /dev/null 2>&1
+session rare.idna rare1 --no-index --jobs 1
+session rare.idna rare3 --no-index --jobs 3
+same rare1 rare3 "with rarer checkpoints --jobs 3 shows another pass"
+cores rare.idna rare3 --jobs 3
+expect rare3.cores "replayed 3 ranges of the history at once" \
+	"with rarer checkpoints --jobs 3 cuts the pass"
+
+# The index made on two cores is the serial pass's (its snapshot frames
+# the same bytes: all but the header and the directory, which holds the
+# pass's seconds), and a session reading it shows the same.
+cores ring.idna serial --jobs 1
+frames_of() {
+	head -c $(( $(od -An -tu8 -j40 -N8 "$1") )) "$1" | tail -c +65
+}
+if cmp -s <(frames_of serial.idx) <(frames_of jobs2.idx); then ok
+else bad "the index made on two cores has other snapshot frames"; fi
+for jobs in 1 2; do
+	cp "$( [ "$jobs" = 1 ] && echo serial || echo jobs2).idx" ring.idna.idx
+	session ring.idna "indexed$jobs" --jobs 1
+	expect "indexed$jobs" 'first pass: read from' "the session read the index made with --jobs $jobs"
+done
+rm -f ring.idna.idx
+same indexed1 indexed2 "the index made on two cores shows another pass"
+
+# --verify (the summary alone) on two cores: the same figures, consistent.
+verify() {
+	"$build/ttreplay" --verify --no-index --jobs "$1" ring.idna > "verify$1" 2>&1
+	status_is 0 $? "ttreplay --verify --jobs $1"
+	sed -E 's/ in [0-9.]+ s \([0-9.]+ M instructions\/s\)//' "verify$1" | grep -v 'at once' \
+		> "verify$1.body"
+}
+verify 1
+verify 2
+expect verify2 'replayed 2 ranges of the history at once' "--verify --jobs 2 cuts the pass"
+expect verify2 'consistent with the recording' "--verify --jobs 2 is consistent"
+same verify1.body verify2.body "--verify --jobs 2 says another thing"
+
+# Without a ring, waiting threads get no checkpoints: one core, and why.
+"$build/ttrec" run -q -o plain.idna --checkpoint-interval 1000000 -- "$program" 3000 \
+	> /dev/null 2>&1
+cores plain.idna plain --jobs 2
+expect plain.cores 'one core: a trace of several threads with no checkpoint' \
+	"a threaded trace with no cut stays on one core and says why"
+
+finish pass_join_threads
