@@ -23,6 +23,11 @@
 #include "replayer/pass_join.h"
 #include "replayer/pass_worker.h"
 #include "replayer/segment_summary.h"
+#include "replayer/spill_read_ahead.h"
+
+/* Spilled records of a range read ahead of the join: enough to keep the
+ * reading thread busy, few enough to hold in memory. */
+#define READ_AHEAD_RECORDS 4
 
 /* Why the pass cannot be cut, or NULL. */
 static const char *cannot_cut(const struct replay_session *s)
@@ -199,16 +204,22 @@ static void bases_release(struct range_bases *b, size_t i)
 	}
 }
 
-/* Snapshot i of w in memory, read back when it was spilled; its own
- * image kept when a later one is based on it. NULL, or why not. */
+/* Snapshot i of w in memory, read back when it was spilled (its record
+ * the next that ra read, NULL: read here); its own image kept when a
+ * later one is based on it. NULL, or why not. */
 static const char *range_snapshot(struct replay_session *s, struct pass_worker *w,
-				  struct range_bases *b, size_t i)
+				  struct range_bases *b, struct spill_read_ahead *ra, size_t i)
 {
 	struct replay_snapshot *snap = &w->kept[i];
 	if (snap->spilled) {
 		struct memory_image *base = b->image[b->base_of[i]];
 		struct resim_state st;
-		if (!base || snapshot_spill_get(w->spill, &snap->spill, base, &st) != 0)
+		size_t len = 0;
+		uint8_t *record = ra ? spill_read_ahead_take(ra, &len)
+				     : snapshot_spill_read(w->spill, &snap->spill, &len);
+		if (!base)
+			free(record);
+		if (!base || snapshot_spill_decode(record, len, base, &st) != 0)
 			return "cannot read a range's snapshot back from its spill file";
 		snap->state = st; /* spilled, it held only its time and counts */
 		snap->spilled = false;
@@ -219,6 +230,19 @@ static const char *range_snapshot(struct replay_session *s, struct pass_worker *
 	if (b->last_use[i] != SIZE_MAX && !(b->image[i] = memory_image_snapshot(snap->state.image)))
 		return "out of memory for snapshots";
 	return NULL;
+}
+
+/* w's spilled snapshots' records read ahead in their order on a thread
+ * of their own, *refs their places (to free after closing it). NULL when
+ * none are, or they are read on the join's thread. */
+static struct spill_read_ahead *read_ahead(const struct pass_worker *w, struct spill_ref **refs)
+{
+	size_t n = 0;
+	*refs = malloc((w->n_kept + 1) * sizeof(**refs));
+	for (size_t i = 0; *refs && i < w->n_kept; i++)
+		if (w->kept[i].spilled)
+			(*refs)[n++] = w->kept[i].spill;
+	return n ? spill_read_ahead_start(w->spill, *refs, n, READ_AHEAD_RECORDS) : NULL;
 }
 
 /*
@@ -273,14 +297,17 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 	const char *why = NULL;
 	struct overlay_chain c = { .base = memory_image_snapshot(before->image) };
 	struct range_bases b;
+	struct spill_ref *refs = NULL;
+	struct spill_read_ahead *ra = NULL;
 	if (!bases_make(&b, w) || !c.base)
 		goto fail;
+	ra = read_ahead(w, &refs);
 	for (size_t i = 0; i < w->n_kept; i++) {
 		struct replay_snapshot *snap = &w->kept[i];
 		bool spilled = snap->spilled;
 		struct spill_ref rec = snap->spill;
 		uint64_t base_time = snap->spill_base;
-		if ((why = range_snapshot(s, w, &b, i)) != NULL)
+		if ((why = range_snapshot(s, w, &b, ra, i)) != NULL)
 			goto fail;
 		struct memory_image *top = snap->state.image; /* c's prev_top from here */
 		struct memory_image *image = complete_image(&c, w, w->log_marks[i], top, s->future,
@@ -317,10 +344,14 @@ static int join_range(struct replay_session *s, struct pass_worker *w, struct re
 		pass_log_apply(&w->log, c.applied, w->log.len, c.base, s->future,
 			       before->transition_time);
 	}
+	spill_read_ahead_close(ra);
+	free(refs);
 	chain_free(&c);
 	bases_free(&b);
 	return 0;
 fail:
+	spill_read_ahead_close(ra);
+	free(refs);
 	chain_free(&c);
 	bases_free(&b);
 	snprintf(s->error, sizeof(s->error), "%s: %s", s->path,

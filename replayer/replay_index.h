@@ -66,9 +66,14 @@ struct replay_index_expect {
 struct replay_index_writer;
 /* Begins an index at f's start. NULL when memory is short or f fails. */
 struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs);
-/* The next snapshot's state; prev is the one before's (NULL for the first). */
-int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st,
-			    const struct resim_state *prev);
+/* The next snapshot's state, stored as its difference from the state
+ * added before (or whole). It is read on the writer's threads until
+ * close: it stays the caller's, unchanged until then. */
+int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st);
+/* The same for a state the writer takes (one read back from a spill
+ * file): it frees it once the frames that read it are made, or on
+ * failure. 0, or -1. */
+int replay_index_writer_add_owned(struct replay_index_writer *w, struct resim_state *st);
 /* Ends the index: c's snapshots (as many as were added; their times,
  * counts and segment summaries), summary and future image, then the
  * header. Frees w. 0, or -1. */

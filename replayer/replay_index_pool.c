@@ -8,8 +8,8 @@
 #include "replayer/replay_index_pool.h"
 
 struct slot {
-	uint8_t *raw;
-	size_t n;
+	index_payload_fn make;
+	const void *a, *b;
 	struct index_frame z;
 	int rc;
 	bool done;
@@ -17,7 +17,7 @@ struct slot {
 
 struct index_pool {
 	pthread_mutex_t mu;
-	pthread_cond_t given, compressed;
+	pthread_cond_t given, made;
 	struct slot *ring;
 	size_t cap;
 	uint64_t taken, started, given_n; /* counts: taken <= started <= given_n */
@@ -26,11 +26,15 @@ struct index_pool {
 	bool stopping;
 };
 
-static void compress_slot(struct slot *s)
+static void make_slot(struct slot *s)
 {
-	s->rc = index_compress(s->raw, s->n, &s->z);
-	free(s->raw);
-	s->raw = NULL;
+	uint8_t *raw;
+	size_t n;
+	s->rc = s->make(s->a, s->b, &raw, &n);
+	if (s->rc == 0) {
+		s->rc = index_compress(raw, n, &s->z);
+		free(raw);
+	}
 }
 
 static void *worker(void *arg)
@@ -44,10 +48,10 @@ static void *worker(void *arg)
 			break;
 		struct slot *s = &p->ring[p->started++ % p->cap];
 		pthread_mutex_unlock(&p->mu);
-		compress_slot(s);
+		make_slot(s);
 		pthread_mutex_lock(&p->mu);
 		s->done = true;
-		pthread_cond_broadcast(&p->compressed);
+		pthread_cond_broadcast(&p->made);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -69,7 +73,7 @@ struct index_pool *index_pool_open(unsigned jobs)
 		return NULL;
 	}
 	pthread_cond_init(&p->given, NULL);
-	pthread_cond_init(&p->compressed, NULL);
+	pthread_cond_init(&p->made, NULL);
 	for (; p->n_threads < threads; p->n_threads++)
 		if (pthread_create(&p->threads[p->n_threads], NULL, worker, p) != 0)
 			break;
@@ -90,12 +94,12 @@ bool index_pool_pending(const struct index_pool *p)
 	return p->given_n != p->taken;
 }
 
-void index_pool_give(struct index_pool *p, uint8_t *raw, size_t n)
+void index_pool_give(struct index_pool *p, index_payload_fn make, const void *a, const void *b)
 {
 	struct slot *s = &p->ring[p->given_n % p->cap];
-	*s = (struct slot){ .raw = raw, .n = n };
+	*s = (struct slot){ .make = make, .a = a, .b = b };
 	if (!p->n_threads) {
-		compress_slot(s);
+		make_slot(s);
 		s->done = true;
 		p->given_n++;
 		p->started++;
@@ -112,7 +116,7 @@ int index_pool_take(struct index_pool *p, struct index_frame *z)
 	struct slot *s = &p->ring[p->taken % p->cap];
 	pthread_mutex_lock(&p->mu);
 	while (!s->done)
-		pthread_cond_wait(&p->compressed, &p->mu);
+		pthread_cond_wait(&p->made, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 	*z = s->z;
 	int rc = s->rc;
@@ -137,7 +141,7 @@ void index_pool_close(struct index_pool *p)
 			index_frame_free(&z);
 	}
 	pthread_cond_destroy(&p->given);
-	pthread_cond_destroy(&p->compressed);
+	pthread_cond_destroy(&p->made);
 	pthread_mutex_destroy(&p->mu);
 	free(p->ring);
 	free(p->threads);

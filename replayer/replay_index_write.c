@@ -6,6 +6,13 @@
  * with the one before (copy on write), so a snapshot's frame stores only
  * the pages that changed since it, except every REPLAY_INDEX_WHOLE_EVERY
  * snapshot, stored whole so that reading any one decodes a few frames.
+ *
+ * A frame's payload is gathered on the pool's threads (replay_index_pool.h)
+ * with its compression: gathering only reads the states (an image's pages
+ * are walked, never looked up: a lookup updates the image's cache of
+ * recent pages, and two frames read the same image), and every state a
+ * frame reads stays until the frame is taken, on the caller's thread,
+ * which alone frees states, reads them back or changes page counts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +30,12 @@ struct frame_ref {
 
 struct replay_index_writer {
 	FILE *f;
-	struct index_pool *pool; /* compresses the snapshots' frames */
+	struct index_pool *pool; /* makes the snapshots' frames */
 	struct frame_ref *frames;
+	struct resim_state **owned; /* per frame: its state when the writer owns it */
 	size_t n_frames, cap_frames;
 	size_t n_written;        /* frames in the file so far */
+	const struct resim_state *last; /* the state added last (the next one's base) */
 	bool failed;
 };
 
@@ -68,6 +77,17 @@ static void collect_view(void *ctx, const struct memory_image_page_view *p)
 	l->v[l->n++] = *p;
 }
 
+/* m's pages by address, into l (to free). false when memory is short. */
+static bool sorted_views(const struct memory_image *m, struct view_list *l)
+{
+	*l = (struct view_list){ calloc(memory_image_page_count(m) + 1, sizeof(*l->v)), 0 };
+	if (!l->v)
+		return false;
+	memory_image_for_each_page(m, collect_view, l);
+	qsort(l->v, l->n, sizeof(*l->v), compare_views);
+	return true;
+}
+
 /* A page stored in full, as its difference (XOR) from the base page: the
  * previous snapshot's page at the same address, which most often differs
  * in a few words (zstd then sees mostly zeros). */
@@ -103,29 +123,32 @@ static bool same_page(const struct memory_image_page_view *p, const struct memor
 static void put_image(struct writer *w, const struct memory_image *m,
 		      const struct memory_image *base)
 {
-	struct view_list l = { calloc(memory_image_page_count(m) + 1, sizeof(*l.v)), 0 };
-	if (!l.v) {
+	struct view_list l, bl = { 0 };
+	if (!sorted_views(m, &l) || (base && !sorted_views(base, &bl))) {
+		free(l.v);
 		w->failed = true;
 		return;
 	}
-	memory_image_for_each_page(m, collect_view, &l);
-	qsort(l.v, l.n, sizeof(*l.v), compare_views);
 	index_out_varint(&w->out, l.n);
 	uint64_t prev = 0;
+	size_t j = 0; /* the base's first page not below p */
 	for (size_t i = 0; i < l.n; i++) {
 		const struct memory_image_page_view *p = &l.v[i];
 		index_out_varint(&w->out, (p->page_addr >> 12) - prev);
 		prev = p->page_addr >> 12;
-		struct memory_image_page_view b;
-		bool based = base && memory_image_page_at(base, p->page_addr, &b);
-		if (based && same_page(p, &b)) {
+		while (j < bl.n && bl.v[j].page_addr < p->page_addr)
+			j++;
+		const struct memory_image_page_view *b =
+			j < bl.n && bl.v[j].page_addr == p->page_addr ? &bl.v[j] : NULL;
+		if (b && same_page(p, b)) {
 			index_out_varint(&w->out, 1);
 			continue;
 		}
 		index_out_varint(&w->out, 0);
-		put_page(w, p, based ? &b : NULL);
+		put_page(w, p, b);
 	}
 	free(l.v);
+	free(bl.v);
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -358,13 +381,26 @@ static int gather(void (*fill)(struct writer *w, const void *a, const void *b), 
 	return 0;
 }
 
-/* Writes the oldest frame the pool holds. */
+/* The state of frame k, when the writer owns it, goes. */
+static void drop_owned(struct replay_index_writer *w, size_t k)
+{
+	if (!w->owned[k])
+		return;
+	resim_state_free(w->owned[k]);
+	free(w->owned[k]);
+	w->owned[k] = NULL;
+}
+
+/* Writes the oldest frame the pool holds. The state of the frame before
+ * goes then: the last frame reading it (as its base) is made. */
 static int write_oldest(struct replay_index_writer *w)
 {
 	struct index_frame z;
-	if (index_pool_take(w->pool, &z) != 0)
-		return -1;
-	return write_frame(w->f, &w->frames[w->n_written++], &z);
+	size_t k = w->n_written++;
+	int rc = index_pool_take(w->pool, &z);
+	if (k)
+		drop_owned(w, k - 1);
+	return rc == 0 ? write_frame(w->f, &w->frames[k], &z) : -1;
 }
 
 struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs)
@@ -386,32 +422,64 @@ static void fill_state(struct writer *w, const void *st, const void *base)
 	put_state(w, st, base);
 }
 
-int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st,
-			    const struct resim_state *prev)
+/* A snapshot's payload (index_payload_fn): st, based on base. */
+static int gather_state(const void *st, const void *base, uint8_t **raw, size_t *n)
 {
-	if (w->failed)
-		return -1;
-	if (w->n_frames == w->cap_frames) {
-		size_t cap = w->cap_frames ? 2 * w->cap_frames : 64;
-		struct frame_ref *n = realloc(w->frames, cap * sizeof(*n));
-		if (!n) {
-			w->failed = true;
-			return -1;
-		}
+	return gather(fill_state, st, base, raw, n);
+}
+
+/* Room for one more frame. */
+static bool grow(struct replay_index_writer *w)
+{
+	if (w->n_frames < w->cap_frames)
+		return true;
+	size_t cap = w->cap_frames ? 2 * w->cap_frames : 64;
+	struct frame_ref *n = realloc(w->frames, cap * sizeof(*n));
+	if (n)
 		w->frames = n;
-		w->cap_frames = cap;
+	struct resim_state **o = n ? realloc(w->owned, cap * sizeof(*o)) : NULL;
+	if (!o)
+		return false;
+	w->owned = o;
+	memset(o + w->cap_frames, 0, (cap - w->cap_frames) * sizeof(*o));
+	w->cap_frames = cap;
+	return true;
+}
+
+/* The next frame, of st (owned: the writer's copy of it, or NULL). */
+static int add_frame(struct replay_index_writer *w, const struct resim_state *st,
+		     struct resim_state *owned)
+{
+	if (w->failed || !grow(w) || (index_pool_full(w->pool) && write_oldest(w) != 0)) {
+		w->failed = true;
+		if (owned) {
+			resim_state_free(owned);
+			free(owned);
+		}
+		return -1;
 	}
-	const struct resim_state *base = replay_index_snapshot_whole(w->n_frames) ? NULL : prev;
-	uint8_t *raw;
-	size_t n;
-	if ((index_pool_full(w->pool) && write_oldest(w) != 0) ||
-	    gather(fill_state, st, base, &raw, &n) != 0) {
+	const struct resim_state *base = replay_index_snapshot_whole(w->n_frames) ? NULL : w->last;
+	w->owned[w->n_frames++] = owned;
+	w->last = st;
+	index_pool_give(w->pool, gather_state, st, base);
+	return 0;
+}
+
+int replay_index_writer_add(struct replay_index_writer *w, const struct resim_state *st)
+{
+	return add_frame(w, st, NULL);
+}
+
+int replay_index_writer_add_owned(struct replay_index_writer *w, struct resim_state *st)
+{
+	struct resim_state *copy = malloc(sizeof(*copy));
+	if (!copy) {
+		resim_state_free(st);
 		w->failed = true;
 		return -1;
 	}
-	index_pool_give(w->pool, raw, n);
-	w->n_frames++;
-	return 0;
+	*copy = *st;
+	return add_frame(w, copy, copy);
 }
 
 static void fill_directory(struct writer *w, const void *iw, const void *c)
@@ -440,8 +508,11 @@ int replay_index_writer_close(struct replay_index_writer *w, const struct replay
 			     ? 0
 			     : -1;
 	}
-	index_pool_close(w->pool);
+	index_pool_close(w->pool); /* every frame made: no state is read now */
+	for (size_t k = 0; k < w->n_frames; k++)
+		drop_owned(w, k);
 	free(w->frames);
+	free(w->owned);
 	free(w);
 	return rc;
 }
@@ -458,6 +529,6 @@ int replay_index_write(FILE *f, const struct replay_index_identity *id,
 	if (!w)
 		return -1;
 	for (size_t i = 0; i < c->n_snapshots; i++)
-		replay_index_writer_add(w, &c->snapshots[i].state, i ? &c->snapshots[i - 1].state : NULL);
+		replay_index_writer_add(w, &c->snapshots[i].state);
 	return replay_index_writer_close(w, id, c);
 }

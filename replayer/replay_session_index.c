@@ -269,22 +269,13 @@ static int write_snapshots(struct replay_session *s, const struct replay_index_i
 		index_choice_free(&chosen);
 		return -1;
 	}
-	/* A state read back is held until the next one is written. */
-	struct resim_state held[2];
-	const struct resim_state *prev = NULL;
-	int prev_slot = -1;
+	/* A state read back goes to the writer, which frees it once written. */
 	for (size_t i = 0; i < chosen.n && !failed; i++) {
-		int slot = prev_slot == 0 ? 1 : 0;
-		const struct resim_state *st =
-			replay_session_snapshot_state(s, chosen.from[i], &held[slot]);
-		failed = !st || replay_index_writer_add(w, st, prev) != 0;
-		if (prev_slot >= 0)
-			resim_state_free(&held[prev_slot]);
-		prev = st;
-		prev_slot = st == &held[slot] ? slot : -1;
+		struct resim_state back;
+		const struct resim_state *st = replay_session_snapshot_state(s, chosen.from[i], &back);
+		failed = !st || (st == &back ? replay_index_writer_add_owned(w, &back)
+					    : replay_index_writer_add(w, st)) != 0;
 	}
-	if (prev_slot >= 0)
-		resim_state_free(&held[prev_slot]);
 	struct replay_index_contents c = {
 		.snapshots = chosen.kept, .n_snapshots = failed ? 0 : chosen.n,
 		.snapshot_interval = s->snapshot_interval, .summary = s->summary,

@@ -414,9 +414,7 @@ static int read_bytes(struct snapshot_spill *f, const struct spill_ref *ref, uin
 	return 0;
 }
 
-/* The record at ref decompressed (to free), its length in *len; NULL
- * when it cannot be read or is not one whole frame declaring its size. */
-static uint8_t *read_record(struct snapshot_spill *f, const struct spill_ref *ref, size_t *len)
+uint8_t *snapshot_spill_read(struct snapshot_spill *f, const struct spill_ref *ref, size_t *len)
 {
 	if (!f || ref->length == 0 || ref->offset + ref->length > f->size || ref->length > SIZE_MAX)
 		return NULL;
@@ -442,12 +440,10 @@ static uint8_t *read_record(struct snapshot_spill *f, const struct spill_ref *re
 	return record;
 }
 
-int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
-		       const struct memory_image *base, struct resim_state *out)
+int snapshot_spill_decode(uint8_t *buf, size_t len, const struct memory_image *base,
+			  struct resim_state *out)
 {
 	memset(out, 0, sizeof(*out));
-	size_t len = 0;
-	uint8_t *buf = read_record(f, ref, &len);
 	if (!buf)
 		return -1;
 	struct in in = { buf, len, false };
@@ -494,11 +490,19 @@ int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
 	return 0;
 }
 
+int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
+		       const struct memory_image *base, struct resim_state *out)
+{
+	size_t len = 0;
+	uint8_t *buf = snapshot_spill_read(f, ref, &len);
+	return snapshot_spill_decode(buf, len, base, out);
+}
+
 int snapshot_spill_patch(struct snapshot_spill *f, const struct spill_ref *ref,
 			 struct resim_state *st)
 {
 	size_t len = 0;
-	uint8_t *buf = read_record(f, ref, &len);
+	uint8_t *buf = snapshot_spill_read(f, ref, &len);
 	if (!buf)
 		return -1;
 	struct in in = { buf, len, false };

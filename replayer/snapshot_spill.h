@@ -41,6 +41,14 @@ int snapshot_spill_put(struct snapshot_spill *f, const struct resim_state *st,
  * 0, or -1 when the record cannot be read or is not whole. */
 int snapshot_spill_get(struct snapshot_spill *f, const struct spill_ref *ref,
 		       const struct memory_image *base, struct resim_state *out);
+/* snapshot_spill_get in two steps: the record at ref read and
+ * decompressed (to free), its length in *len, NULL when it cannot be read
+ * or is not one whole zstd frame declaring its size (it only reads f: it
+ * may run on another thread while f is read or copied from, not written);
+ * then decoded into out on base, the record freed. */
+uint8_t *snapshot_spill_read(struct snapshot_spill *f, const struct spill_ref *ref, size_t *len);
+int snapshot_spill_decode(uint8_t *record, size_t len, const struct memory_image *base,
+			  struct resim_state *out);
 
 /* A record read back on `base` gives base's image but top's pages where
  * top_base does not share them (top: the image the record was written

@@ -274,6 +274,53 @@ START_TEST(writes_the_same_on_several_threads)
 }
 END_TEST
 
+/* States the writer takes (read back from a spill file, they are freed
+ * once the frames reading them are made) write the same file as states
+ * the caller keeps, mixed in any order, on 1 to 3 jobs: each one stays
+ * until the frame after it, which reads it as its base, is made. */
+START_TEST(writes_states_it_owns_the_same)
+{
+	const size_t n = 5 * REPLAY_INDEX_WHOLE_EVERY + 3;
+	struct replay_index_contents w;
+	long_contents(&w, n);
+	w.summary.instructions = 100 * n;
+	size_t size1;
+	uint8_t *one = written_on(&w, 1, &size1);
+	for (unsigned jobs = 1; jobs <= 3; jobs++) {
+		struct replay_index_contents given;
+		long_contents(&given, n);
+		given.summary.instructions = 100 * n;
+		FILE *f = tmpfile();
+		ck_assert_ptr_nonnull(f);
+		struct replay_index_writer *iw = replay_index_writer_open(f, jobs);
+		ck_assert_ptr_nonnull(iw);
+		for (size_t i = 0; i < n; i++) {
+			struct resim_state *st = &given.snapshots[i].state;
+			if (i % 3 == 2) { /* the caller's */
+				ck_assert_int_eq(replay_index_writer_add(iw, st), 0);
+				continue;
+			}
+			struct resim_state moved = *st;
+			*st = (struct resim_state){ .time = moved.time, .counts = moved.counts };
+			ck_assert_int_eq(replay_index_writer_add_owned(iw, &moved), 0);
+		}
+		ck_assert_int_eq(replay_index_writer_close(iw, &sample_index_expect.id, &given), 0);
+		replay_index_contents_free(&given);
+		fseek(f, 0, SEEK_END);
+		ck_assert_uint_eq((size_t)ftell(f), size1);
+		uint8_t *bytes = malloc(size1);
+		ck_assert_ptr_nonnull(bytes);
+		rewind(f);
+		ck_assert_uint_eq(fread(bytes, 1, size1, f), size1);
+		fclose(f);
+		ck_assert_msg(memcmp(one, bytes, size1) == 0, "%u jobs wrote another file", jobs);
+		free(bytes);
+	}
+	replay_index_contents_free(&w);
+	free(one);
+}
+END_TEST
+
 /* A flipped bit in a snapshot's frame: the index opens (its table is
  * good), and reading the snapshots fails at that frame, with a reason. */
 START_TEST(refuses_a_damaged_frame_when_read)
@@ -406,6 +453,7 @@ static Suite *replay_index_suite(void)
 	tcase_add_test(tc, stores_unchanged_pages_once);
 	tcase_add_test(tc, reads_snapshots_one_at_a_time);
 	tcase_add_test(tc, writes_the_same_on_several_threads);
+	tcase_add_test(tc, writes_states_it_owns_the_same);
 	tcase_add_test(tc, refuses_a_damaged_frame_when_read);
 	tcase_add_test(tc, refuses_every_truncation);
 	tcase_add_test(tc, refuses_every_flipped_byte);

@@ -5,13 +5,15 @@
  * on its base's pages; only the pages the base does not share are
  * written; a record cut short, two read as one or one read from the
  * wrong place is refused; a record copied to another file with a patch
- * reads back as the state the patch was written from.
+ * reads back as the state the patch was written from; records read
+ * ahead on a thread come in their order.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "replayer/snapshot_spill.h"
+#include "replayer/spill_read_ahead.h"
 #include "trace-format/predict_cache.h"
 #include "tests/fuzz-index/sample_index.h"
 
@@ -267,6 +269,52 @@ START_TEST(adopts_a_record_with_its_patch)
 }
 END_TEST
 
+/* Records read ahead come in the order listed, each the record at its
+ * place (one that cannot be read as NULL, the others still), however
+ * small the window; past the last, NULL; closing early frees the rest. */
+START_TEST(reads_records_ahead_in_order)
+{
+	struct replay_index_contents c;
+	sample_index_contents(&c);
+	struct resim_state *st = &c.snapshots[1].state;
+	struct snapshot_spill *f = snapshot_spill_open(NULL);
+	ck_assert_ptr_nonnull(f);
+	enum { N = 7, BAD = 4 };
+	struct spill_ref refs[N];
+	for (size_t i = 0; i < N; i++) {
+		st->time = 1000 + i;
+		ck_assert_int_eq(snapshot_spill_put(f, st, NULL, &refs[i]), 0);
+	}
+	refs[BAD].offset = snapshot_spill_bytes(f); /* past the file's end */
+	for (size_t window = 1; window <= 3; window++) {
+		struct spill_read_ahead *r = spill_read_ahead_start(f, refs, N, window);
+		ck_assert_ptr_nonnull(r);
+		for (size_t i = 0; i < N; i++) {
+			size_t len = 0;
+			uint8_t *record = spill_read_ahead_take(r, &len);
+			struct resim_state back;
+			if (i == BAD) {
+				ck_assert_ptr_null(record);
+				continue;
+			}
+			ck_assert_int_eq(snapshot_spill_decode(record, len, NULL, &back), 0);
+			ck_assert_uint_eq(back.time, 1000 + i);
+			resim_state_free(&back);
+		}
+		size_t len;
+		ck_assert_ptr_null(spill_read_ahead_take(r, &len));
+		spill_read_ahead_close(r);
+	}
+	struct spill_read_ahead *r = spill_read_ahead_start(f, refs, N, 3);
+	size_t len;
+	free(spill_read_ahead_take(r, &len));
+	spill_read_ahead_close(r);
+	spill_read_ahead_close(NULL);
+	snapshot_spill_close(f);
+	replay_index_contents_free(&c);
+}
+END_TEST
+
 static Suite *snapshot_spill_suite(void)
 {
 	Suite *s = suite_create("replay_snapshot_spill");
@@ -277,6 +325,7 @@ static Suite *snapshot_spill_suite(void)
 	tcase_add_test(tc, refuses_a_base_with_other_pages);
 	tcase_add_test(tc, refuses_every_cut_and_shift);
 	tcase_add_test(tc, adopts_a_record_with_its_patch);
+	tcase_add_test(tc, reads_records_ahead_in_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
