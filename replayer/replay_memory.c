@@ -425,6 +425,14 @@ static inline __attribute__((always_inline)) void write_word(struct replay_memor
 		code_page_set_remove(p->code_pages, pg);
 	memory_image_store_word(p->image, addr, size, value);
 	note_written_page(p, pg);
+	/* A written page counts as read too (the read set stays a superset
+	 * of the pages reads touch), so that a page the program writes
+	 * before reading it, or never reads (an array filled, a merge's
+	 * buffer), enters the inline table and its next writes make no
+	 * call. Every write notes it, whatever the table holds, so the
+	 * sets do not depend on it. */
+	note_read_page(p, pg);
+	offer_inline_page(p, pg);
 	offer_writable_page(m, pg);
 }
 
@@ -565,7 +573,11 @@ static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_missed(voi
 	predict_cache_end_run(&m->cache);
 	m->cache.misses++;
 	cursor_next(&m->cursor);
+	/* The next miss now, not at the next read: that read, and the
+	 * hits up to the next miss, can then be made inline
+	 * (set_hits_limit) instead of calling to load it. */
 	unload_next(m);
+	load_next_record(m);
 	return finish_read_uint(m, addr, size, value);
 }
 
