@@ -568,7 +568,13 @@ static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_missed(voi
 	if (__builtin_expect(p->before_access != NULL, 0))
 		p->before_access(p->before_access_ctx, addr, size, false);
 	uint64_t value = 0;
-	memcpy(&value, m->next.value, size); /* little-endian host */
+	switch (size) { /* constant sizes: no call to memcpy */
+	case 1: value = m->next.value[0]; break;
+	case 2: { uint16_t v; memcpy(&v, m->next.value, 2); value = v; break; }
+	case 4: { uint32_t v; memcpy(&v, m->next.value, 4); value = v; break; }
+	case 8: memcpy(&value, m->next.value, 8); break;
+	default: memcpy(&value, m->next.value, size); break; /* little-endian host */
+	}
 	predict_cache_update_uint(&m->cache, addr, value, size);
 	predict_cache_end_run(&m->cache);
 	m->cache.misses++;
