@@ -308,12 +308,16 @@ bool memory_image_store_word(struct memory_image *m, uint64_t addr, unsigned n, 
 	return store_word_in(m, find(m, addr & ~(uint64_t)(PAGE_SIZE - 1)), addr, n, value);
 }
 
-void memory_image_read_word(struct memory_image *m, struct memory_image *future, uint64_t addr,
-			    unsigned n, uint64_t value, uint64_t valid_from)
+/* memory_image_read_word's every case: bytes not known yet (first
+ * reads), a page not found lately or shared with a snapshot. */
+static __attribute__((noinline)) void read_word_slow(struct memory_image *m,
+						     struct memory_image *future, uint64_t addr,
+						     unsigned n, uint64_t value, uint64_t valid_from)
 {
 	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
 	unsigned off = (unsigned)(addr - pa);
-	const struct memory_image_page *p = find_page(m, pa);
+	struct slot *s = find(m, pa);
+	const struct memory_image_page *p = s ? s->page : NULL;
 	uint64_t bits = word_known_bits(off, n);
 	if (p && (p->known[off / 64] & bits) == bits) {
 		/* The common case: bytes the replay has seen already, with this
@@ -323,10 +327,40 @@ void memory_image_read_word(struct memory_image *m, struct memory_image *future,
 		memcpy(&word, p->data + (off & ~7u), 8);
 		if (((word >> ((off & 7) * 8)) & mask) == (value & mask))
 			return;
-	} else if (future) {
-		memory_image_store_first_reads(m, future, addr, &value, n, valid_from);
+		/* A new value (a miss): stored through the slot found. */
+		store_word_in(m, s, addr, n, value);
+		return;
 	}
+	if (future)
+		memory_image_store_first_reads(m, future, addr, &value, n, valid_from);
 	memory_image_store_word(m, addr, n, value);
+}
+
+void memory_image_read_word(struct memory_image *m, struct memory_image *future, uint64_t addr,
+			    unsigned n, uint64_t value, uint64_t valid_from)
+{
+	/* The cases of nearly every call, with no stack frame: a page found
+	 * lately holding the bytes, private when the value is new. */
+	uint64_t pa = addr & ~(uint64_t)(PAGE_SIZE - 1);
+	unsigned off = (unsigned)(addr - pa);
+	const struct recent *r = recent_of(m, pa);
+	struct memory_image_page *p = r->page;
+	uint64_t bits = word_known_bits(off, n);
+	if (r->slot && r->addr == pa && (p->known[off / 64] & bits) == bits) {
+		uint64_t *word = (uint64_t *)(void *)(p->data + (off & ~7u));
+		unsigned shift = (off & 7) * 8;
+		uint64_t mask = (~0ull >> (64 - 8 * n)) << shift;
+		uint64_t w;
+		memcpy(&w, word, 8);
+		if ((w & mask) == ((value << shift) & mask))
+			return;
+		if (p->refs == 1) {
+			w = (w & ~mask) | ((value << shift) & mask);
+			memcpy(word, &w, 8);
+			return;
+		}
+	}
+	read_word_slow(m, future, addr, n, value, valid_from);
 }
 
 /* Plain images never set valid_from: every known byte holds from time 0. */

@@ -425,6 +425,14 @@ static inline __attribute__((always_inline)) void write_word(struct replay_memor
 		code_page_set_remove(p->code_pages, pg);
 	memory_image_store_word(p->image, addr, size, value);
 	note_written_page(p, pg);
+	/* A written page counts as read too (the read set stays a superset
+	 * of the pages reads touch), so that a page the program writes
+	 * before reading it, or never reads (an array filled, a merge's
+	 * buffer), enters the inline table and its next writes make no
+	 * call. Every write notes it, whatever the table holds, so the
+	 * sets do not depend on it. */
+	note_read_page(p, pg);
+	offer_inline_page(p, pg);
 	offer_writable_page(m, pg);
 }
 
@@ -560,12 +568,22 @@ static __attribute__((noinline)) struct emu_mem_uint replay_read_uint_missed(voi
 	if (__builtin_expect(p->before_access != NULL, 0))
 		p->before_access(p->before_access_ctx, addr, size, false);
 	uint64_t value = 0;
-	memcpy(&value, m->next.value, size); /* little-endian host */
+	switch (size) { /* constant sizes: no call to memcpy */
+	case 1: value = m->next.value[0]; break;
+	case 2: { uint16_t v; memcpy(&v, m->next.value, 2); value = v; break; }
+	case 4: { uint32_t v; memcpy(&v, m->next.value, 4); value = v; break; }
+	case 8: memcpy(&value, m->next.value, 8); break;
+	default: memcpy(&value, m->next.value, size); break; /* little-endian host */
+	}
 	predict_cache_update_uint(&m->cache, addr, value, size);
 	predict_cache_end_run(&m->cache);
 	m->cache.misses++;
 	cursor_next(&m->cursor);
+	/* The next miss now, not at the next read: that read, and the
+	 * hits up to the next miss, can then be made inline
+	 * (set_hits_limit) instead of calling to load it. */
 	unload_next(m);
+	load_next_record(m);
 	return finish_read_uint(m, addr, size, value);
 }
 

@@ -416,6 +416,49 @@ START_TEST(test_page_moves)
 }
 END_TEST
 
+/* A read's new value (a logged miss) stored right after a snapshot, and
+ * in a page read in two intervals: each snapshot keeps what it had, the
+ * page shared until the image writes it, and not after. */
+START_TEST(test_read_word_after_snapshots)
+{
+	struct memory_image *m = memory_image_new();
+	const uint64_t page = 0x7000, at = page + 0x18;
+	ck_assert(memory_image_store_word(m, at, 8, 0x1111111111111111ull));
+	memory_image_read_word(m, NULL, at, 8, 0x1111111111111111ull, 0); /* warms the lookup */
+	struct memory_image *first = memory_image_snapshot(m);
+	ck_assert_ptr_nonnull(first);
+	/* The same value: nothing to store, the page stays shared. */
+	memory_image_read_word(m, NULL, at, 8, 0x1111111111111111ull, 0);
+	ck_assert_ptr_eq(page_identity(m, page), page_identity(first, page));
+	/* Also when the page was not looked up lately (a page 2 MiB on
+	 * takes its place in the image's small cache of lookups). */
+	ck_assert(memory_image_store_word(m, page + 0x200000, 1, 0));
+	memory_image_read_word(m, NULL, at, 8, 0x1111111111111111ull, 0);
+	ck_assert_ptr_eq(page_identity(m, page), page_identity(first, page));
+	/* A new value in 2 of its bytes: the live image's own copy takes it. */
+	memory_image_read_word(m, NULL, at + 2, 2, 0x2222, 0);
+	ck_assert_ptr_ne(page_identity(m, page), page_identity(first, page));
+	uint64_t v;
+	ck_assert_uint_eq(memory_image_load(first, at, &v, 8), 8);
+	ck_assert_uint_eq(v, 0x1111111111111111ull);
+	ck_assert_uint_eq(memory_image_load(m, at, &v, 8), 8);
+	ck_assert_uint_eq(v, 0x1111111122221111ull);
+	/* The next interval: written again after a second snapshot. */
+	memory_image_read_word(m, NULL, at + 7, 1, 0x33, 0);
+	struct memory_image *second = memory_image_snapshot(m);
+	memory_image_read_word(m, NULL, at + 7, 1, 0x44, 0);
+	ck_assert_uint_eq(memory_image_load(second, at, &v, 8), 8);
+	ck_assert_uint_eq(v, 0x3311111122221111ull);
+	ck_assert_uint_eq(memory_image_load(first, at, &v, 8), 8);
+	ck_assert_uint_eq(v, 0x1111111111111111ull);
+	ck_assert_uint_eq(memory_image_load(m, at, &v, 8), 8);
+	ck_assert_uint_eq(v, 0x4411111122221111ull);
+	memory_image_free(second);
+	memory_image_free(first);
+	memory_image_free(m);
+}
+END_TEST
+
 static Suite *memory_image_suite(void)
 {
 	Suite *s = suite_create("replay_memory_image");
@@ -426,6 +469,7 @@ static Suite *memory_image_suite(void)
 	tcase_add_test(tc, test_changed_ranges);
 	tcase_add_test(tc, test_overlay);
 	tcase_add_test(tc, test_page_moves);
+	tcase_add_test(tc, test_read_word_after_snapshots);
 	suite_add_tcase(s, tc);
 	return s;
 }
