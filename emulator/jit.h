@@ -53,13 +53,16 @@ struct jit_edge {
 struct emu_jit_header {
 	uint8_t *chain_entry; /* where chained jumps enter (past the prologue) */
 	uint8_t *site[2];     /* the jumps to successors 0 (fall-through) and 1 */
-	uint8_t *home;        /* where those jumps go unchained: the run loop */
+	uint8_t *home[2];     /* where each goes unchained: rip stored, then
+			       * back to the run loop */
 	struct jit_target *targets; /* the translator's table */
 	bool indirect_exit;   /* ends in a return or indirect jump or call */
 	struct jit_edge *in;  /* chained jumps into this translation */
 	uint32_t n_in, cap_in;
 };
-#define EMU_JIT_HEADER_BYTES 64
+/* A multiple of 64: the code after it starts on a cache line too. */
+#define EMU_JIT_HEADER_BYTES 128
+_Static_assert(sizeof(struct emu_jit_header) <= EMU_JIT_HEADER_BYTES, "header too big");
 
 static inline struct emu_jit_header *emu_jit_header_of(const struct emu_block *b)
 {

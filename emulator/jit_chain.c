@@ -38,7 +38,7 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 		}
 		return;
 	}
-	if (!jump_goes_to(site, f->home))
+	if (!jump_goes_to(site, f->home[slot]))
 		return;
 	struct emu_jit_header *t = emu_jit_header_of(to);
 	if (t->n_in == t->cap_in) {
@@ -49,7 +49,7 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 		t->in = in;
 		t->cap_in = cap;
 	}
-	t->in[t->n_in++] = (struct jit_edge){ site, f->home };
+	t->in[t->n_in++] = (struct jit_edge){ site, f->home[slot] };
 	point_jump(site, t->chain_entry);
 }
 

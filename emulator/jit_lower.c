@@ -907,12 +907,14 @@ static bool target_to_rax(struct jit_xlate *x, const struct emu_insn *insn)
 	return true;
 }
 
+/* A direct jmp or call leaves rip to the block's end, which stores it on
+ * the way home only (a translation it chains to sets its own); an
+ * indirect one stores it and leaves the target in rax for the end's
+ * look-up (jit_translate.c). */
 static void lower_jmp(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	if (target_to_rax(x, insn))
 		set_rip_from(x, JR_RAX);
-	else
-		jit_set_rip(x, insn->imm);
 }
 
 /* call: the target is read first, then the return address pushed. */
@@ -926,8 +928,6 @@ static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
 	if (indirect) {
 		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 		set_rip_from(x, JR_RAX);
-	} else {
-		jit_set_rip(x, insn->imm);
 	}
 }
 
