@@ -581,11 +581,15 @@ static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, stru
 		x->lazy_kind = EMU_LAZY_NONE;
 		return;
 	}
-	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
-	if (b.kind == JIT_REG)
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
-	else
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	/* A logical operation's flags come from its result alone
+	 * (flags.h): its operands are not stored. */
+	if (op.lazy != EMU_LAZY_LOGIC) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+		if (b.kind == JIT_REG)
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+		else
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
 	emit(x, op.host, jit_r(JR_RDX, size), b);
 	set_lazy_result(x, op.lazy, size, JR_RDX);
 }
