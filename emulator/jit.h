@@ -16,7 +16,9 @@
  * Chaining: a translation whose block ends in a direct jump (or none)
  * jumps, while a whole block still fits under emu_run's limit, straight into
  * the translation of its successor once the run loop has seen that
- * transition (emu_jit_chain). Such a jump is undone when the successor is
+ * transition (emu_jit_chain). One that ends in a return or indirect jump
+ * or call jumps the same way to the first target it was seen to go to,
+ * when it goes there again, and looks any other up in a table. Such a jump is undone when the successor is
  * retired, when its fetches must be made again (emu_refetch_code), or
  * when the code area is emptied.
  */
@@ -57,6 +59,13 @@ struct emu_jit_header {
 			       * back to the run loop */
 	struct jit_target *targets; /* the translator's table */
 	bool indirect_exit;   /* ends in a return or indirect jump or call */
+	/* An indirect exit predicts the first target it chains to: the
+	 * guest address it compares (a movabs's imm64), the jump taken when
+	 * equal (a rel32, chained like a direct one) and where that jump
+	 * goes unchained: the look-up in `targets`. */
+	uint8_t *predicted_rip;
+	uint8_t *predicted_site;
+	uint8_t *lookup;
 	struct jit_edge *in;  /* chained jumps into this translation */
 	uint32_t n_in, cap_in;
 };

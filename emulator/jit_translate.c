@@ -29,6 +29,7 @@ struct jit_layout {
 	size_t site[2]; /* 0: no such jump */
 	size_t home[2];
 	bool indirect_exit;
+	size_t predicted_rip, predicted_site, lookup; /* 0: none */
 };
 
 static const int cache_hosts[JIT_CACHE_REGS] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14 };
@@ -267,11 +268,22 @@ static void direct_successors(const struct emu_block *b, const bool *lowered,
 	}
 }
 
-/* An indirect successor: the translation the target table has for rip,
- * if any. */
-static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targets)
+/* An indirect successor (its address in rax, where the lowered transfer
+ * left it): the translation predicted (emu_jit_chain sets the address
+ * compared and chains the jump), else the one the target table has,
+ * else home. */
+static void assemble_indirect_exit(struct jit_xlate *x, struct jit_layout *layout,
+				   struct jit_target *targets)
 {
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RIP, 8));
+	static const uint8_t movabs_rcx[10] = { 0x48, 0xb9 };
+	jit_bytes(&x->a, movabs_rcx, sizeof(movabs_rcx));
+	layout->predicted_rip = x->a.pos - 8;
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_r(JR_RCX, 8));
+	size_t other = jit_jcc_forward(&x->a, JIT_CC_NZ);
+	layout->predicted_site = jit_jmp_forward(&x->a);
+	layout->lookup = x->a.pos;
+	jit_bind(&x->a, other);
+	jit_point(&x->a, layout->predicted_site, layout->lookup);
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
 	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(12));
 	emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
@@ -338,6 +350,7 @@ static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_la
 	direct_successors(b, lowered, has, &target, &layout->indirect_exit);
 	const uint64_t rip_of[2] = { b->next_rip, target };
 	site[0] = site[1] = 0;
+	layout->predicted_rip = layout->predicted_site = layout->lookup = 0;
 	bool on = has[0] || has[1] || layout->indirect_exit;
 	/* A lowered ret or indirect jmp or call set rip itself. */
 	bool sets_rip = layout->indirect_exit;
@@ -368,7 +381,7 @@ static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_la
 			jit_set_rip(x, b->next_rip);
 		count_and_check_budget(x, on, home_jumps[0], &n_home[0]);
 		if (layout->indirect_exit)
-			assemble_indirect_exit(x, targets);
+			assemble_indirect_exit(x, layout, targets);
 		store_rip = false;
 	}
 	if (site[0] && site[1]) {
@@ -475,6 +488,11 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			h->chain_entry = code + layout.chain_entry;
 			h->targets = jit->targets;
 			h->indirect_exit = layout.indirect_exit;
+			if (layout.predicted_site) {
+				h->predicted_rip = code + layout.predicted_rip;
+				h->predicted_site = code + layout.predicted_site;
+				h->lookup = code + layout.lookup;
+			}
 			for (unsigned i = 0; i < 2; i++) {
 				h->site[i] = layout.site[i] ? code + layout.site[i] : NULL;
 				h->home[i] = code + layout.home[i];
