@@ -54,9 +54,6 @@ struct jit_edge {
 };
 struct emu_jit_header {
 	uint8_t *chain_entry; /* where chained jumps enter (past the prologue) */
-	uint8_t *loop_entry;  /* where its own jumps to itself enter: past the
-			       * loads of the guest registers it keeps in
-			       * host registers, which hold them already */
 	uint8_t *site[2];     /* the jumps to successors 0 (fall-through) and 1 */
 	uint8_t *home[2];     /* where each goes unchained: rip stored, then
 			       * back to the run loop */

@@ -43,14 +43,6 @@ static void link(uint8_t *site, uint8_t *home, struct emu_block *to)
 	point_jump(site, t->chain_entry);
 }
 
-/* A block's jump to itself enters past the loads: at its end, after the
- * stores, its host registers hold what the loads would load. */
-static void link_self(uint8_t *site, uint8_t *home, struct emu_block *b)
-{
-	link(site, home, b);
-	point_jump(site, emu_jit_header_of(b)->loop_entry);
-}
-
 /* An indirect exit's successor: in the table; and the exit's prediction
  * when it has none yet (its jump unchained), the address compared
  * written before the jump goes there. */
@@ -71,7 +63,7 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 	if (f->indirect_exit)
 		chain_indirect(f, to);
 	else if (site && jump_goes_to(site, f->home[slot]))
-		(from == to ? link_self : link)(site, f->home[slot], to);
+		link(site, f->home[slot], to);
 }
 
 void emu_jit_unchain_into(struct emu_block *b)
@@ -81,8 +73,7 @@ void emu_jit_unchain_into(struct emu_block *b)
 	if (t->rip == b->start && t->entry == h->chain_entry)
 		*t = (struct jit_target){ 0, NULL };
 	for (uint32_t i = 0; i < h->n_in; i++)
-		if (jump_goes_to(h->in[i].site, h->chain_entry) ||
-		    jump_goes_to(h->in[i].site, h->loop_entry))
+		if (jump_goes_to(h->in[i].site, h->chain_entry))
 			point_jump(h->in[i].site, h->in[i].home);
 	free(h->in);
 	h->in = NULL;

@@ -25,7 +25,7 @@ struct emu_jit {
 
 /* Where, from the start of the header, a translation's parts are. */
 struct jit_layout {
-	size_t chain_entry, loop_entry;
+	size_t chain_entry;
 	size_t site[2]; /* 0: no such jump */
 	size_t home[2];
 	bool indirect_exit;
@@ -429,7 +429,6 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	layout->chain_entry = x->a.pos;
 	load_guests(x);
-	layout->loop_entry = x->a.pos;
 
 	for (unsigned i = 0; i < b->count;) {
 		x->cur = i;
@@ -487,7 +486,6 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			struct emu_jit_header *h = (struct emu_jit_header *)(void *)code;
 			memset(h, 0, sizeof(*h));
 			h->chain_entry = code + layout.chain_entry;
-			h->loop_entry = code + layout.loop_entry;
 			h->targets = jit->targets;
 			h->indirect_exit = layout.indirect_exit;
 			if (layout.predicted_site) {
