@@ -16,7 +16,9 @@
  * Chaining: a translation whose block ends in a direct jump (or none)
  * jumps, while a whole block still fits under emu_run's limit, straight into
  * the translation of its successor once the run loop has seen that
- * transition (emu_jit_chain). Such a jump is undone when the successor is
+ * transition (emu_jit_chain). One that ends in a return or indirect jump
+ * or call jumps the same way to the first target it was seen to go to,
+ * when it goes there again, and looks any other up in a table. Such a jump is undone when the successor is
  * retired, when its fetches must be made again (emu_refetch_code), or
  * when the code area is emptied.
  */
@@ -53,13 +55,23 @@ struct jit_edge {
 struct emu_jit_header {
 	uint8_t *chain_entry; /* where chained jumps enter (past the prologue) */
 	uint8_t *site[2];     /* the jumps to successors 0 (fall-through) and 1 */
-	uint8_t *home;        /* where those jumps go unchained: the run loop */
+	uint8_t *home[2];     /* where each goes unchained: rip stored, then
+			       * back to the run loop */
 	struct jit_target *targets; /* the translator's table */
 	bool indirect_exit;   /* ends in a return or indirect jump or call */
+	/* An indirect exit predicts the first target it chains to: the
+	 * guest address it compares (a movabs's imm64), the jump taken when
+	 * equal (a rel32, chained like a direct one) and where that jump
+	 * goes unchained: the look-up in `targets`. */
+	uint8_t *predicted_rip;
+	uint8_t *predicted_site;
+	uint8_t *lookup;
 	struct jit_edge *in;  /* chained jumps into this translation */
 	uint32_t n_in, cap_in;
 };
-#define EMU_JIT_HEADER_BYTES 64
+/* A multiple of 64: the code after it starts on a cache line too. */
+#define EMU_JIT_HEADER_BYTES 128
+_Static_assert(sizeof(struct emu_jit_header) <= EMU_JIT_HEADER_BYTES, "header too big");
 
 static inline struct emu_jit_header *emu_jit_header_of(const struct emu_block *b)
 {

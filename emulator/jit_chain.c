@@ -26,20 +26,10 @@ static bool jump_goes_to(const uint8_t *site, const uint8_t *target)
 	return site + 4 + rel == target;
 }
 
-void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
+/* site's jump (unchained: to home) goes to `to`'s translation, and is
+ * sent home again when `to` stops being valid. */
+static void link(uint8_t *site, uint8_t *home, struct emu_block *to)
 {
-	struct emu_jit_header *f = emu_jit_header_of(from);
-	uint8_t *site = f->site[slot];
-	if (!site) {
-		if (f->indirect_exit) {
-			struct emu_jit_header *t = emu_jit_header_of(to);
-			f->targets[jit_target_slot(to->start)] =
-				(struct jit_target){ to->start, t->chain_entry };
-		}
-		return;
-	}
-	if (!jump_goes_to(site, f->home))
-		return;
 	struct emu_jit_header *t = emu_jit_header_of(to);
 	if (t->n_in == t->cap_in) {
 		uint32_t cap = t->cap_in ? t->cap_in * 2 : 4;
@@ -49,8 +39,31 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 		t->in = in;
 		t->cap_in = cap;
 	}
-	t->in[t->n_in++] = (struct jit_edge){ site, f->home };
+	t->in[t->n_in++] = (struct jit_edge){ site, home };
 	point_jump(site, t->chain_entry);
+}
+
+/* An indirect exit's successor: in the table; and the exit's prediction
+ * when it has none yet (its jump unchained), the address compared
+ * written before the jump goes there. */
+static void chain_indirect(struct emu_jit_header *f, struct emu_block *to)
+{
+	struct emu_jit_header *t = emu_jit_header_of(to);
+	f->targets[jit_target_slot(to->start)] = (struct jit_target){ to->start, t->chain_entry };
+	if (!f->predicted_site || !jump_goes_to(f->predicted_site, f->lookup))
+		return;
+	memcpy(f->predicted_rip, &to->start, 8);
+	link(f->predicted_site, f->lookup, to);
+}
+
+void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
+{
+	struct emu_jit_header *f = emu_jit_header_of(from);
+	uint8_t *site = f->site[slot];
+	if (f->indirect_exit)
+		chain_indirect(f, to);
+	else if (site && jump_goes_to(site, f->home[slot]))
+		link(site, f->home[slot], to);
 }
 
 void emu_jit_unchain_into(struct emu_block *b)

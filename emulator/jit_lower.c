@@ -564,30 +564,41 @@ static void set_lazy_result(struct jit_xlate *x, enum emu_lazy_kind kind, unsign
 	x->lazy_size = (uint8_t)size;
 }
 
-/* The operation on rdx (holding a) with b, leaving in cpu->lazy what
- * emu_set_lazy_flags leaves. `b` is a register or an immediate. Only
- * moves follow the operation: its host flags stay the guest's. */
-static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, struct jit_opnd b,
-			unsigned size)
+/* The operation on `into` (rdx, or a's own register) holding a with b,
+ * leaving in cpu->lazy what emu_set_lazy_flags leaves. `b` is a register
+ * or an immediate. Only moves follow the operation: its host flags stay
+ * the guest's. */
+static void alu_compute_in(struct jit_xlate *x, struct alu_lowering op, int a, struct jit_opnd b,
+			   unsigned size, int into)
 {
-	if (a != JR_RDX)
-		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	if (a != into)
+		emit(x, MOV, jit_r(into, 8), jit_r(a, 8));
 	if (b.kind == JIT_REG)
 		b.size = (uint8_t)size;
 	if (x->flags_dead) {
 		/* No store: nothing reads them before the next ALU
 		 * instruction replaces them (jit_flags_overwritten). */
-		emit(x, op.host, jit_r(JR_RDX, size), b);
+		emit(x, op.host, jit_r(into, size), b);
 		x->lazy_kind = EMU_LAZY_NONE;
 		return;
 	}
-	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
-	if (b.kind == JIT_REG)
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
-	else
-		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
-	emit(x, op.host, jit_r(JR_RDX, size), b);
-	set_lazy_result(x, op.lazy, size, JR_RDX);
+	/* A logical operation's flags come from its result alone
+	 * (flags.h): its operands are not stored. */
+	if (op.lazy != EMU_LAZY_LOGIC) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(into, 8));
+		if (b.kind == JIT_REG)
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(b.reg, 8));
+		else
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, op.host, jit_r(into, size), b);
+	set_lazy_result(x, op.lazy, size, into);
+}
+
+static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, struct jit_opnd b,
+			unsigned size)
+{
+	alu_compute_in(x, op, a, b, size, JR_RDX);
 }
 
 /* Memory destination: read, compute, write (if the operation writes),
@@ -647,9 +658,18 @@ static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)
 	} else {
 		b = jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
 	}
-	alu_compute(x, op, jit_guest_in(x, gpr_of(d), JR_RAX), b, size);
-	if (op.writes)
-		jit_guest_out(x, gpr_of(d), size, JR_RDX);
+	unsigned g = gpr_of(d);
+	if (op.writes && x->host[g] >= 0) {
+		/* In the guest register's own host register: a 4-byte
+		 * operation zero-extends it, a 1- or 2-byte one merges, as
+		 * the guest's does. */
+		alu_compute_in(x, op, x->host[g], b, size, x->host[g]);
+		x->dirty |= (uint16_t)(1u << g);
+	} else {
+		alu_compute(x, op, jit_guest_in(x, g, JR_RAX), b, size);
+		if (op.writes)
+			jit_guest_out(x, g, size, JR_RDX);
+	}
 	x->flags_live = true;
 }
 
@@ -907,12 +927,14 @@ static bool target_to_rax(struct jit_xlate *x, const struct emu_insn *insn)
 	return true;
 }
 
+/* A direct jmp or call leaves rip to the block's end, which stores it on
+ * the way home only (a translation it chains to sets its own); an
+ * indirect one stores it and leaves the target in rax for the end's
+ * look-up (jit_translate.c). */
 static void lower_jmp(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	if (target_to_rax(x, insn))
 		set_rip_from(x, JR_RAX);
-	else
-		jit_set_rip(x, insn->imm);
 }
 
 /* call: the target is read first, then the return address pushed. */
@@ -926,8 +948,6 @@ static void lower_call(struct jit_xlate *x, const struct emu_insn *insn)
 	if (indirect) {
 		emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_A, 8));
 		set_rip_from(x, JR_RAX);
-	} else {
-		jit_set_rip(x, insn->imm);
 	}
 }
 

@@ -25,9 +25,11 @@ struct emu_jit {
 
 /* Where, from the start of the header, a translation's parts are. */
 struct jit_layout {
-	size_t chain_entry, home;
+	size_t chain_entry;
 	size_t site[2]; /* 0: no such jump */
+	size_t home[2];
 	bool indirect_exit;
+	size_t predicted_rip, predicted_site, lookup; /* 0: none */
 };
 
 static const int cache_hosts[JIT_CACHE_REGS] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14 };
@@ -266,11 +268,22 @@ static void direct_successors(const struct emu_block *b, const bool *lowered,
 	}
 }
 
-/* An indirect successor: the translation the target table has for rip,
- * if any. */
-static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targets)
+/* An indirect successor (its address in rax, where the lowered transfer
+ * left it): the translation predicted (emu_jit_chain sets the address
+ * compared and chains the jump), else the one the target table has,
+ * else home. */
+static void assemble_indirect_exit(struct jit_xlate *x, struct jit_layout *layout,
+				   struct jit_target *targets)
 {
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RIP, 8));
+	static const uint8_t movabs_rcx[10] = { 0x48, 0xb9 };
+	jit_bytes(&x->a, movabs_rcx, sizeof(movabs_rcx));
+	layout->predicted_rip = x->a.pos - 8;
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_r(JR_RCX, 8));
+	size_t other = jit_jcc_forward(&x->a, JIT_CC_NZ);
+	layout->predicted_site = jit_jmp_forward(&x->a);
+	layout->lookup = x->a.pos;
+	jit_bind(&x->a, other);
+	jit_point(&x->a, layout->predicted_site, layout->lookup);
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
 	emit(x, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(12));
 	emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
@@ -286,76 +299,102 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_target *targe
 /* One way out of a block run whole: its count added, then, while a whole
  * block still fits under the run's limit (icount below
  * cpu->chain_limit), on toward a successor (the caller emits that); the
- * budget's jump home is added to `home_jumps`. */
+ * budget's jump home is added to `home_jumps`. Leaves rax as it was (a
+ * lowered indirect transfer's target). */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
 	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(x->b->count));
 	if (!on)
 		return;
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RCX, 8), jit_cpu_field(JIT_ICOUNT, 8));
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RCX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
 	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 3); /* jae */
 }
 
-/* The end of a block run whole: rip set to the successor (a lowered
- * control transfer set it already, a handler-run one too), the count
- * added, then (while a whole block still fits under emu_run's limit: cpu->chain_limit) a jump
- * per direct successor, each chainable, or a look-up of an indirect one,
- * else home to the run loop. A conditional jump at the end branches here:
- * each way stores its rip and jumps to its successor, with no test of
- * rip afterwards. */
+/* The way home of direct successor `slot` (its budget's jump and its
+ * chainable jump unchained): rip stored there, then on to `common`, or
+ * straight there when something stored rip already. */
+static void assemble_home(struct jit_xlate *x, struct jit_layout *layout, unsigned slot,
+			  const size_t *home_jumps, unsigned n_home, bool store_rip, uint64_t rip)
+{
+	layout->home[slot] = x->a.pos;
+	for (unsigned i = 0; i < n_home; i++)
+		jit_bind(&x->a, home_jumps[i]);
+	if (layout->site[slot])
+		jit_point(&x->a, layout->site[slot], layout->home[slot]);
+	if (store_rip)
+		jit_set_rip(x, rip);
+}
+
+/* The end of a block run whole: the count added, then (while a whole
+ * block still fits under emu_run's limit: cpu->chain_limit) a jump per
+ * direct successor, each chainable, or a look-up of an indirect one,
+ * else home to the run loop. A direct successor's rip is stored only on
+ * its way home: a translation chained to sets rip itself before anything
+ * can read it (its first handler call, its end; its exits have the run
+ * loop set it). A lowered indirect transfer stored rip itself, a
+ * handler-run last instruction too. A conditional jump at the end
+ * branches here: each way jumps to its successor, with no test of rip
+ * afterwards. */
 static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_layout *layout,
 			 struct jit_target *targets)
 {
 	const struct emu_block *b = x->b;
-	const struct emu_insn *last = &b->insns[b->count - 1];
-	size_t *site = layout->site, *home = &layout->home;
-	size_t home_jumps[2];
-	unsigned n_home = 0;
+	size_t *site = layout->site;
+	size_t home_jumps[2][2];
+	unsigned n_home[2] = { 0, 0 };
 	bool has[2];
 	uint64_t target;
 	store_guests(x, x->dirty); /* moves: the host flags stay for a jcc */
 	direct_successors(b, lowered, has, &target, &layout->indirect_exit);
+	const uint64_t rip_of[2] = { b->next_rip, target };
 	site[0] = site[1] = 0;
+	layout->predicted_rip = layout->predicted_site = layout->lookup = 0;
 	bool on = has[0] || has[1] || layout->indirect_exit;
-	/* A lowered jmp, call or ret set rip itself. */
-	bool sets_rip = lowered[b->count - 1] && (last->mnemonic == ZYDIS_MNEMONIC_JMP ||
-						  last->mnemonic == ZYDIS_MNEMONIC_CALL ||
-						  last->mnemonic == ZYDIS_MNEMONIC_RET);
+	/* A lowered ret or indirect jmp or call set rip itself. */
+	bool sets_rip = layout->indirect_exit;
+	/* The successors' ways home store their rip. */
+	bool store_rip = true;
 	if (x->end_jcc && has[1]) {
 		size_t taken = jit_jcc_forward(&x->a, x->end_cc);
-		jit_set_rip(x, b->next_rip);
-		count_and_check_budget(x, true, home_jumps, &n_home);
+		count_and_check_budget(x, true, home_jumps[0], &n_home[0]);
 		site[0] = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, taken);
-		jit_set_rip(x, target);
-		count_and_check_budget(x, true, home_jumps, &n_home);
+		count_and_check_budget(x, true, home_jumps[1], &n_home[1]);
 		site[1] = jit_jmp_forward(&x->a);
-	} else {
+	} else if (has[0] && has[1]) {
+		/* A jcc its fused compare's handler ran: rip says which way
+		 * it went. */
+		count_and_check_budget(x, true, home_jumps[0], &n_home[0]);
+		jit_mov_imm(&x->a, JR_RDX, target);
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RDX, 8));
+		site[1] = jit_jcc_forward(&x->a, JIT_CC_Z);
+		site[0] = jit_jmp_forward(&x->a);
+		store_rip = false;
+	} else if (has[0] || has[1]) {
 		/* A jcc to the next instruction goes there either way. */
+		count_and_check_budget(x, true, home_jumps[has[1]], &n_home[has[1]]);
+		site[has[1]] = jit_jmp_forward(&x->a);
+	} else {
 		if (!sets_rip && !x->rip_stored)
 			jit_set_rip(x, b->next_rip);
-		count_and_check_budget(x, on, home_jumps, &n_home);
-		if (has[0] && has[1]) {
-			/* A jcc its fused compare's handler ran: rip says
-			 * which way it went. */
-			jit_mov_imm(&x->a, JR_RDX, target);
-			emit(x, ZYDIS_MNEMONIC_CMP, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RDX, 8));
-			site[1] = jit_jcc_forward(&x->a, JIT_CC_Z);
-			site[0] = jit_jmp_forward(&x->a);
-		} else if (has[0] || has[1]) {
-			site[has[1]] = jit_jmp_forward(&x->a);
-		} else if (layout->indirect_exit) {
-			assemble_indirect_exit(x, targets);
-		}
+		count_and_check_budget(x, on, home_jumps[0], &n_home[0]);
+		if (layout->indirect_exit)
+			assemble_indirect_exit(x, layout, targets);
+		store_rip = false;
 	}
-	*home = x->a.pos;
-	for (unsigned i = 0; i < n_home; i++)
-		jit_bind(&x->a, home_jumps[i]);
-	for (unsigned i = 0; i < 2; i++)
-		if (site[i])
-			jit_point(&x->a, site[i], *home);
+	if (site[0] && site[1]) {
+		assemble_home(x, layout, 1, home_jumps[1], n_home[1], store_rip, rip_of[1]);
+		size_t to_common = jit_jmp_forward(&x->a);
+		assemble_home(x, layout, 0, home_jumps[0], n_home[0], store_rip, rip_of[0]);
+		jit_bind(&x->a, to_common);
+	} else {
+		unsigned slot = site[1] ? 1 : 0;
+		assemble_home(x, layout, slot, home_jumps[slot], n_home[slot], store_rip && site[slot],
+			      rip_of[slot]);
+		layout->home[!slot] = layout->home[slot];
+	}
 	emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 	jit_mov_imm(&x->a, JR_RDX, (uint64_t)(uintptr_t)b);
 }
@@ -447,11 +486,17 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			struct emu_jit_header *h = (struct emu_jit_header *)(void *)code;
 			memset(h, 0, sizeof(*h));
 			h->chain_entry = code + layout.chain_entry;
-			h->home = code + layout.home;
 			h->targets = jit->targets;
 			h->indirect_exit = layout.indirect_exit;
-			for (unsigned i = 0; i < 2; i++)
+			if (layout.predicted_site) {
+				h->predicted_rip = code + layout.predicted_rip;
+				h->predicted_site = code + layout.predicted_site;
+				h->lookup = code + layout.lookup;
+			}
+			for (unsigned i = 0; i < 2; i++) {
 				h->site[i] = layout.site[i] ? code + layout.site[i] : NULL;
+				h->home[i] = code + layout.home[i];
+			}
 			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
 			jit->translations++;
 		}

@@ -1659,6 +1659,116 @@ START_TEST(test_self_modifying)
 }
 END_TEST
 
+/* --- indirect successors ----------------------------------------------------- */
+
+/* Where an indirect exit goes while its prediction (the first target it
+ * chained to) stops holding:
+ *   I_RET_MOVED    a function's ret whose return address it rewrites
+ *                  every 64 iterations (to B and back to A)
+ *   I_JMP_REWRITTEN  a jmp rax to a block whose code the loop rewrites
+ *                  every 128th iteration (its translation retired, its
+ *                  block decoded and translated again)
+ *   I_JMP_TWO      a jmp rax to A or B by the counter's bit 5
+ * A and B count into r8 and r9; the loop's end is shared. */
+enum indirect_case { I_RET_MOVED, I_JMP_REWRITTEN, I_JMP_TWO, I_COUNT };
+static const char *const indirect_names[I_COUNT] = { "ret to a moved return address",
+						      "jmp to rewritten code", "jmp to two targets" };
+
+static void place(struct asmb *a, uint64_t at)
+{
+	ck_assert_uint_ge(at, a->base + a->len);
+	a->len = at - a->base;
+}
+
+static void build_indirect(struct program *p, enum indirect_case k)
+{
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	/* On the next page: a write there retires them, not the loop's
+	 * first block (the decode cache retires by page). */
+	const uint64_t at_a = CODE_BASE + 0x1040, at_b = CODE_BASE + 0x1080,
+		       at_end = CODE_BASE + 0x10c0, at_f = CODE_BASE + 0x1100;
+	ZydisEncoderOperand rdx = R(EMU_RDX, 8), rax = R(EMU_RAX, 8);
+	if (k == I_RET_MOVED) {
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_CALL, at_f, false));
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_a, false));
+	} else {
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, rdx, R(EMU_RBX, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(127)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVZ, rdx, R(EMU_RSI, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RDX, NO_REG, 0, 0, 4, 8), R(EMU_RCX, 4)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I((int64_t)at_a)));
+		if (k == I_JMP_TWO) {
+			ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(32)));
+			ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVNZ, rax, R(EMU_RDI, 8)));
+		}
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_JMP, rax));
+	}
+	place(&a, at_a);
+	uint64_t imm_at = a.base + a.len + 1;
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 4), I(0x11111111)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R8, 8), rax));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_end, false));
+	place(&a, at_b);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R9, 8), I(1)));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_end, false));
+	place(&a, at_end);
+	end_counted_loop(p, &a);
+	if (k == I_RET_MOVED) {
+		/* The function: its return address B while the counter's
+		 * bit 6 is set. */
+		place(&a, at_f);
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, rdx, M(EMU_RSP, NO_REG, 0, 0, 8, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(64)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVNZ, rdx, R(EMU_RDI, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 0, 0, 8, 8), rdx));
+		ck_assert(EMIT0(&a, ZYDIS_MNEMONIC_RET));
+		p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
+	}
+	p->gpr[EMU_RBX] = DATA_BASE + 0x100;
+	p->gpr[EMU_RSI] = k == I_JMP_REWRITTEN ? imm_at : DATA_BASE + 0x200;
+	p->gpr[EMU_RDI] = at_b;
+}
+
+START_TEST(test_indirect_targets)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	struct rng r = { test_seed() | 1 };
+	for (int k = 0; k < I_COUNT; k++) {
+		build_indirect(p, (enum indirect_case)k);
+		for (int v = 0; v < V_COUNT; v++) {
+			struct context c = { indirect_names[k], test_seed(), 0, v };
+			compare_whole(&c, p, a, b, ENTRY_ADDR);
+			ck_assert_msg(emu_exit_info(a->cpu)->fault == EMU_FAULT_UD,
+				      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64,
+				      indirect_names[k], emu_exit_info(a->cpu)->fault,
+				      emu_regs(a->cpu)->rip, emu_exit_info(a->cpu)->fault_addr,
+				      emu_icount(a->cpu));
+			/* Both ways were taken, or the code changed. */
+			if (k == I_JMP_REWRITTEN) {
+				uint32_t imm;
+				memcpy(&imm, a->bytes[R_CODE] + (p->gpr[EMU_RSI] - CODE_BASE), 4);
+				ck_assert_uint_ne(imm, 0x11111111);
+			} else {
+				ck_assert_uint_gt(emu_regs(a->cpu)->gpr[EMU_R9], 0);
+			}
+			ck_assert_uint_gt(emu_regs(a->cpu)->gpr[EMU_R8], 0);
+			ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+			for (int n = 0; n < 8; n++)
+				compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+		}
+	}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 /* --- SSE moves ----------------------------------------------------------------- */
 
 /* A writable address outside [avoid, avoid + 16) whose prediction-cache
@@ -1934,6 +2044,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
 	tcase_add_test(tc, test_self_modifying);
+	tcase_add_test(tc, test_indirect_targets);
 	suite_add_tcase(s, tc);
 	return s;
 }
