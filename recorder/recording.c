@@ -585,10 +585,13 @@ static int main_loop(struct recording *rec)
 			if (log_checkpoint(rec) != 0)
 				return -1;
 			rec->cur->next_checkpoint = now + interval;
-			/* A ring keeps only the recent part of every stream:
-			 * threads that wait (blocked, or not given a turn) get
-			 * checkpoints too, at most an interval apart. */
-			if (rec->opt->ring_bytes && rec->n_threads > 1) {
+			/* Threads that wait (blocked, or not given a turn) get
+			 * checkpoints too, at most an interval apart: a ring
+			 * keeps only the recent part of every stream, and the
+			 * replay's first pass can cut a threaded history only
+			 * where every waiting thread starts its next slice with
+			 * a checkpoint (man/ttreplay.1, --jobs). */
+			if (rec->n_threads > 1) {
 				if (slice_refresh_checkpoints(rec, rec->last_interval_checkpoint) != 0)
 					return -1;
 				rec->last_interval_checkpoint = rec->cur->checkpoint_seq;

@@ -1,8 +1,8 @@
 /*
  * slice_switch.c — the emulator handed from one thread to another, and the
  * records that open a thread's slice (a SWITCH key frame; its first
- * checkpoint; in a ring, the code pages forgotten and, at each interval,
- * a checkpoint for every waiting thread). The main loop (recording.c)
+ * checkpoint; in a ring, the code pages forgotten; at each interval, a
+ * checkpoint for every waiting thread). The main loop (recording.c)
  * calls these with the thread the table (thread_table.c) chose: the table
  * itself writes no slice records.
  */

@@ -71,7 +71,7 @@ struct pass_worker {
 /* Why a trace of several threads has no range to cut. */
 #define PASS_NO_THREAD_CUT                                                                   \
 	"a trace of several threads with no checkpoint where every thread has one "          \
-	"(ttrec --ring records such groups)"
+	"(ttrec logs them at each checkpoint interval of a running thread)"
 
 /* Replays w's range (a thread's body): void * for pthread_create. */
 void *pass_worker_run(void *w);

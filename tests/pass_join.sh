@@ -8,7 +8,7 @@
 # memory and registers at times in several ranges, the same monitor info;
 # an index made with --jobs 2 loads into a session showing the same and
 # holds the same snapshot frames, byte for byte.
-# Threads recorded without --ring (no place to cut), a ring that wrapped
+# Threads with no checkpoint but their first (no place to cut), a ring that wrapped
 # and a truncated trace stay on one core and say why; past the snapshot
 # memory budget the ranges spill their snapshots, the session keeps
 # those records as they are, and the pass stays on two cores (with no
@@ -77,7 +77,7 @@ if cmp -s indexed1 indexed2; then ok
 else bad "the index made on two cores shows another pass: $(diff indexed1 indexed2 | head -6 | tr '\n' ' ')"; fi
 
 # What stays serial, and says why.
-"$build/ttrec" run -q -o threads.idna --checkpoint-interval 1000000 -- "$program" threads 40 \
+"$build/ttrec" run -q -o threads.idna --checkpoint-interval 1G -- "$program" threads 40 \
 	> /dev/null 2>&1
 cores threads.idna threads --jobs 2
 expect threads.cores 'one core: a trace of several threads with no checkpoint' "threads with no cut stay on one core and say why"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The first pass of a threaded program on several cores (pass_join.h,
 # pass_parallel.h; replayer/resim_cut.c) makes what the serial pass makes:
-# three threads that compute, recorded with a ring large enough to keep
-# everything (whose recorder gives waiting threads checkpoints, so the
-# history can be cut), show under --jobs 1, 2 and 3 the same checksum of
-# every snapshot's state, the same threads and registers at times in
-# several ranges, the same steps back across threads (also with
-# checkpoints rarer than slices, where fewer places cut); --verify and an
-# index made on two cores agree with the serial ones. A threaded trace
-# with no place to cut stays on one core and says why.
+# three threads that compute (the recorder gives waiting threads
+# checkpoints, so the history can be cut), recorded with a ring large
+# enough to keep everything, show under --jobs 1, 2 and 3 the same checksum
+# of every snapshot's state, the same threads and registers at times in
+# several ranges, the same steps back across threads (also recorded
+# without a ring and with checkpoints rarer than slices, where fewer
+# places cut); --verify and an index made on two cores agree with the
+# serial ones. A threaded trace with no place to cut stays on one core and
+# says why.
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join_threads.gdb
@@ -48,9 +49,9 @@ for jobs in 2 3; do
 	expect "jobs$jobs.cores" "replayed $jobs ranges of the history at once" "--jobs $jobs cuts the pass"
 done
 
-# Checkpoints rarer than slices: most slices begin without one, and the
-# history is cut only where every waiting thread's next slice does.
-"$build/ttrec" run -q -o rare.idna --ring 1G --checkpoint-interval 2500000 -- \
+# No ring, checkpoints rarer than slices: most slices begin without one,
+# and the history is cut only where every waiting thread's next slice does.
+"$build/ttrec" run -q -o rare.idna --checkpoint-interval 2500000 -- \
 	"$program" 3000 > /dev/null 2>&1
 session rare.idna rare1 --no-index --jobs 1
 session rare.idna rare3 --no-index --jobs 3
@@ -89,8 +90,9 @@ expect verify2 'replayed 2 ranges of the history at once' "--verify --jobs 2 cut
 expect verify2 'consistent with the recording' "--verify --jobs 2 is consistent"
 same verify1.body verify2.body "--verify --jobs 2 says another thing"
 
-# Without a ring, waiting threads get no checkpoints: one core, and why.
-"$build/ttrec" run -q -o plain.idna --checkpoint-interval 1000000 -- "$program" 3000 \
+# An interval longer than the run: no thread has a checkpoint but its
+# first, and the others have begun at every one of those; one core, and why.
+"$build/ttrec" run -q -o plain.idna --checkpoint-interval 1G -- "$program" 3000 \
 	> /dev/null 2>&1
 cores plain.idna plain --jobs 2
 expect plain.cores 'one core: a trace of several threads with no checkpoint' \

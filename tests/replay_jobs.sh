@@ -3,7 +3,7 @@
 # of the history replayed at once says exactly what the serial pass says.
 # Recordings long enough to be cut (tests/programs/long_history.c: one
 # thread plain, with signals, killed by SIGABRT; a ring that wrapped; two
-# threads, which stay on one job), then damaged traces (truncated, a
+# threads), then damaged traces (truncated, a
 # damaged chunk): --verify's output and status and --info's lines (and
 # JSON) under --jobs 1, 2 and 3 are compared; the time a pass took is
 # the one figure that differs. A changed record halfway through makes the
@@ -76,10 +76,14 @@ n=$(cat ranges.64)
 if [ "$n" -gt 3 ] && cmp -s verify.1 verify.64 && cmp -s info.1 info.64; then ok
 else bad "--jobs 64: $n ranges, or the answers differ"; fi
 
-# Two threads: each keeps its own checkpoints, so the pass stays serial.
+# Two threads: cut where the waiting thread's next slice begins with a
+# checkpoint (the recorder gives it one at each interval).
 record threads --checkpoint-interval 1M -- "$program" threads
-jobs_agree threads threads.idna 1
-pass threads.idna 2
+jobs_agree threads threads.idna 3
+expect threads.verify 'consistent with the recording' "the threaded trace replays consistently"
+# With no checkpoint but each thread's first, it stays serial and says why.
+record lone --checkpoint-interval 1G -- "$program" threads
+pass lone.idna 2
 expect verify.err 'one core: a trace of several threads with no checkpoint' "--verify says why a threaded trace is not cut"
 
 # Damaged: the intact prefix of a truncated trace, and a damaged chunk.
