@@ -434,6 +434,21 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 	return !*why && !r->bad;
 }
 
+uint32_t record_state_writers(uint32_t wanted)
+{
+	/* KEY_FRAME's times are deltas from the last KEY_FRAME or CHECKPOINT;
+	 * KERNEL's and NATIVE's registers from the last CHECKPOINT, KERNEL or
+	 * NATIVE. CHECKPOINT itself is absolute, MISS and CODE_PAGE carry no
+	 * state. */
+	uint32_t writers = 0;
+	if (wanted & idna_type_bit(IDNA_REC_KEY_FRAME))
+		writers |= idna_type_bit(IDNA_REC_KEY_FRAME) | idna_type_bit(IDNA_REC_CHECKPOINT);
+	if (wanted & (idna_type_bit(IDNA_REC_KERNEL) | idna_type_bit(IDNA_REC_NATIVE)))
+		writers |= idna_type_bit(IDNA_REC_CHECKPOINT) | idna_type_bit(IDNA_REC_KERNEL) |
+			   idna_type_bit(IDNA_REC_NATIVE);
+	return writers;
+}
+
 bool record_skip(struct byte_reader *r, uint32_t *type, uint32_t *payload_len)
 {
 	*type = br_varint32(r);
@@ -452,8 +467,7 @@ int record_decode(struct record_decoder *d, struct byte_reader *r, struct idna_r
 		snprintf(err, errlen, "malformed record header");
 		return -1;
 	}
-	memset(rec, 0, sizeof(*rec));
-	rec->type = type;
+	*rec = (struct idna_record){ .type = type }; /* inline stores, no memset call */
 	struct byte_reader payload = {r->p - len, r->p, false};
 	const char *why = NULL;
 	if (!decode_payload(d, &payload, rec, &why)) {
