@@ -243,6 +243,8 @@ void idna_iter_want(struct idna_iter *it, uint32_t types)
 /* Decodes the record at the iterator's place; false with the error set. */
 static bool decode_here(struct idna_iter *it, struct idna_record *rec, bool skip_regs)
 {
+	if (record_decode_miss(&it->cur, rec))
+		return true;
 	const uint8_t *start = it->cur.p;
 	it->dec.skip_regs = skip_regs;
 	char why[160];
