@@ -3,12 +3,15 @@
  * iterators of one stream sharing its decompressed chunks
  * (idna_iter_pair), as a replay's memory and event cursors do: every
  * record served is the one a full read serves, however far apart the two
- * are, and a damaged chunk ends each of them at its own place.
+ * are, and a damaged chunk ends each of them at its own place; and the
+ * misses' own decoding path (record_decode_miss).
  */
 #include <fcntl.h>
 
 #include "check_main.h"
 #include "trace_sample.h"
+#include "trace-format/bytes.h"
+#include "trace-format/record_codec.h"
 
 #define N_RECORDS 3000
 
@@ -230,6 +233,60 @@ START_TEST(a_damaged_chunk_seen_first_by_the_one_ahead)
 }
 END_TEST
 
+/* Every miss length and hits_before of every varint size decodes on the
+ * misses' path as on the general one; malformed misses are left to the
+ * general path, which names what is wrong. */
+START_TEST(misses_decode_alike_on_their_own_path)
+{
+	static const uint64_t hits[] = {0, 1, 127, 128, 16383, 16384, 1ull << 40, UINT64_MAX};
+	uint8_t value[IDNA_MAX_READ], buf[RECORD_MAX_ENCODED];
+	for (int k = 0; k < IDNA_MAX_READ; k++)
+		value[k] = (uint8_t)(7 * k + 1);
+	char err[160];
+	for (size_t h = 0; h < sizeof(hits) / sizeof(hits[0]); h++)
+		for (uint32_t len = 1; len <= IDNA_MAX_READ; len++) {
+			struct record_codec_state st;
+			record_codec_reset(&st);
+			struct idna_record w = {.type = IDNA_REC_MISS};
+			w.u.miss.hits_before = hits[h];
+			w.u.miss.value = value;
+			w.u.miss.len = len;
+			size_t n = record_encode(&st, &w, buf, err, sizeof(err));
+			ck_assert_uint_gt(n, 0);
+			struct byte_reader r = {buf, buf + n, false};
+			struct idna_record got;
+			ck_assert_int_eq(record_decode_miss(&r, &got), 1);
+			ck_assert(r.p == buf + n);
+			ck_assert_uint_eq(got.type, IDNA_REC_MISS);
+			ck_assert_uint_eq(got.u.miss.hits_before, hits[h]);
+			ck_assert_uint_eq(got.u.miss.len, len);
+			ck_assert_int_eq(memcmp(got.u.miss.value, value, len), 0);
+		}
+	/* No value; 65 bytes; a hits_before running past the payload; a
+	 * record running past its chunk. */
+	uint8_t empty[] = {IDNA_REC_MISS, 1, 0};
+	uint8_t long_value[2 + 1 + 65] = {IDNA_REC_MISS, 66, 0};
+	uint8_t cut_varint[] = {IDNA_REC_MISS, 1, 0x80};
+	uint8_t cut_record[8] = {IDNA_REC_MISS, 9, 0, 1, 2}; /* 9 bytes declared, 3 read */
+	struct { uint8_t *b; size_t n; const char *why; } bad[] = {
+		{empty, sizeof(empty), "miss value must be 1..64 bytes"},
+		{long_value, sizeof(long_value), "miss value must be 1..64 bytes"},
+		{cut_varint, sizeof(cut_varint), "malformed miss record"},
+		{cut_record, 5, "malformed record header"},
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct byte_reader r = {bad[k].b, bad[k].b + bad[k].n, false};
+		struct idna_record got;
+		ck_assert_int_eq(record_decode_miss(&r, &got), 0);
+		ck_assert(r.p == bad[k].b);
+		struct record_decoder *d = calloc(1, sizeof(*d));
+		ck_assert_int_eq(record_decode(d, &r, &got, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, bad[k].why) != NULL, "%zu: %s", k, err);
+		free(d);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("trace_pair");
@@ -238,6 +295,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, a_reader_of_some_types_sees_what_a_full_read_sees);
 	tcase_add_test(tc, a_pair_far_apart_reads_as_two_alone);
 	tcase_add_test(tc, a_damaged_chunk_seen_first_by_the_one_ahead);
+	tcase_add_test(tc, misses_decode_alike_on_their_own_path);
 	suite_add_tcase(s, tc);
 	return s;
 }
