@@ -1,17 +1,34 @@
 /*
- * record_cursor.c — filtering and one-record lookahead over idna_iter.
+ * record_cursor.c — one role's records, with one-record lookahead, over
+ * an idna_iter that steps over the other role's.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "replayer/record_cursor.h"
 
-static bool wanted(enum cursor_role role, uint32_t type)
+/* The types a role reads. Neither role's records carry delta state the
+ * other's decoding needs (MISS and CODE_PAGE carry none, CHECKPOINT is
+ * absolute), so each cursor steps over the other's records undecoded:
+ * every record of the stream is decoded once, by the cursor that wants it
+ * (CHECKPOINT by both). */
+static uint32_t role_types(enum cursor_role role)
 {
-	bool memory = type == IDNA_REC_MISS || type == IDNA_REC_CODE_PAGE;
-	if (type == IDNA_REC_CHECKPOINT)
-		return true;
-	return role == CURSOR_MEMORY ? memory : !memory;
+	uint32_t memory = idna_type_bit(IDNA_REC_MISS) | idna_type_bit(IDNA_REC_CODE_PAGE);
+	return idna_type_bit(IDNA_REC_CHECKPOINT) | (role == CURSOR_MEMORY ? memory : ~memory);
+}
+
+/* Opens the iterator at `from` reading only the role's records. */
+static int open_iter(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
+		     const struct idna_checkpoint *from)
+{
+	c->it = idna_iter_open(r, stream, from, c->error, sizeof(c->error));
+	if (!c->it) {
+		c->failed = true;
+		return -1;
+	}
+	idna_iter_want(c->it, role_types(c->role));
+	return 0;
 }
 
 int cursor_open(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
@@ -19,12 +36,7 @@ int cursor_open(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
 {
 	memset(c, 0, sizeof(*c));
 	c->role = role;
-	c->it = idna_iter_open(r, stream, from, c->error, sizeof(c->error));
-	if (!c->it) {
-		c->failed = true;
-		return -1;
-	}
-	return 0;
+	return open_iter(c, r, stream, from);
 }
 
 void cursor_close(struct record_cursor *c)
@@ -33,6 +45,12 @@ void cursor_close(struct record_cursor *c)
 		idna_iter_close(c->it);
 	c->it = NULL;
 	c->have = false;
+}
+
+void cursor_pair(struct record_cursor *memory, struct record_cursor *events)
+{
+	if (memory->it && events->it)
+		idna_iter_pair(memory->it, events->it);
 }
 
 const struct idna_record *cursor_peek(struct record_cursor *c)
@@ -44,7 +62,7 @@ const struct idna_record *cursor_peek(struct record_cursor *c)
 			c->failed = true;
 		} else if (r == 0) {
 			c->ended = true;
-		} else if (wanted(c->role, c->rec.type)) {
+		} else {
 			c->have = true;
 		}
 	}
@@ -79,11 +97,8 @@ int cursor_open_at(struct record_cursor *c, struct idna_reader *r, uint32_t stre
 		return 0;
 	}
 	struct idna_checkpoint start = { .stream = stream, .chunk = pos->chunk, .offset = 0 };
-	c->it = idna_iter_open(r, stream, &start, c->error, sizeof(c->error));
-	if (!c->it) {
-		c->failed = true;
+	if (open_iter(c, r, stream, &start) != 0)
 		return -1;
-	}
 	idna_iter_skip_regs_before(c->it, pos->offset);
 	for (;;) {
 		int n = idna_iter_next(c->it, &c->rec);

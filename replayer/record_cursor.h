@@ -35,6 +35,10 @@ int cursor_open(struct record_cursor *c, struct idna_reader *r, uint32_t stream,
 		const struct idna_checkpoint *from, enum cursor_role role);
 void cursor_close(struct record_cursor *c);
 
+/* The memory and events cursors of one thread, just opened: each chunk
+ * the one ahead loads is not decompressed again for the other. */
+void cursor_pair(struct record_cursor *memory, struct record_cursor *events);
+
 /* The pending record, or NULL at the end of the stream or on error. Valid
  * until cursor_next(). */
 const struct idna_record *cursor_peek(struct record_cursor *c);

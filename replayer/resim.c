@@ -115,6 +115,7 @@ int resim_open_carrying(struct resim *s, struct idna_reader *reader, unsigned ca
 			resim_close(s);
 			return -1;
 		}
+		cursor_pair(&t->mem.cursor, &t->events);
 	}
 	if (s->ring_start && start_at_first_checkpoint(s) != 0) {
 		resim_close(s);
@@ -155,6 +156,7 @@ int resim_open_at_checkpoint(struct resim *s, struct idna_reader *reader, unsign
 			 t->events.failed ? t->events.error : t->mem.cursor.error);
 		goto fail;
 	}
+	cursor_pair(&t->mem.cursor, &t->events);
 	emu_set_icount(s->cpu, cp->icount);
 	s->clock_offset = 0 - origin;
 	bool switched;

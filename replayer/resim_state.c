@@ -93,6 +93,7 @@ static int restore_thread(struct resim *s, size_t i, const struct resim_thread_s
 			 t->events.failed ? t->events.error : t->mem.cursor.error);
 		return -1;
 	}
+	cursor_pair(&t->mem.cursor, &t->events);
 	t->regs = st->regs;
 	t->icount = st->icount;
 	t->started = st->started;

@@ -414,6 +414,21 @@ struct idna_iter;
  * first chunk). Memory is bounded by one chunk. */
 struct idna_iter *idna_iter_open(struct idna_reader *r, uint32_t stream,
 				 const struct idna_checkpoint *from, char *err, size_t errlen);
+/* A set of record types, one bit per type (idna_iter_want); bit 0 stands
+ * for every type from 32 on (type 0 is never a record's). */
+static inline uint32_t idna_type_bit(uint32_t type)
+{
+	return type < 32 ? 1u << type : 1u;
+}
+/* From now on idna_iter_next returns only records of these types and
+ * steps over the others by their length, decoding only those whose delta
+ * state the wanted ones need: a reader of some types pays for little
+ * more. A record stepped over is not checked beyond its length. */
+void idna_iter_want(struct idna_iter *it, uint32_t types);
+/* Two iterators of the same stream that read it at once (each with its
+ * own types): a chunk one has loaded is not decompressed again for the
+ * other, which reads the same bytes. Either may be closed first. */
+void idna_iter_pair(struct idna_iter *a, struct idna_iter *b);
 /* 1: *rec filled; 0: end of stream; -1: error (idna_iter_error). */
 int idna_iter_next(struct idna_iter *it, struct idna_record *rec);
 const char *idna_iter_error(const struct idna_iter *it);

@@ -13,6 +13,14 @@
 #include "trace-format/reader_internal.h"
 #include "trace-format/record_codec.h"
 
+/* A decompressed chunk's bytes, shared by an iterator with its twin
+ * (idna_iter_pair) while both read that chunk. */
+struct chunk_bytes {
+	unsigned users;
+	uint32_t cap;
+	uint8_t b[];
+};
+
 struct idna_iter {
 	struct idna_reader *r;
 	const struct reader_stream *stream;
@@ -22,8 +30,11 @@ struct idna_iter {
 	 * once the last chunk is in (dctx, cbuf) and read (ubuf): memory
 	 * follows the streams being read, not every stream ever opened. */
 	ZSTD_DCtx *dctx;
-	uint8_t *cbuf, *ubuf;
-	uint32_t cbuf_cap, ubuf_cap;
+	uint8_t *cbuf;
+	uint32_t cbuf_cap;
+	struct chunk_bytes *chunk; /* the loaded chunk's bytes (ubuf) */
+	const uint8_t *ubuf;
+	struct idna_iter *twin; /* idna_iter_pair */
 	struct byte_reader cur;
 	bool loaded;
 	bool started_mid_stream; /* from a checkpoint: no gap check before it */
@@ -34,6 +45,9 @@ struct idna_iter {
 	 * skip_before come without registers. */
 	bool skipping;
 	uint32_t skip_chunk, skip_before;
+	/* idna_iter_want: the types returned (0: every type), and those of
+	 * the others decoded for their delta state only. */
+	uint32_t want, state_writers;
 	char error[256];
 	/* Last: its text buffer (64 KiB, for the strings of a record) is
 	 * written before it is read, so it is left unzeroed and stays
@@ -93,6 +107,41 @@ static bool fit(uint8_t **buf, uint32_t *cap, uint32_t need)
 	return true;
 }
 
+static void drop_bytes(struct idna_iter *it)
+{
+	if (it->chunk && --it->chunk->users == 0)
+		free(it->chunk);
+	it->chunk = NULL;
+	it->ubuf = NULL;
+}
+
+/* Makes it->chunk bytes of its own, of at least need bytes. */
+static bool own_bytes(struct idna_iter *it, uint32_t need)
+{
+	if (it->chunk && it->chunk->users == 1 && it->chunk->cap >= need)
+		return true;
+	drop_bytes(it);
+	it->chunk = malloc(sizeof(*it->chunk) + (need ? need : 1));
+	if (!it->chunk)
+		return false;
+	it->chunk->users = 1;
+	it->chunk->cap = need;
+	return true;
+}
+
+/* Takes the twin's bytes when it holds chunk idx loaded: the pair
+ * decompresses each chunk once. */
+static bool share_twins_bytes(struct idna_iter *it, uint32_t idx)
+{
+	const struct idna_iter *tw = it->twin;
+	if (!tw || !tw->loaded || tw->cur_chunk != idx || !tw->chunk || tw->chunk == it->chunk)
+		return false;
+	drop_bytes(it);
+	it->chunk = tw->chunk;
+	it->chunk->users++;
+	return true;
+}
+
 static void release_decompression(struct idna_iter *it)
 {
 	ZSTD_freeDCtx(it->dctx);
@@ -119,20 +168,23 @@ static int load_chunk(struct idna_iter *it, size_t k)
 	uint32_t usize = c->info.uncompressed_size;
 	if (usize > it->r->header.max_chunk_bytes)
 		return fail(it, "chunk %llu at offset %llu is larger than the trace's largest", idx, c->info.file_offset);
-	if (!fit(&it->ubuf, &it->ubuf_cap, usize))
+	if (share_twins_bytes(it, idx)) {
+		/* decoded from the twin's copy */
+	} else if (!own_bytes(it, usize)) {
 		return fail(it, "out of memory for chunk %llu at offset %llu", idx, c->info.file_offset);
-	if (!cached_chunk(it->r, idx, it->ubuf, usize)) {
+	} else if (!cached_chunk(it->r, idx, it->chunk->b, usize)) {
 		uint32_t csize = c->info.compressed_size;
 		if ((!it->dctx && !(it->dctx = ZSTD_createDCtx())) || !fit(&it->cbuf, &it->cbuf_cap, csize))
 			return fail(it, "out of memory for chunk %llu at offset %llu", idx, c->info.file_offset);
 		if (!reader_pread(it->r, it->cbuf, csize, c->info.file_offset + c->header_size) ||
 		    crc32c(0, it->cbuf, csize) != c->payload_crc)
 			return fail(it, "chunk %llu at offset %llu cannot be read or changed on disk", idx, c->info.file_offset);
-		size_t n = ZSTD_decompressDCtx(it->dctx, it->ubuf, usize, it->cbuf, csize);
+		size_t n = ZSTD_decompressDCtx(it->dctx, it->chunk->b, usize, it->cbuf, csize);
 		if (ZSTD_isError(n) || n != usize)
 			return fail(it, "chunk %llu at offset %llu does not decompress to its size", idx, c->info.file_offset);
-		keep_chunk(it->r, idx, it->ubuf, usize);
+		keep_chunk(it->r, idx, it->chunk->b, usize);
 	}
+	it->ubuf = it->chunk->b;
 	it->cur = (struct byte_reader){it->ubuf, it->ubuf + usize, false};
 	it->cur_chunk = idx;
 	it->loaded = true;
@@ -182,35 +234,107 @@ struct idna_iter *idna_iter_open(struct idna_reader *r, uint32_t stream, const s
 	return it;
 }
 
-int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
+void idna_iter_want(struct idna_iter *it, uint32_t types)
 {
-	if (it->error[0])
-		return -1;
-	while (!it->loaded || br_left(&it->cur) == 0) {
-		if (it->next >= it->stream->n_chunks) {
-			/* The end: the last chunk's bytes are not needed any more. */
-			free(it->ubuf);
-			it->ubuf = NULL;
-			it->ubuf_cap = 0;
-			it->loaded = false;
-			it->cur = (struct byte_reader){ NULL, NULL, false };
-			return 0;
-		}
-		if (load_chunk(it, it->next) < 0)
-			return -1;
-	}
+	it->want = types;
+	it->state_writers = record_state_writers(types);
+}
+
+/* Decodes the record at the iterator's place; false with the error set. */
+static bool decode_here(struct idna_iter *it, struct idna_record *rec, bool skip_regs)
+{
+	if (record_decode_miss(&it->cur, rec))
+		return true;
 	const uint8_t *start = it->cur.p;
-	it->dec.skip_regs = it->skipping && it->cur_chunk == it->skip_chunk &&
-			    (uint32_t)(start - it->ubuf) < it->skip_before;
+	it->dec.skip_regs = skip_regs;
 	char why[160];
 	if (record_decode(&it->dec, &it->cur, rec, why, sizeof(why)) < 0) {
 		snprintf(it->error, sizeof(it->error), "chunk %u offset %zu: %s", it->cur_chunk,
 			 (size_t)(start - it->ubuf), why);
-		return -1;
+		return false;
 	}
+	return true;
+}
+
+/* Whether the next record is one to return; steps over the others (for
+ * the chunk's state, decoding those that carry what a wanted one reads).
+ * false on error. */
+static bool reach_wanted(struct idna_iter *it, bool *wanted)
+{
+	/* Runs of MISS records, the bulk of a stream, stepped over in one
+	 * loop: a type byte and a one-byte length (a miss's payload is at
+	 * most 10 + IDNA_MAX_READ bytes). */
+	if (!(it->want & idna_type_bit(IDNA_REC_MISS))) {
+		const uint8_t *p = it->cur.p, *end = it->cur.end;
+		while (end - p >= 2 && p[0] == IDNA_REC_MISS && p[1] < 0x80 && p[1] <= end - p - 2)
+			p += 2 + p[1];
+		it->cur.p = p;
+		if (p == end) {
+			*wanted = false;
+			return true;
+		}
+	}
+	/* A wanted type below 128 is known by its first byte. */
+	if (it->cur.p[0] < 0x80 && (it->want & idna_type_bit(it->cur.p[0]))) {
+		*wanted = true;
+		return true;
+	}
+	struct byte_reader ahead = it->cur;
+	uint32_t type, len;
+	/* A malformed header: record_decode says so. */
+	*wanted = !record_skip(&ahead, &type, &len) || (it->want & idna_type_bit(type));
+	if (*wanted)
+		return true;
+	if (!(it->state_writers & idna_type_bit(type))) {
+		it->cur = ahead;
+		return true;
+	}
+	struct idna_record scratch;
+	return decode_here(it, &scratch, true);
+}
+
+int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
+{
+	if (it->error[0])
+		return -1;
+	for (;;) {
+		while (!it->loaded || br_left(&it->cur) == 0) {
+			if (it->next >= it->stream->n_chunks) {
+				/* The end: the last chunk's bytes are not needed any more. */
+				drop_bytes(it);
+				it->loaded = false;
+				it->cur = (struct byte_reader){ NULL, NULL, false };
+				return 0;
+			}
+			if (load_chunk(it, it->next) < 0)
+				return -1;
+		}
+		bool wanted = true;
+		if (it->want && !reach_wanted(it, &wanted))
+			return -1;
+		if (wanted)
+			break;
+	}
+	const uint8_t *start = it->cur.p;
+	bool skip_regs = it->skipping && it->cur_chunk == it->skip_chunk &&
+			 (uint32_t)(start - it->ubuf) < it->skip_before;
+	if (!decode_here(it, rec, skip_regs))
+		return -1;
 	it->last_offset = (uint32_t)(start - it->ubuf);
 	it->last_size = (uint32_t)(it->cur.p - start);
 	return 1;
+}
+
+void idna_iter_pair(struct idna_iter *a, struct idna_iter *b)
+{
+	if (a == b || a->r != b->r || a->stream != b->stream)
+		return;
+	if (a->twin)
+		a->twin->twin = NULL;
+	if (b->twin)
+		b->twin->twin = NULL;
+	a->twin = b;
+	b->twin = a;
 }
 
 void idna_iter_skip_regs_before(struct idna_iter *it, uint32_t offset)
@@ -236,7 +360,9 @@ void idna_iter_close(struct idna_iter *it)
 {
 	if (!it)
 		return;
+	if (it->twin)
+		it->twin->twin = NULL;
 	release_decompression(it);
-	free(it->ubuf);
+	drop_bytes(it);
 	free(it);
 }

@@ -280,6 +280,31 @@ static const char *get_string(struct byte_reader *r, char *text, size_t *used)
 	return s;
 }
 
+/* A MISS record's payload; *why set when it is malformed. */
+static void get_miss(struct byte_reader *r, struct idna_record *rec, const char **why)
+{
+	rec->u.miss.hits_before = br_varint(r);
+	rec->u.miss.len = (uint32_t)br_left(r);
+	rec->u.miss.value = br_bytes(r, rec->u.miss.len);
+	if (rec->u.miss.len < 1 || rec->u.miss.len > IDNA_MAX_READ)
+		*why = "miss value must be 1..64 bytes";
+}
+
+int record_decode_miss(struct byte_reader *r, struct idna_record *rec)
+{
+	const uint8_t *p = r->p;
+	if (r->end - p < 2 || p[0] != IDNA_REC_MISS || p[1] >= 0x80 || p[1] > r->end - p - 2)
+		return 0;
+	struct byte_reader payload = {p + 2, p + 2 + p[1], false};
+	const char *why = NULL;
+	*rec = (struct idna_record){ .type = IDNA_REC_MISS };
+	get_miss(&payload, rec, &why);
+	if (why || payload.bad)
+		return 0;
+	r->p = payload.end;
+	return 1;
+}
+
 static bool decode_payload(struct record_decoder *d, struct byte_reader *r, struct idna_record *rec,
 			   const char **why)
 {
@@ -288,11 +313,7 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 	size_t text_used = 0;
 	switch (rec->type) {
 	case IDNA_REC_MISS:
-		u->miss.hits_before = br_varint(r);
-		u->miss.len = (uint32_t)br_left(r);
-		u->miss.value = br_bytes(r, u->miss.len);
-		if (u->miss.len < 1 || u->miss.len > IDNA_MAX_READ)
-			*why = "miss value must be 1..64 bytes";
+		get_miss(r, rec, why);
 		break;
 	case IDNA_REC_KEY_FRAME:
 		u->key.reason = br_varint32(r);
@@ -434,6 +455,21 @@ static bool decode_payload(struct record_decoder *d, struct byte_reader *r, stru
 	return !*why && !r->bad;
 }
 
+uint32_t record_state_writers(uint32_t wanted)
+{
+	/* KEY_FRAME's times are deltas from the last KEY_FRAME or CHECKPOINT;
+	 * KERNEL's and NATIVE's registers from the last CHECKPOINT, KERNEL or
+	 * NATIVE. CHECKPOINT itself is absolute, MISS and CODE_PAGE carry no
+	 * state. */
+	uint32_t writers = 0;
+	if (wanted & idna_type_bit(IDNA_REC_KEY_FRAME))
+		writers |= idna_type_bit(IDNA_REC_KEY_FRAME) | idna_type_bit(IDNA_REC_CHECKPOINT);
+	if (wanted & (idna_type_bit(IDNA_REC_KERNEL) | idna_type_bit(IDNA_REC_NATIVE)))
+		writers |= idna_type_bit(IDNA_REC_CHECKPOINT) | idna_type_bit(IDNA_REC_KERNEL) |
+			   idna_type_bit(IDNA_REC_NATIVE);
+	return writers;
+}
+
 bool record_skip(struct byte_reader *r, uint32_t *type, uint32_t *payload_len)
 {
 	*type = br_varint32(r);
@@ -452,8 +488,7 @@ int record_decode(struct record_decoder *d, struct byte_reader *r, struct idna_r
 		snprintf(err, errlen, "malformed record header");
 		return -1;
 	}
-	memset(rec, 0, sizeof(*rec));
-	rec->type = type;
+	*rec = (struct idna_record){ .type = type }; /* inline stores, no memset call */
 	struct byte_reader payload = {r->p - len, r->p, false};
 	const char *why = NULL;
 	if (!decode_payload(d, &payload, rec, &why)) {

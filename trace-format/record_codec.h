@@ -40,6 +40,18 @@ struct record_decoder {
 int record_decode(struct record_decoder *d, struct byte_reader *r, struct idna_record *rec,
 		  char *err, size_t errlen);
 
+/* The types (idna_type_bit) a reader that decodes only the `wanted` ones must still decode
+ * when it steps over them: those whose delta state (registers, global
+ * sequence and instruction count) a wanted type's decoding reads. */
+uint32_t record_state_writers(uint32_t wanted);
+
+/* The common record, decoded without the general path: a MISS whose type
+ * and length take a byte each (all of them: a miss's payload is at most
+ * 10 + IDNA_MAX_READ bytes). Returns 1 and advances *r, or 0 (nothing
+ * read) for anything else, a malformed miss included, which record_decode
+ * then reports. */
+int record_decode_miss(struct byte_reader *r, struct idna_record *rec);
+
 /* Reads only the type and length of the record at *r and skips it. */
 bool record_skip(struct byte_reader *r, uint32_t *type, uint32_t *payload_len);
 

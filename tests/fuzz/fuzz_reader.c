@@ -1,7 +1,7 @@
 /*
  * fuzz_reader.c — libFuzzer target: any byte string, written as a file,
  * is opened as a trace and every stream is read to its end or its first
- * error. Built only by tests/fuzz/run.sh (clang, -fsanitize=fuzzer).
+ * error, whole and by two paired iterators of complementary types. Built only by tests/fuzz/run.sh (clang, -fsanitize=fuzzer).
  *
  * LLVMFuzzerTestOneInput is libFuzzer's entry point; the file path is
  * chosen once per process, so runs in parallel do not collide.
@@ -40,6 +40,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while (idna_iter_next(it, &rec) == 1)
 			;
 		idna_iter_close(it);
+	}
+	/* As a replay reads a stream: two paired iterators of complementary
+	 * types, the first one ahead. */
+	uint32_t memory = idna_type_bit(IDNA_REC_MISS) | idna_type_bit(IDNA_REC_CODE_PAGE);
+	for (size_t i = 0; i < idna_reader_stream_count(r); i++) {
+		uint32_t id = idna_reader_stream_id(r, i);
+		struct idna_iter *a = idna_iter_open(r, id, NULL, err, sizeof(err));
+		struct idna_iter *b = idna_iter_open(r, id, NULL, err, sizeof(err));
+		if (a && b) {
+			idna_iter_want(a, memory);
+			idna_iter_want(b, ~memory);
+			idna_iter_pair(a, b);
+			struct idna_record rec;
+			for (int more = 1; more;) {
+				more = 0;
+				for (int k = 0; k < 3; k++)
+					more |= idna_iter_next(a, &rec) == 1;
+				more |= idna_iter_next(b, &rec) == 1;
+			}
+		}
+		idna_iter_close(a);
+		idna_iter_close(b);
 	}
 	for (size_t i = 0; i < idna_reader_checkpoint_count(r); i++) {
 		const struct idna_checkpoint *cp = idna_reader_checkpoint(r, i);
