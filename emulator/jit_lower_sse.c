@@ -1,0 +1,293 @@
+/*
+ * jit_lower_sse.c — SSE instructions on XMM registers (legacy encodings)
+ * as the host's own instruction on the guest's register file:
+ *
+ *  - floating-point arithmetic (add sub mul div min max sqrt; scalar and
+ *    packed; single and double) of a register or memory source, and the
+ *    scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si, cvtss2sd/cvtsd2ss;
+ *  - moves and bitwise logic between XMM registers, and movd/movq
+ *    between an XMM and a general register, which MXCSR does not affect.
+ *
+ * The floating-point ones run with the guest's MXCSR itself in the host's
+ * (the host's own kept in a slot and put back after). When the guest
+ * masks every exception, the host instruction computes what the
+ * handler's element operations compute (mxcsr_exec.h runs the same host
+ * operations under the same rounding, DAZ and FTZ; a packed operation is
+ * its elements' scalar ones), and the flags it raises are ORed into the
+ * guest's MXCSR by storing the host's back, as the handler ORs them. An
+ * unmasked exception changes what the instruction does (#XM with nothing
+ * written, underflow on exact tiny results), so with any unmasked the
+ * handler runs the instruction: that is found before any access, and the
+ * handler also makes every access the memory source's inline read misses.
+ */
+#include <Zydis/Zydis.h>
+
+#include "jit_xlate.h"
+#include "mxcsr_exec.h"
+
+#define MOVDQU ZYDIS_MNEMONIC_MOVDQU
+
+enum sse_form {
+	SSE_NONE,
+	SSE_FP,       /* xmm = xmm op xmm/mem, under MXCSR */
+	SSE_INT_TO_FP,  /* cvtsi2ss/sd xmm, r/m32/64, under MXCSR */
+	SSE_FP_TO_INT,  /* cvt(t)ss2si/sd2si r32/64, xmm/mem, under MXCSR */
+	SSE_BITWISE,  /* xmm = xmm op xmm */
+	SSE_COPY,     /* xmm = xmm, 16 bytes */
+	SSE_COPY_LOW, /* movq xmm, xmm: the low 8 bytes, the next 8 zeroed */
+	SSE_FROM_GPR, /* movd/movq xmm, r32/64: zero-extended to 16 bytes */
+	SSE_TO_GPR,   /* movd/movq r32/64, xmm */
+};
+
+static enum sse_form form_of_mnemonic(unsigned mnemonic)
+{
+	switch (mnemonic) {
+	case ZYDIS_MNEMONIC_ADDSS: case ZYDIS_MNEMONIC_ADDSD:
+	case ZYDIS_MNEMONIC_ADDPS: case ZYDIS_MNEMONIC_ADDPD:
+	case ZYDIS_MNEMONIC_SUBSS: case ZYDIS_MNEMONIC_SUBSD:
+	case ZYDIS_MNEMONIC_SUBPS: case ZYDIS_MNEMONIC_SUBPD:
+	case ZYDIS_MNEMONIC_MULSS: case ZYDIS_MNEMONIC_MULSD:
+	case ZYDIS_MNEMONIC_MULPS: case ZYDIS_MNEMONIC_MULPD:
+	case ZYDIS_MNEMONIC_DIVSS: case ZYDIS_MNEMONIC_DIVSD:
+	case ZYDIS_MNEMONIC_DIVPS: case ZYDIS_MNEMONIC_DIVPD:
+	case ZYDIS_MNEMONIC_MINSS: case ZYDIS_MNEMONIC_MINSD:
+	case ZYDIS_MNEMONIC_MINPS: case ZYDIS_MNEMONIC_MINPD:
+	case ZYDIS_MNEMONIC_MAXSS: case ZYDIS_MNEMONIC_MAXSD:
+	case ZYDIS_MNEMONIC_MAXPS: case ZYDIS_MNEMONIC_MAXPD:
+	case ZYDIS_MNEMONIC_SQRTSS: case ZYDIS_MNEMONIC_SQRTSD:
+	case ZYDIS_MNEMONIC_SQRTPS: case ZYDIS_MNEMONIC_SQRTPD:
+	case ZYDIS_MNEMONIC_CVTSS2SD: case ZYDIS_MNEMONIC_CVTSD2SS:
+		return SSE_FP;
+	case ZYDIS_MNEMONIC_CVTSI2SS: case ZYDIS_MNEMONIC_CVTSI2SD:
+		return SSE_INT_TO_FP;
+	case ZYDIS_MNEMONIC_CVTSS2SI: case ZYDIS_MNEMONIC_CVTSD2SI:
+	case ZYDIS_MNEMONIC_CVTTSS2SI: case ZYDIS_MNEMONIC_CVTTSD2SI:
+		return SSE_FP_TO_INT;
+	case ZYDIS_MNEMONIC_PXOR: case ZYDIS_MNEMONIC_POR:
+	case ZYDIS_MNEMONIC_PAND: case ZYDIS_MNEMONIC_PANDN:
+	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD:
+	case ZYDIS_MNEMONIC_ANDPS: case ZYDIS_MNEMONIC_ANDPD:
+	case ZYDIS_MNEMONIC_ANDNPS: case ZYDIS_MNEMONIC_ANDNPD:
+	case ZYDIS_MNEMONIC_ORPS: case ZYDIS_MNEMONIC_ORPD:
+		return SSE_BITWISE;
+	case ZYDIS_MNEMONIC_MOVAPS: case ZYDIS_MNEMONIC_MOVAPD:
+	case ZYDIS_MNEMONIC_MOVUPS: case ZYDIS_MNEMONIC_MOVUPD:
+	case ZYDIS_MNEMONIC_MOVDQA: case ZYDIS_MNEMONIC_MOVDQU:
+		return SSE_COPY;
+	case ZYDIS_MNEMONIC_MOVD: case ZYDIS_MNEMONIC_MOVQ:
+		return SSE_COPY_LOW; /* refined by the operands */
+	default:
+		return SSE_NONE;
+	}
+}
+
+/* A legacy encoding names xmm0..xmm15 (its operand size may be the
+ * element's). */
+static bool is_xmm(const struct emu_operand *o)
+{
+	return o->kind == EMU_OPND_VEC && o->reg < 16;
+}
+
+/* The guest register number of a GPR operand (emu_operand's reg is its
+ * byte offset in the register file). */
+static unsigned gpr_of(const struct emu_operand *o)
+{
+	return o->reg / 8u;
+}
+
+static bool is_gpr(const struct emu_operand *o, bool dword_ok)
+{
+	return o->kind == EMU_OPND_GPR && (o->size == 8 || (dword_ok && o->size == 4));
+}
+
+/* A memory source the inline read can take for cpu's memory. */
+static bool inline_source(const struct emu_cpu *cpu, const struct emu_operand *o)
+{
+	const struct emu_memory_ops *ops = cpu->mem;
+	return o->kind == EMU_OPND_MEM && ops->inline_memory && ops->read_uint_sized[3] &&
+	       (o->size == 4 || o->size == 8 || o->size == 16);
+}
+
+/* The form insn has with its operands, SSE_NONE when it is not one of
+ * this file's. */
+static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	if (insn->nopnd != 2 || (insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX | EMU_ATTR_LOCK)) ||
+	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined)
+		return SSE_NONE;
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	enum sse_form f = form_of_mnemonic(insn->mnemonic);
+	switch (f) {
+	case SSE_FP:
+		return is_xmm(d) && (is_xmm(s) || inline_source(cpu, s)) ? f : SSE_NONE;
+	case SSE_INT_TO_FP:
+		return is_xmm(d) && (is_gpr(s, true) || (inline_source(cpu, s) && s->size <= 8))
+		       ? f : SSE_NONE;
+	case SSE_FP_TO_INT:
+		return is_gpr(d, true) && (is_xmm(s) || (inline_source(cpu, s) && s->size <= 8))
+		       ? f : SSE_NONE;
+	case SSE_BITWISE: case SSE_COPY:
+		return is_xmm(d) && is_xmm(s) ? f : SSE_NONE;
+	case SSE_COPY_LOW:
+		if (is_xmm(d) && is_xmm(s))
+			return insn->mnemonic == ZYDIS_MNEMONIC_MOVQ ? SSE_COPY_LOW : SSE_NONE;
+		if (is_xmm(d) && is_gpr(s, true))
+			return SSE_FROM_GPR;
+		if (is_gpr(d, true) && is_xmm(s))
+			return SSE_TO_GPR;
+		return SSE_NONE;
+	default:
+		return SSE_NONE;
+	}
+}
+
+bool jit_sse_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn)
+{
+	return form_of(cpu, insn) != SSE_NONE;
+}
+
+static void emit(struct jit_xlate *x, ZydisMnemonic mn, struct jit_opnd a, struct jit_opnd b)
+{
+	jit_op(&x->a, mn, a, b);
+}
+
+/* Guest XMM register n (its low 16 bytes, or `size` of them). */
+static struct jit_opnd guest_xmm(unsigned n, unsigned size)
+{
+	return jit_cpu_field(JIT_XMM(n), size);
+}
+
+static struct jit_opnd guest_mxcsr(void)
+{
+	return jit_cpu_field(JIT_MXCSR, 4);
+}
+
+/* A jump taken when the guest's MXCSR leaves any exception unmasked
+ * (clobbers eax and the host flags). */
+static size_t unless_all_masked(struct jit_xlate *x)
+{
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 4), guest_mxcsr());
+	emit(x, ZYDIS_MNEMONIC_NOT, jit_r(JR_RAX, 4), jit_none());
+	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_i(EMU_MX_MASKS));
+	return jit_jcc_forward(&x->a, JIT_CC_NZ);
+}
+
+/* The guest's MXCSR into the host's, the host's kept. */
+static void enter_guest_mxcsr(struct jit_xlate *x)
+{
+	emit(x, ZYDIS_MNEMONIC_STMXCSR, jit_slot(JIT_SLOT_RES, 4), jit_none());
+	emit(x, ZYDIS_MNEMONIC_LDMXCSR, guest_mxcsr(), jit_none());
+}
+
+/* The host's MXCSR, with the flags raised since, back to the guest; the
+ * host's own back in place. */
+static void leave_guest_mxcsr(struct jit_xlate *x)
+{
+	emit(x, ZYDIS_MNEMONIC_STMXCSR, guest_mxcsr(), jit_none());
+	emit(x, ZYDIS_MNEMONIC_LDMXCSR, jit_slot(JIT_SLOT_RES, 4), jit_none());
+}
+
+/* The inline read's value (rax, and r11 above 8 bytes) into xmm1. */
+static void read_value_to_xmm1(struct jit_xlate *x, unsigned size)
+{
+	if (size == 4) {
+		emit(x, ZYDIS_MNEMONIC_MOVD, jit_x(1), jit_r(JR_RAX, 4));
+		return;
+	}
+	emit(x, ZYDIS_MNEMONIC_MOVQ, jit_x(1), jit_r(JR_RAX, 8));
+	if (size == 16) {
+		emit(x, ZYDIS_MNEMONIC_MOVQ, jit_x(2), jit_r(JR_R11, 8));
+		emit(x, ZYDIS_MNEMONIC_PUNPCKLQDQ, jit_x(1), jit_x(2));
+	}
+}
+
+/* The instruction itself, its memory source's value (if any) in rax
+ * and r11: dst = dst op src on the host's xmm0 and xmm1, or a GPR from
+ * xmm1. */
+static void compute(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	ZydisMnemonic mn = (ZydisMnemonic)insn->mnemonic;
+	struct jit_opnd src = jit_x(1);
+	if (f == SSE_INT_TO_FP)
+		src = s->kind == EMU_OPND_MEM ? jit_r(JR_RAX, s->size)
+					      : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), s->size);
+	else if (s->kind == EMU_OPND_MEM)
+		read_value_to_xmm1(x, s->size);
+	else
+		emit(x, MOVDQU, jit_x(1), guest_xmm(s->reg, 16));
+	if (f == SSE_FP_TO_INT) {
+		emit(x, mn, jit_r(JR_RAX, d->size), src);
+		return;
+	}
+	emit(x, MOVDQU, jit_x(0), guest_xmm(d->reg, 16));
+	emit(x, mn, jit_x(0), src);
+	emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
+}
+
+/* A form under MXCSR: the host instruction when every exception is
+ * masked and the source is at hand, else the handler. */
+static void lower_under_mxcsr(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
+{
+	const struct emu_operand *s = &insn->opnd[1];
+	size_t unmasked = unless_all_masked(x);
+	size_t go = 0, done;
+	bool from_memory = s->kind == EMU_OPND_MEM;
+	if (from_memory) {
+		jit_address_to_rsi(x, insn);
+		go = jit_inline_read(x, s->size);
+		/* a miss: the handler */
+		jit_bind(&x->a, unmasked);
+		jit_handler_fallback(x);
+		done = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, go);
+	}
+	enter_guest_mxcsr(x);
+	compute(x, insn, f);
+	leave_guest_mxcsr(x);
+	if (f == SSE_FP_TO_INT)
+		jit_guest_out(x, gpr_of(&insn->opnd[0]), insn->opnd[0].size, JR_RAX);
+	if (!from_memory) {
+		done = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, unmasked);
+		jit_handler_fallback(x);
+	}
+	jit_bind(&x->a, done);
+	x->flags_live = false;
+}
+
+void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	enum sse_form f = form_of(x->cpu, insn);
+	switch (f) {
+	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT:
+		lower_under_mxcsr(x, insn, f);
+		break;
+	case SSE_BITWISE:
+		compute(x, insn, f);
+		break;
+	case SSE_COPY:
+		emit(x, MOVDQU, jit_x(0), guest_xmm(s->reg, 16));
+		emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
+		break;
+	case SSE_COPY_LOW: /* a load of 8 bytes zeroes the next 8 */
+		emit(x, ZYDIS_MNEMONIC_MOVQ, jit_x(0), guest_xmm(s->reg, 8));
+		emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
+		break;
+	case SSE_FROM_GPR: {
+		int v = jit_guest_in(x, gpr_of(s), JR_RAX);
+		emit(x, s->size == 8 ? ZYDIS_MNEMONIC_MOVQ : ZYDIS_MNEMONIC_MOVD, jit_x(0),
+		     jit_r(v, s->size));
+		emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
+		break;
+	}
+	case SSE_TO_GPR:
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, d->size), guest_xmm(s->reg, d->size));
+		jit_guest_out(x, gpr_of(d), d->size, JR_RAX);
+		break;
+	case SSE_NONE:
+		x->a.failed = true;
+		break;
+	}
+}
