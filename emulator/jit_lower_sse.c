@@ -5,8 +5,11 @@
  *  - floating-point arithmetic (add sub mul div min max sqrt; scalar and
  *    packed; single and double) of a register or memory source, and the
  *    scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si, cvtss2sd/cvtsd2ss;
- *  - moves and bitwise logic between XMM registers, and movd/movq
- *    between an XMM and a general register, which MXCSR does not affect.
+ *  - integer and bitwise operations of a register or memory source
+ *    (SSE2's adds, subtracts, compares, unpacks, min/max of bytes,
+ *    pshufd, and SSSE3's palignr where the host has it), pmovmskb,
+ *    moves between XMM registers, and movd/movq between an XMM and a
+ *    general register, which MXCSR does not affect.
  *
  * The floating-point ones run with the guest's MXCSR itself in the host's
  * (the host's own kept in a slot and put back after). When the guest
@@ -18,7 +21,8 @@
  * unmasked exception changes what the instruction does (#XM with nothing
  * written, underflow on exact tiny results), so with any unmasked the
  * handler runs the instruction: that is found before any access, and the
- * handler also makes every access the memory source's inline read misses.
+ * handler also makes every access the memory source's inline read misses
+ * (a packed source not aligned to 16 among them: the handler's #GP).
  */
 #include <Zydis/Zydis.h>
 
@@ -29,14 +33,15 @@
 
 enum sse_form {
 	SSE_NONE,
-	SSE_FP,       /* xmm = xmm op xmm/mem, under MXCSR */
-	SSE_INT_TO_FP,  /* cvtsi2ss/sd xmm, r/m32/64, under MXCSR */
-	SSE_FP_TO_INT,  /* cvt(t)ss2si/sd2si r32/64, xmm/mem, under MXCSR */
-	SSE_BITWISE,  /* xmm = xmm op xmm */
-	SSE_COPY,     /* xmm = xmm, 16 bytes */
-	SSE_COPY_LOW, /* movq xmm, xmm: the low 8 bytes, the next 8 zeroed */
-	SSE_FROM_GPR, /* movd/movq xmm, r32/64: zero-extended to 16 bytes */
-	SSE_TO_GPR,   /* movd/movq r32/64, xmm */
+	SSE_FP,        /* xmm = xmm op xmm/mem, under MXCSR */
+	SSE_INT_TO_FP, /* cvtsi2ss/sd xmm, r/m32/64, under MXCSR */
+	SSE_FP_TO_INT, /* cvt(t)ss2si/sd2si r32/64, xmm/mem, under MXCSR */
+	SSE_INTEGER,   /* xmm = xmm op xmm/mem (op imm8 for some) */
+	SSE_MASK,      /* pmovmskb r32/64, xmm */
+	SSE_COPY,      /* xmm = xmm, 16 bytes */
+	SSE_COPY_LOW,  /* movq xmm, xmm: the low 8 bytes, the next 8 zeroed */
+	SSE_FROM_GPR,  /* movd/movq xmm, r32/64: zero-extended to 16 bytes */
+	SSE_TO_GPR,    /* movd/movq r32/64, xmm */
 };
 
 static enum sse_form form_of_mnemonic(unsigned mnemonic)
@@ -69,7 +74,21 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	case ZYDIS_MNEMONIC_ANDPS: case ZYDIS_MNEMONIC_ANDPD:
 	case ZYDIS_MNEMONIC_ANDNPS: case ZYDIS_MNEMONIC_ANDNPD:
 	case ZYDIS_MNEMONIC_ORPS: case ZYDIS_MNEMONIC_ORPD:
-		return SSE_BITWISE;
+	case ZYDIS_MNEMONIC_PADDB: case ZYDIS_MNEMONIC_PADDW:
+	case ZYDIS_MNEMONIC_PADDD: case ZYDIS_MNEMONIC_PADDQ:
+	case ZYDIS_MNEMONIC_PSUBB: case ZYDIS_MNEMONIC_PSUBW:
+	case ZYDIS_MNEMONIC_PSUBD: case ZYDIS_MNEMONIC_PSUBQ:
+	case ZYDIS_MNEMONIC_PCMPEQB: case ZYDIS_MNEMONIC_PCMPEQW: case ZYDIS_MNEMONIC_PCMPEQD:
+	case ZYDIS_MNEMONIC_PCMPGTB: case ZYDIS_MNEMONIC_PCMPGTW: case ZYDIS_MNEMONIC_PCMPGTD:
+	case ZYDIS_MNEMONIC_PMINUB: case ZYDIS_MNEMONIC_PMAXUB:
+	case ZYDIS_MNEMONIC_PUNPCKLBW: case ZYDIS_MNEMONIC_PUNPCKLWD:
+	case ZYDIS_MNEMONIC_PUNPCKLDQ: case ZYDIS_MNEMONIC_PUNPCKLQDQ:
+	case ZYDIS_MNEMONIC_PUNPCKHBW: case ZYDIS_MNEMONIC_PUNPCKHWD:
+	case ZYDIS_MNEMONIC_PUNPCKHDQ: case ZYDIS_MNEMONIC_PUNPCKHQDQ:
+	case ZYDIS_MNEMONIC_PSHUFD: case ZYDIS_MNEMONIC_PALIGNR:
+		return SSE_INTEGER;
+	case ZYDIS_MNEMONIC_PMOVMSKB:
+		return SSE_MASK;
 	case ZYDIS_MNEMONIC_MOVAPS: case ZYDIS_MNEMONIC_MOVAPD:
 	case ZYDIS_MNEMONIC_MOVUPS: case ZYDIS_MNEMONIC_MOVUPD:
 	case ZYDIS_MNEMONIC_MOVDQA: case ZYDIS_MNEMONIC_MOVDQU:
@@ -81,8 +100,18 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	}
 }
 
-/* A legacy encoding names xmm0..xmm15 (its operand size may be the
- * element's). */
+/* The forms with an imm8 third operand; palignr is SSSE3's, which a
+ * host without it cannot run. */
+static bool takes_imm8(unsigned mnemonic)
+{
+	return mnemonic == ZYDIS_MNEMONIC_PSHUFD || mnemonic == ZYDIS_MNEMONIC_PALIGNR;
+}
+
+static bool host_runs(unsigned mnemonic)
+{
+	return mnemonic != ZYDIS_MNEMONIC_PALIGNR || __builtin_cpu_supports("ssse3");
+}
+
 static bool is_xmm(const struct emu_operand *o)
 {
 	return o->kind == EMU_OPND_VEC && o->reg < 16;
@@ -112,13 +141,17 @@ static bool inline_source(const struct emu_cpu *cpu, const struct emu_operand *o
  * this file's. */
 static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *insn)
 {
-	if (insn->nopnd != 2 || (insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX | EMU_ATTR_LOCK)) ||
-	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined)
+	enum sse_form f = form_of_mnemonic(insn->mnemonic);
+	unsigned nopnd = takes_imm8(insn->mnemonic) ? 3 : 2;
+	if (f == SSE_NONE || insn->nopnd != nopnd ||
+	    (nopnd == 3 && insn->opnd[2].kind != EMU_OPND_IMM) ||
+	    (insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX | EMU_ATTR_LOCK)) ||
+	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined ||
+	    !host_runs(insn->mnemonic))
 		return SSE_NONE;
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
-	enum sse_form f = form_of_mnemonic(insn->mnemonic);
 	switch (f) {
-	case SSE_FP:
+	case SSE_FP: case SSE_INTEGER:
 		return is_xmm(d) && (is_xmm(s) || inline_source(cpu, s)) ? f : SSE_NONE;
 	case SSE_INT_TO_FP:
 		return is_xmm(d) && (is_gpr(s, true) || (inline_source(cpu, s) && s->size <= 8))
@@ -126,7 +159,9 @@ static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *i
 	case SSE_FP_TO_INT:
 		return is_gpr(d, true) && (is_xmm(s) || (inline_source(cpu, s) && s->size <= 8))
 		       ? f : SSE_NONE;
-	case SSE_BITWISE: case SSE_COPY:
+	case SSE_MASK:
+		return is_gpr(d, true) && is_xmm(s) ? f : SSE_NONE;
+	case SSE_COPY:
 		return is_xmm(d) && is_xmm(s) ? f : SSE_NONE;
 	case SSE_COPY_LOW:
 		if (is_xmm(d) && is_xmm(s))
@@ -201,14 +236,26 @@ static void read_value_to_xmm1(struct jit_xlate *x, unsigned size)
 	}
 }
 
+static bool under_mxcsr(enum sse_form f)
+{
+	return f == SSE_FP || f == SSE_INT_TO_FP || f == SSE_FP_TO_INT;
+}
+
+/* Whether the result goes to a general register (rax, then the guest's). */
+static bool result_to_gpr(enum sse_form f)
+{
+	return f == SSE_FP_TO_INT || f == SSE_MASK;
+}
+
 /* The instruction itself, its memory source's value (if any) in rax
- * and r11: dst = dst op src on the host's xmm0 and xmm1, or a GPR from
+ * and r11: dst = dst op src on the host's xmm0 and xmm1, or rax from
  * xmm1. */
 static void compute(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
 {
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	ZydisMnemonic mn = (ZydisMnemonic)insn->mnemonic;
 	struct jit_opnd src = jit_x(1);
+	struct jit_opnd imm = insn->nopnd == 3 ? jit_i((int64_t)(insn->imm & 0xff)) : jit_none();
 	if (f == SSE_INT_TO_FP)
 		src = s->kind == EMU_OPND_MEM ? jit_r(JR_RAX, s->size)
 					      : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), s->size);
@@ -216,44 +263,51 @@ static void compute(struct jit_xlate *x, const struct emu_insn *insn, enum sse_f
 		read_value_to_xmm1(x, s->size);
 	else
 		emit(x, MOVDQU, jit_x(1), guest_xmm(s->reg, 16));
-	if (f == SSE_FP_TO_INT) {
-		emit(x, mn, jit_r(JR_RAX, d->size), src);
+	if (result_to_gpr(f)) {
+		/* pmovmskb's 4 bytes zero-extend to a 64-bit destination */
+		emit(x, mn, jit_r(JR_RAX, f == SSE_MASK ? 4 : d->size), src);
 		return;
 	}
 	emit(x, MOVDQU, jit_x(0), guest_xmm(d->reg, 16));
-	emit(x, mn, jit_x(0), src);
+	jit_op3(&x->a, mn, jit_x(0), src, imm);
 	emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
 }
 
-/* A form under MXCSR: the host instruction when every exception is
- * masked and the source is at hand, else the handler. */
-static void lower_under_mxcsr(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
+/* A form with a register or memory source: the host instruction when
+ * the source is at hand (and, under MXCSR, every exception is masked),
+ * else the handler. */
+static void lower_with_source(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
 {
 	const struct emu_operand *s = &insn->opnd[1];
-	size_t unmasked = unless_all_masked(x);
-	size_t go = 0, done;
-	bool from_memory = s->kind == EMU_OPND_MEM;
+	bool mx = under_mxcsr(f), from_memory = s->kind == EMU_OPND_MEM;
+	size_t unmasked = mx ? unless_all_masked(x) : 0;
+	size_t go, done = 0;
 	if (from_memory) {
 		jit_address_to_rsi(x, insn);
 		go = jit_inline_read(x, s->size);
 		/* a miss: the handler */
-		jit_bind(&x->a, unmasked);
+		if (mx)
+			jit_bind(&x->a, unmasked);
 		jit_handler_fallback(x);
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, go);
 	}
-	enter_guest_mxcsr(x);
+	if (mx)
+		enter_guest_mxcsr(x);
 	compute(x, insn, f);
-	leave_guest_mxcsr(x);
-	if (f == SSE_FP_TO_INT)
+	if (mx)
+		leave_guest_mxcsr(x);
+	if (result_to_gpr(f))
 		jit_guest_out(x, gpr_of(&insn->opnd[0]), insn->opnd[0].size, JR_RAX);
-	if (!from_memory) {
+	if (mx && !from_memory) {
 		done = jit_jmp_forward(&x->a);
 		jit_bind(&x->a, unmasked);
 		jit_handler_fallback(x);
 	}
-	jit_bind(&x->a, done);
-	x->flags_live = false;
+	if (mx || from_memory) {
+		jit_bind(&x->a, done);
+		x->flags_live = false;
+	}
 }
 
 void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
@@ -261,11 +315,8 @@ void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	enum sse_form f = form_of(x->cpu, insn);
 	switch (f) {
-	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT:
-		lower_under_mxcsr(x, insn, f);
-		break;
-	case SSE_BITWISE:
-		compute(x, insn, f);
+	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT: case SSE_INTEGER: case SSE_MASK:
+		lower_with_source(x, insn, f);
 		break;
 	case SSE_COPY:
 		emit(x, MOVDQU, jit_x(0), guest_xmm(s->reg, 16));

@@ -707,15 +707,15 @@ static uint64_t fp_lane(struct rng *r)
 	}
 }
 
-/* A source of `size` bytes: an XMM register, or memory (16 bytes: half
- * of them aligned to 16 in the data page below B). */
+/* A source of `size` bytes: an XMM register, or memory (16 bytes: most
+ * of them aligned to 16 in the data page below B, the rest a #GP). */
 static ZydisEncoderOperand sse_source(struct gen *g, unsigned size, uint64_t *pre)
 {
 	struct rng *r = &g->r;
 	*pre = 0;
 	if (chance(r, 60))
 		return XMM(below(r, 16));
-	if (size == 16 && chance(r, 50))
+	if (size == 16 && chance(r, 90))
 		return M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 0x1000 / 16) - 0x1000, 16, 8);
 	return rand_mem(g, size, pre);
 }
@@ -723,8 +723,8 @@ static ZydisEncoderOperand sse_source(struct gen *g, unsigned size, uint64_t *pr
 #define FP_FOUR(M) ZYDIS_MNEMONIC_##M##SS, ZYDIS_MNEMONIC_##M##SD, \
 	ZYDIS_MNEMONIC_##M##PS, ZYDIS_MNEMONIC_##M##PD
 
-/* SSE arithmetic, a scalar conversion, bitwise logic or a move between
- * XMM registers (and general ones), or now and then an ldmxcsr that
+/* SSE arithmetic, a scalar conversion, an integer or bitwise operation,
+ * or a move between XMM registers (and general ones), or now and then an ldmxcsr that
  * switches the rounding, DAZ, FTZ and masks the rest of the loop runs
  * under. */
 static bool gen_sse(struct gen *g)
@@ -733,10 +733,18 @@ static bool gen_sse(struct gen *g)
 		FP_FOUR(ADD), FP_FOUR(SUB), FP_FOUR(MUL), FP_FOUR(DIV), FP_FOUR(MIN), FP_FOUR(MAX),
 		FP_FOUR(SQRT),
 	};
-	static const ZydisMnemonic bitwise[] = {
+	static const ZydisMnemonic integer[] = {
 		ZYDIS_MNEMONIC_PXOR, ZYDIS_MNEMONIC_POR, ZYDIS_MNEMONIC_PAND, ZYDIS_MNEMONIC_PANDN,
 		ZYDIS_MNEMONIC_XORPS, ZYDIS_MNEMONIC_XORPD, ZYDIS_MNEMONIC_ANDPS, ZYDIS_MNEMONIC_ANDPD,
 		ZYDIS_MNEMONIC_ANDNPS, ZYDIS_MNEMONIC_ANDNPD, ZYDIS_MNEMONIC_ORPS, ZYDIS_MNEMONIC_ORPD,
+		ZYDIS_MNEMONIC_PADDB, ZYDIS_MNEMONIC_PADDW, ZYDIS_MNEMONIC_PADDD, ZYDIS_MNEMONIC_PADDQ,
+		ZYDIS_MNEMONIC_PSUBB, ZYDIS_MNEMONIC_PSUBW, ZYDIS_MNEMONIC_PSUBD, ZYDIS_MNEMONIC_PSUBQ,
+		ZYDIS_MNEMONIC_PCMPEQB, ZYDIS_MNEMONIC_PCMPEQW, ZYDIS_MNEMONIC_PCMPEQD,
+		ZYDIS_MNEMONIC_PCMPGTB, ZYDIS_MNEMONIC_PCMPGTW, ZYDIS_MNEMONIC_PCMPGTD,
+		ZYDIS_MNEMONIC_PMINUB, ZYDIS_MNEMONIC_PMAXUB,
+		ZYDIS_MNEMONIC_PUNPCKLBW, ZYDIS_MNEMONIC_PUNPCKLWD, ZYDIS_MNEMONIC_PUNPCKLDQ,
+		ZYDIS_MNEMONIC_PUNPCKLQDQ, ZYDIS_MNEMONIC_PUNPCKHBW, ZYDIS_MNEMONIC_PUNPCKHWD,
+		ZYDIS_MNEMONIC_PUNPCKHDQ, ZYDIS_MNEMONIC_PUNPCKHQDQ,
 	};
 	static const ZydisMnemonic copy[] = {
 		ZYDIS_MNEMONIC_MOVAPS, ZYDIS_MNEMONIC_MOVAPD, ZYDIS_MNEMONIC_MOVUPS,
@@ -776,12 +784,21 @@ static bool gen_sse(struct gen *g)
 		ZydisEncoderOperand s = sse_source(g, k % 2 ? 8 : 4, &pre);
 		return EMITP(a, to_int[k], pre, R(dst_reg(g, isize), isize), s);
 	}
-	case 13: case 14:
-		return EMIT(a, bitwise[below(r, sizeof(bitwise) / sizeof(bitwise[0]))], d,
-			    XMM(below(r, 16)));
-	case 15:
+	case 13: case 14: {
+		ZydisEncoderOperand s = sse_source(g, 16, &pre);
+		return EMITP(a, integer[below(r, sizeof(integer) / sizeof(integer[0]))], pre, d, s);
+	}
+	case 15: { /* pshufd, palignr: an imm8; pmovmskb */
+		ZydisEncoderOperand s = sse_source(g, 16, &pre);
+		if (chance(r, 30))
+			return EMIT(a, ZYDIS_MNEMONIC_PMOVMSKB, R(dst_reg(g, isize), isize),
+				    XMM(below(r, 16)));
+		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_PSHUFD : ZYDIS_MNEMONIC_PALIGNR, pre, d,
+			     s, I(below(r, chance(r, 80) ? 16 : 256)));
+	}
+	case 16:
 		return EMIT(a, copy[below(r, sizeof(copy) / sizeof(copy[0]))], d, XMM(below(r, 16)));
-	case 16: case 17: { /* movd/movq between an XMM and a general register */
+	case 17: { /* movd/movq between an XMM and a general register */
 		ZydisMnemonic mn = isize == 8 ? ZYDIS_MNEMONIC_MOVQ : ZYDIS_MNEMONIC_MOVD;
 		if (chance(r, 50))
 			return EMIT(a, mn, d, R(src_reg(g, isize), isize));
