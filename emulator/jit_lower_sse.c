@@ -273,25 +273,21 @@ static void compute(struct jit_xlate *x, const struct emu_insn *insn, enum sse_f
 	emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
 }
 
-/* A form with a register or memory source: the host instruction when
- * the source is at hand (and, under MXCSR, every exception is masked),
- * else the handler. */
-static void lower_with_source(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
+/* A form with a memory source: the host instruction when the source is
+ * at hand (and, under MXCSR, every exception is masked), else the
+ * handler. */
+static void lower_from_memory(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
 {
-	const struct emu_operand *s = &insn->opnd[1];
-	bool mx = under_mxcsr(f), from_memory = s->kind == EMU_OPND_MEM;
+	bool mx = under_mxcsr(f);
 	size_t unmasked = mx ? unless_all_masked(x) : 0;
-	size_t go, done = 0;
-	if (from_memory) {
-		jit_address_to_rsi(x, insn);
-		go = jit_inline_read(x, s->size);
-		/* a miss: the handler */
-		if (mx)
-			jit_bind(&x->a, unmasked);
-		jit_handler_fallback(x);
-		done = jit_jmp_forward(&x->a);
-		jit_bind(&x->a, go);
-	}
+	jit_address_to_rsi(x, insn);
+	size_t go = jit_inline_read(x, insn->opnd[1].size);
+	/* a miss: the handler */
+	if (mx)
+		jit_bind(&x->a, unmasked);
+	jit_handler_fallback(x);
+	size_t done = jit_jmp_forward(&x->a);
+	jit_bind(&x->a, go);
 	if (mx)
 		enter_guest_mxcsr(x);
 	compute(x, insn, f);
@@ -299,24 +295,20 @@ static void lower_with_source(struct jit_xlate *x, const struct emu_insn *insn, 
 		leave_guest_mxcsr(x);
 	if (result_to_gpr(f))
 		jit_guest_out(x, gpr_of(&insn->opnd[0]), insn->opnd[0].size, JR_RAX);
-	if (mx && !from_memory) {
-		done = jit_jmp_forward(&x->a);
-		jit_bind(&x->a, unmasked);
-		jit_handler_fallback(x);
-	}
-	if (mx || from_memory) {
-		jit_bind(&x->a, done);
-		x->flags_live = false;
-	}
+	jit_bind(&x->a, done);
+	x->flags_live = false;
 }
 
-void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
+/* A form with no memory operand: host code that cannot miss, fault or
+ * call, and changes no host flags (under MXCSR: inside a scope). */
+static void register_form(struct jit_xlate *x, const struct emu_insn *insn, enum sse_form f)
 {
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
-	enum sse_form f = form_of(x->cpu, insn);
 	switch (f) {
 	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT: case SSE_INTEGER: case SSE_MASK:
-		lower_with_source(x, insn, f);
+		compute(x, insn, f);
+		if (result_to_gpr(f))
+			jit_guest_out(x, gpr_of(d), d->size, JR_RAX);
 		break;
 	case SSE_COPY:
 		emit(x, MOVDQU, jit_x(0), guest_xmm(s->reg, 16));
@@ -341,4 +333,54 @@ void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
 		x->a.failed = true;
 		break;
 	}
+}
+
+static bool has_memory_source(const struct emu_insn *insn)
+{
+	return insn->opnd[1].kind == EMU_OPND_MEM;
+}
+
+/*
+ * A scope: a register form under MXCSR and the register forms that
+ * follow it in the block, run under one load of the guest's MXCSR (its
+ * store, with the flags, is the expensive part: it waits for the
+ * operations). Nothing between them can leave the translation or look
+ * at MXCSR. With an exception unmasked the handlers run them all, one
+ * by one. The translator then asks for the others: they are made.
+ */
+static void lower_scope(struct jit_xlate *x)
+{
+	const struct emu_block *b = x->b;
+	unsigned first = x->cur, end = first + 1;
+	while (end < b->count && jit_sse_lowerable(x->cpu, &b->insns[end]) &&
+	       !has_memory_source(&b->insns[end]))
+		end++;
+	x->sse_scope_end = end;
+	size_t unmasked = unless_all_masked(x);
+	enter_guest_mxcsr(x);
+	for (unsigned i = first; i < end; i++)
+		register_form(x, &b->insns[i], form_of(x->cpu, &b->insns[i]));
+	leave_guest_mxcsr(x);
+	size_t done = jit_jmp_forward(&x->a);
+	jit_bind(&x->a, unmasked);
+	for (unsigned i = first; i < end; i++) {
+		x->cur = i;
+		jit_handler_fallback(x);
+	}
+	x->cur = first;
+	jit_bind(&x->a, done);
+	x->flags_live = false;
+}
+
+void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	if (x->cur < x->sse_scope_end)
+		return; /* made by its scope */
+	enum sse_form f = form_of(x->cpu, insn);
+	if (f != SSE_NONE && has_memory_source(insn))
+		lower_from_memory(x, insn, f);
+	else if (under_mxcsr(f))
+		lower_scope(x);
+	else
+		register_form(x, insn, f);
 }

@@ -107,6 +107,8 @@ struct jit_xlate {
 	bool end_jcc;
 	uint8_t end_cc;
 	unsigned cur;               /* index of the instruction translated */
+	unsigned sse_scope_end;     /* instructions before it were made by
+				     * an MXCSR scope (jit_lower_sse.c) */
 	struct jit_exit exits[JIT_MAX_EXITS];
 	unsigned n_exits;
 	struct jit_cold cold[JIT_MAX_COLD];
