@@ -197,13 +197,14 @@ static struct jit_opnd guest_mxcsr(void)
 	return jit_cpu_field(JIT_MXCSR, 4);
 }
 
-/* A jump taken when the guest's MXCSR leaves any exception unmasked
- * (clobbers eax and the host flags). */
+/* A jump taken when the guest's MXCSR leaves any exception unmasked,
+ * or has a bit above the sixteen every SSE2 host takes (the handlers
+ * never load those into the host's) (clobbers eax and the host flags). */
 static size_t unless_all_masked(struct jit_xlate *x)
 {
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 4), guest_mxcsr());
-	emit(x, ZYDIS_MNEMONIC_NOT, jit_r(JR_RAX, 4), jit_none());
-	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_i(EMU_MX_MASKS));
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i((int32_t)(0xffff0000u | EMU_MX_MASKS)));
+	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(EMU_MX_MASKS));
 	return jit_jcc_forward(&x->a, JIT_CC_NZ);
 }
 
