@@ -540,7 +540,7 @@ struct gen {
 
 /* How often gen_lowered makes SSE arithmetic, a conversion or an XMM
  * register move (percent; test_random_sse raises it). */
-static unsigned sse_percent = 10;
+static unsigned sse_percent = 0;
 
 static unsigned pick_size(struct gen *g)
 {
@@ -1733,7 +1733,7 @@ START_TEST(test_random_sse)
 	sse_percent = 60;
 	random_programs("sse arithmetic", V_INLINE, test_programs(400), 0x4444);
 	random_programs("sse arithmetic, plain interface", V_PLAIN, test_programs(100), 0x5555);
-	sse_percent = 10;
+	sse_percent = 0;
 }
 END_TEST
 
