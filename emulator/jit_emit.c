@@ -6,7 +6,8 @@
 #include "jit_emit.h"
 
 /* Zydis's register of host register `reg` at `size` bytes. The byte forms
- * of rsp..rdi are spl..dil (the translator never uses ah..bh). */
+ * of rsp..rdi are spl..dil (the translator never uses ah..bh); 16 bytes
+ * name xmm0..xmm15. */
 static ZydisRegister host_register(int reg, unsigned size)
 {
 	static const ZydisRegister r8[16] = {
@@ -19,6 +20,7 @@ static ZydisRegister host_register(int reg, unsigned size)
 	case 1: return r8[reg];
 	case 2: return (ZydisRegister)(ZYDIS_REGISTER_AX + reg);
 	case 4: return (ZydisRegister)(ZYDIS_REGISTER_EAX + reg);
+	case 16: return (ZydisRegister)(ZYDIS_REGISTER_XMM0 + reg);
 	default: return (ZydisRegister)(ZYDIS_REGISTER_RAX + reg);
 	}
 }

@@ -37,6 +37,12 @@ static inline struct jit_opnd jit_r(int reg, unsigned size)
 	return (struct jit_opnd){ .kind = JIT_REG, .size = (uint8_t)size, .reg = (int8_t)reg };
 }
 
+/* Host register xmm`n`. */
+static inline struct jit_opnd jit_x(int n)
+{
+	return jit_r(n, 16);
+}
+
 static inline struct jit_opnd jit_m(int base, int index, unsigned scale, int64_t disp,
 				    unsigned size)
 {

@@ -14,6 +14,9 @@
  * Only 16-byte accesses aligned to 16 are made inline: one page, two
  * whole cache entries, no alignment fault to raise; the second half of
  * a write then completes whenever the first did.
+ *
+ * The translator asks here about every SSE instruction: the rest of them
+ * that have a host-code form are jit_lower_sse.c's.
  */
 #include <Zydis/Zydis.h>
 
@@ -68,8 +71,9 @@ static unsigned vector_move_size(const struct emu_insn *insn)
 bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	const struct emu_memory_ops *ops = cpu->mem;
-	return ops->inline_memory && ops->read_uint_sized[3] && ops->write_uint_sized[3] &&
-	       vector_move_size(insn) != 0;
+	if (vector_move_size(insn) == 0)
+		return jit_sse_lowerable(cpu, insn);
+	return ops->inline_memory && ops->read_uint_sized[3] && ops->write_uint_sized[3];
 }
 
 /* Byte offset of XMM register n's bytes from `at` on. */
@@ -109,6 +113,10 @@ static size_t store(struct jit_xlate *x, const struct emu_insn *insn, unsigned s
 void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	unsigned size = vector_move_size(insn);
+	if (size == 0) {
+		jit_lower_sse(x, insn);
+		return;
+	}
 	bool load = insn->opnd[0].kind == EMU_OPND_VEC;
 	size_t misaligned = 0, hit;
 	jit_address_to_rsi(x, insn);

@@ -38,6 +38,8 @@
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_CHAIN_LIMIT ((int64_t)offsetof(struct emu_cpu, chain_limit))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
+#define JIT_XMM(n) ((int64_t)(offsetof(struct emu_cpu, regs.zmm) + sizeof(emu_vec) * (size_t)(n)))
+#define JIT_MXCSR ((int64_t)offsetof(struct emu_cpu, regs.mxcsr))
 /* Byte offsets of the inline memory's fields (struct emu_inline_view). */
 #define JIT_INLINE(field) ((int64_t)offsetof(struct emu_cpu, mem_inline.field))
 
@@ -105,6 +107,8 @@ struct jit_xlate {
 	bool end_jcc;
 	uint8_t end_cc;
 	unsigned cur;               /* index of the instruction translated */
+	unsigned sse_scope_end;     /* instructions before it were made by
+				     * an MXCSR scope (jit_lower_sse.c) */
 	struct jit_exit exits[JIT_MAX_EXITS];
 	unsigned n_exits;
 	struct jit_cold cold[JIT_MAX_COLD];
@@ -183,10 +187,18 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
 
 /* --- jit_lower_vector.c --- */
 
-/* Whether insn is an SSE move to or from memory made inline
- * (jit_lower_vector_move) for cpu's memory. */
+/* Whether insn is an SSE move to or from memory made inline, or one of
+ * jit_lower_sse.c's forms (jit_lower_vector_move makes either), for
+ * cpu's memory. */
 bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn);
 void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn);
+/* --- jit_lower_sse.c --- */
+
+/* Whether insn is SSE arithmetic, a conversion or a register move that
+ * runs as the host's instruction on the guest's XMM registers. */
+bool jit_sse_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn);
+void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn);
+
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);
 

@@ -523,6 +523,8 @@ static const unsigned sizes[4] = { 1, 2, 4, 8 };
 struct program {
 	uint8_t image[R_COUNT][REGION_MAX];
 	uint64_t gpr[EMU_GPR_COUNT], rflags;
+	uint32_t mxcsr;
+	uint64_t xmm[16][2]; /* the low 16 bytes of xmm0..15 */
 	size_t func_end, body_end; /* offsets into the code */
 	unsigned B, Ix, C, F;      /* F: NO_F when none */
 };
@@ -535,6 +537,10 @@ struct gen {
 	unsigned B, Ix, C;
 	bool in_func;      /* rsp points at the return address */
 };
+
+/* How often gen_lowered makes SSE arithmetic, a conversion or an XMM
+ * register move (percent; test_random_sse raises it). */
+static unsigned sse_percent = 0;
 
 static unsigned pick_size(struct gen *g)
 {
@@ -649,6 +655,177 @@ static bool gen_vector_move(struct gen *g)
 	return EMITP(&g->a, mn, pre, v, m);
 }
 
+/* --- SSE arithmetic ------------------------------------------------------ */
+
+/* Where ldmxcsr finds the MXCSR values a loop switches between: the
+ * first masks every exception, the others unmask some. */
+#define MXCSR_TABLE (RODATA_BASE + 8)
+#define MXCSR_VALUES 4
+
+/* An MXCSR: any rounding, DAZ and FTZ, some flags already set, every
+ * exception masked (the translator's own case) or, with `unmasked`,
+ * some not (where the instruction is the handler's). */
+static uint32_t rand_mxcsr(struct rng *r, bool unmasked)
+{
+	uint32_t m = 0x1f80 | (uint32_t)below(r, 4) << 13;
+	if (chance(r, 25))
+		m |= 1u << 6; /* DAZ */
+	if (chance(r, 25))
+		m |= 1u << 15; /* FTZ */
+	if (chance(r, 30))
+		m |= (uint32_t)rnd(r) & 0x3f;
+	if (unmasked)
+		m &= ~((uint32_t)((rnd(r) & 0x3f) | 1u << below(r, 6)) << 7);
+	return m;
+}
+
+/* A 64-bit lane of floating-point data: a special double (zeroes,
+ * denormals, the normal limits, infinities, quiet and signalling NaNs,
+ * integer limits for the conversions), two special singles, or an
+ * ordinary double near 1 (inexact results that stay finite). */
+static uint64_t fp_lane(struct rng *r)
+{
+	static const uint64_t dbl[] = {
+		0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff8000000000000ull,
+		1, 0x800fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull,
+		0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
+		0x7ff0000000000001ull, 0xfff8000000000badull, 0x43e0000000000000ull,
+		0xc3e0000000000000ull, 0x41e0000000000000ull, 0x3fb999999999999aull,
+		0x0008000000000000ull,
+	};
+	static const uint32_t flt[] = {
+		0, 0x80000000u, 0x3f800000u, 0xbfc00000u, 1, 0x807fffffu, 0x00800000u,
+		0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffc00badu,
+		0x5f000000u, 0x4f000000u, 0x3dcccccdu, 0x00400000u,
+	};
+	const unsigned nd = sizeof(dbl) / sizeof(dbl[0]), nf = sizeof(flt) / sizeof(flt[0]);
+	switch (below(r, 4)) {
+	case 0: return dbl[below(r, nd)];
+	case 1: return flt[below(r, nf)] | (uint64_t)flt[below(r, nf)] << 32;
+	case 2: return (uint64_t)(0x3f0 + below(r, 32)) << 52 | (rnd(r) >> 12);
+	default: return rnd(r);
+	}
+}
+
+/* A source of `size` bytes: an XMM register, or memory (16 bytes: most
+ * of them aligned to 16 in the data page below B, the rest a #GP). */
+static ZydisEncoderOperand sse_source(struct gen *g, unsigned size, uint64_t *pre)
+{
+	struct rng *r = &g->r;
+	*pre = 0;
+	if (chance(r, 60))
+		return XMM(below(r, 16));
+	if (size == 16 && chance(r, 90))
+		return M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 0x1000 / 16) - 0x1000, 16, 8);
+	return rand_mem(g, size, pre);
+}
+
+#define FP_FOUR(M) ZYDIS_MNEMONIC_##M##SS, ZYDIS_MNEMONIC_##M##SD, \
+	ZYDIS_MNEMONIC_##M##PS, ZYDIS_MNEMONIC_##M##PD
+
+/* SSE arithmetic, a scalar conversion, an integer or bitwise operation,
+ * or a move between XMM registers (and general ones), or now and then an ldmxcsr that
+ * switches the rounding, DAZ, FTZ and masks the rest of the loop runs
+ * under. */
+static bool gen_sse(struct gen *g)
+{
+	static const ZydisMnemonic arith[] = {
+		FP_FOUR(ADD), FP_FOUR(SUB), FP_FOUR(MUL), FP_FOUR(DIV), FP_FOUR(MIN), FP_FOUR(MAX),
+		FP_FOUR(SQRT),
+	};
+	static const ZydisMnemonic integer[] = {
+		ZYDIS_MNEMONIC_PXOR, ZYDIS_MNEMONIC_POR, ZYDIS_MNEMONIC_PAND, ZYDIS_MNEMONIC_PANDN,
+		ZYDIS_MNEMONIC_XORPS, ZYDIS_MNEMONIC_XORPD, ZYDIS_MNEMONIC_ANDPS, ZYDIS_MNEMONIC_ANDPD,
+		ZYDIS_MNEMONIC_ANDNPS, ZYDIS_MNEMONIC_ANDNPD, ZYDIS_MNEMONIC_ORPS, ZYDIS_MNEMONIC_ORPD,
+		ZYDIS_MNEMONIC_PADDB, ZYDIS_MNEMONIC_PADDW, ZYDIS_MNEMONIC_PADDD, ZYDIS_MNEMONIC_PADDQ,
+		ZYDIS_MNEMONIC_PSUBB, ZYDIS_MNEMONIC_PSUBW, ZYDIS_MNEMONIC_PSUBD, ZYDIS_MNEMONIC_PSUBQ,
+		ZYDIS_MNEMONIC_PCMPEQB, ZYDIS_MNEMONIC_PCMPEQW, ZYDIS_MNEMONIC_PCMPEQD,
+		ZYDIS_MNEMONIC_PCMPGTB, ZYDIS_MNEMONIC_PCMPGTW, ZYDIS_MNEMONIC_PCMPGTD,
+		ZYDIS_MNEMONIC_PMINUB, ZYDIS_MNEMONIC_PMAXUB,
+		ZYDIS_MNEMONIC_PUNPCKLBW, ZYDIS_MNEMONIC_PUNPCKLWD, ZYDIS_MNEMONIC_PUNPCKLDQ,
+		ZYDIS_MNEMONIC_PUNPCKLQDQ, ZYDIS_MNEMONIC_PUNPCKHBW, ZYDIS_MNEMONIC_PUNPCKHWD,
+		ZYDIS_MNEMONIC_PUNPCKHDQ, ZYDIS_MNEMONIC_PUNPCKHQDQ,
+	};
+	static const ZydisMnemonic copy[] = {
+		ZYDIS_MNEMONIC_MOVAPS, ZYDIS_MNEMONIC_MOVAPD, ZYDIS_MNEMONIC_MOVUPS,
+		ZYDIS_MNEMONIC_MOVUPD, ZYDIS_MNEMONIC_MOVDQA, ZYDIS_MNEMONIC_MOVDQU,
+		ZYDIS_MNEMONIC_MOVQ,
+	};
+	static const ZydisMnemonic to_int[] = {
+		ZYDIS_MNEMONIC_CVTSS2SI, ZYDIS_MNEMONIC_CVTSD2SI, ZYDIS_MNEMONIC_CVTTSS2SI,
+		ZYDIS_MNEMONIC_CVTTSD2SI,
+	};
+	struct rng *r = &g->r;
+	struct asmb *a = &g->a;
+	ZydisEncoderOperand d = XMM(below(r, 16));
+	unsigned isize = chance(r, 50) ? 4 : 8;
+	uint64_t pre;
+	switch (below(r, 20)) {
+	case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: {
+		unsigned k = below(r, sizeof(arith) / sizeof(arith[0]));
+		unsigned size = k % 4 == 0 ? 4 : k % 4 == 1 ? 8 : 16;
+		ZydisEncoderOperand s = sse_source(g, size, &pre);
+		return EMITP(a, arith[k], pre, d, s);
+	}
+	case 8: { /* cvtss2sd xmm, xmm/m32; cvtsd2ss xmm, xmm/m64 */
+		bool widen = chance(r, 50);
+		ZydisEncoderOperand s = sse_source(g, widen ? 4 : 8, &pre);
+		return EMITP(a, widen ? ZYDIS_MNEMONIC_CVTSS2SD : ZYDIS_MNEMONIC_CVTSD2SS, pre, d, s);
+	}
+	case 9: case 10: { /* cvtsi2ss/sd xmm, r/m32/64 */
+		ZydisMnemonic mn = chance(r, 50) ? ZYDIS_MNEMONIC_CVTSI2SS : ZYDIS_MNEMONIC_CVTSI2SD;
+		if (chance(r, 30))
+			return EMITP(a, mn, 0, d, R(src_reg(g, isize), isize));
+		ZydisEncoderOperand m = rand_mem(g, isize, &pre);
+		return EMITP(a, mn, pre, d, m);
+	}
+	case 11: case 12: { /* cvt(t)ss2si/sd2si r32/64, xmm/m */
+		unsigned k = below(r, 4);
+		ZydisEncoderOperand s = sse_source(g, k % 2 ? 8 : 4, &pre);
+		return EMITP(a, to_int[k], pre, R(dst_reg(g, isize), isize), s);
+	}
+	case 13: case 14: {
+		ZydisEncoderOperand s = sse_source(g, 16, &pre);
+		return EMITP(a, integer[below(r, sizeof(integer) / sizeof(integer[0]))], pre, d, s);
+	}
+	case 15: { /* pshufd, palignr: an imm8; pmovmskb */
+		ZydisEncoderOperand s = sse_source(g, 16, &pre);
+		if (chance(r, 30))
+			return EMIT(a, ZYDIS_MNEMONIC_PMOVMSKB, R(dst_reg(g, isize), isize),
+				    XMM(below(r, 16)));
+		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_PSHUFD : ZYDIS_MNEMONIC_PALIGNR, pre, d,
+			     s, I(below(r, chance(r, 80) ? 16 : 256)));
+	}
+	case 16:
+		return EMIT(a, copy[below(r, sizeof(copy) / sizeof(copy[0]))], d, XMM(below(r, 16)));
+	case 17: { /* movd/movq between an XMM and a general register */
+		ZydisMnemonic mn = isize == 8 ? ZYDIS_MNEMONIC_MOVQ : ZYDIS_MNEMONIC_MOVD;
+		if (chance(r, 50))
+			return EMIT(a, mn, d, R(src_reg(g, isize), isize));
+		return EMIT(a, mn, R(dst_reg(g, isize), isize), d);
+	}
+	case 18: {
+		/* ldmxcsr of the masking value, but at one iteration late in
+		 * the loop (the block translated by then) of an unmasking
+		 * one: an exception then must reach no host instruction. */
+		unsigned s1 = dst_reg(g, 8), s2 = dst_reg(g, 8);
+		if (s1 == s2)
+			return false;
+		uint64_t other = MXCSR_TABLE + 4 * (1 + below(r, MXCSR_VALUES - 1));
+		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(s1, 4), I(MXCSR_TABLE)) &&
+		       EMIT(a, ZYDIS_MNEMONIC_MOV, R(s2, 4), I((int64_t)other)) &&
+		       EMIT(a, ZYDIS_MNEMONIC_CMP, R(g->C, 8), I(1 + below(r, 30))) &&
+		       EMIT(a, ZYDIS_MNEMONIC_CMOVZ, R(s1, 8), R(s2, 8)) &&
+		       EMIT(a, ZYDIS_MNEMONIC_LDMXCSR, M(s1, NO_REG, 0, 0, 4, 8));
+	}
+	default: { /* a special value into an XMM register's low lane */
+		unsigned s = dst_reg(g, 8);
+		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(s, 8), I((int64_t)fp_lane(r))) &&
+		       EMIT(a, ZYDIS_MNEMONIC_MOVQ, d, R(s, 8));
+	}
+	}
+}
+
 /* One instruction the translator lowers, in one of its forms. */
 static bool gen_lowered(struct gen *g)
 {
@@ -657,6 +834,8 @@ static bool gen_lowered(struct gen *g)
 	unsigned size = pick_size(g);
 	uint64_t pre;
 	ZydisMnemonic alu = alu_ops[below(r, 7)];
+	if (chance(r, sse_percent))
+		return gen_sse(g);
 	switch (below(r, 18)) {
 	case 0:
 		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size), R(src_reg(g, size), size));
@@ -1135,6 +1314,20 @@ static void generate(struct program *p, uint64_t seed, bool faulting)
 			p->image[reg][i] = (uint8_t)rnd(&g.r);
 	uint64_t func = FUNC_ADDR;
 	memcpy(p->image[R_RODATA], &func, 8);
+	p->mxcsr = rand_mxcsr(&g.r, chance(&g.r, 10));
+	for (unsigned k = 0; k < MXCSR_VALUES; k++) {
+		uint32_t m = rand_mxcsr(&g.r, k > 0);
+		memcpy(p->image[R_RODATA] + (MXCSR_TABLE - RODATA_BASE) + 4 * k, &m, 4);
+	}
+	for (unsigned v = 0; v < 16; v++)
+		for (unsigned q = 0; q < 2; q++)
+			p->xmm[v][q] = fp_lane(&g.r);
+	/* Floating-point data for the memory sources. */
+	for (size_t i = 0; i + 8 <= REGION_MAX; i += 8)
+		if (chance(&g.r, 40)) {
+			uint64_t lane = fp_lane(&g.r);
+			memcpy(p->image[R_DATA] + i, &lane, 8);
+		}
 
 	/* The function. */
 	g.a = (struct asmb){ p->image[R_CODE], 0, ENTRY_ADDR - CODE_BASE - 16, CODE_BASE };
@@ -1226,6 +1419,9 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	for (unsigned v = 0; v < 32; v++)
 		for (unsigned q = 0; q < 8; q++)
 			r->zmm[v].q[q] = p->gpr[(v + q) % EMU_GPR_COUNT] * 0x9e3779b97f4a7c15ull + v;
+	for (unsigned v = 0; v < 16; v++)
+		memcpy(r->zmm[v].q, p->xmm[v], sizeof(p->xmm[v]));
+	r->mxcsr = p->mxcsr;
 	r->rip = entry;
 	r->fs_base = FS_BASE;
 }
@@ -1487,11 +1683,13 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 	       "code calling the sized functions, %u with hits and %u with writes made inline\n", what,
 	       stats.programs, stats.insns, stats.faults, stats.sized_programs, stats.inline_programs,
 	       stats.inline_write_programs);
+	/* Loops mostly of SSE make fewer of the general accesses. */
+	unsigned most = sse_percent > 50 ? count / 5 : count / 2;
 	if (variant == V_SIZED || variant == V_INLINE)
-		ck_assert_uint_gt(stats.sized_programs, count / 2);
+		ck_assert_uint_gt(stats.sized_programs, most);
 	if (variant == V_INLINE) {
-		ck_assert_uint_gt(stats.inline_programs, count / 2);
-		ck_assert_uint_gt(stats.inline_write_programs, count / 2);
+		ck_assert_uint_gt(stats.inline_programs, most);
+		ck_assert_uint_gt(stats.inline_write_programs, most);
 	}
 	ck_assert_uint_gt(stats.faults, count / 20);
 	machine_free(a);
@@ -1522,6 +1720,20 @@ END_TEST
 START_TEST(test_random_inline)
 {
 	random_programs("inline interface", V_INLINE, test_programs(600), 0x3333);
+}
+END_TEST
+
+/* Loops mostly of SSE arithmetic, conversions and XMM moves, under
+ * MXCSRs of every rounding, DAZ, FTZ and masking, on NaNs, infinities,
+ * denormals and integer limits, their memory sources faulting, missing
+ * and misaligned: what the translator runs as the host's instruction
+ * must leave the registers, MXCSR's flags and exits as the handlers do. */
+START_TEST(test_random_sse)
+{
+	sse_percent = 60;
+	random_programs("sse arithmetic", V_INLINE, test_programs(400), 0x4444);
+	random_programs("sse arithmetic, plain interface", V_PLAIN, test_programs(100), 0x5555);
+	sse_percent = 0;
 }
 END_TEST
 
@@ -2043,6 +2255,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
+	tcase_add_test(tc, test_random_sse);
 	tcase_add_test(tc, test_self_modifying);
 	tcase_add_test(tc, test_indirect_targets);
 	suite_add_tcase(s, tc);
