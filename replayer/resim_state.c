@@ -70,16 +70,6 @@ int resim_save(struct resim *s, struct resim_state *out)
 	return 0;
 }
 
-void resim_state_free(struct resim_state *st)
-{
-	for (size_t i = 0; st->threads && i < st->n_threads; i++)
-		sparse_copy_free(&st->threads[i].cache);
-	free(st->threads);
-	code_page_set_free(st->code_pages);
-	memory_image_free(st->image);
-	memset(st, 0, sizeof(*st));
-}
-
 static int restore_thread(struct resim *s, size_t i, const struct resim_thread_state *st)
 {
 	struct resim_thread *t = &s->threads[i];

@@ -28,7 +28,8 @@ echo "fuzz: trace reader: $RUNS runs, no crash"
 
 # The replay index's reader, with the few replayer files it uses.
 INDEX_SOURCES="replayer/replay_index_read.c replayer/replay_index_write.c replayer/replay_index_stream.c
-	replayer/replay_index_pool.c replayer/memory_image.c replayer/wide_changes.c replayer/sparse_copy.c"
+	replayer/replay_index_pool.c replayer/memory_image.c replayer/wide_changes.c replayer/sparse_copy.c
+	replayer/resim_state_free.c"
 mkdir -p "$OUT/corpus-index"
 $CC_FUZZ $FLAGS $SAN -o "$OUT/fuzz_index_tool" tests/fuzz-index/*.c $INDEX_SOURCES $LIB_SOURCES \
 	-lzstd -lelf -lpthread
