@@ -220,8 +220,10 @@ void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t l
 	uint64_t first = addr & PAGE_MASK, end = addr + len;
 	if (all || may_hold_dirty(m, first, end))
 		unlink_dirty_range(m, first, all ? UINT64_MAX : end);
-	/* A small range is cheaper by page; a large one by scanning buckets. */
-	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
+	/* A range of fewer pages than the table has buckets and pages is
+	 * cheaper by page; a larger one by scanning the buckets (node's
+	 * collector unmaps and advises away megabytes at a time). */
+	if (!all && (end - first) / PAGE_SIZE <= m->bucket_mask + 1 + m->n_pages) {
 		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {
 			struct mirror_page **slot = &m->buckets[bucket_of(m, pa)];
 			while (*slot && (*slot)->addr != pa)
