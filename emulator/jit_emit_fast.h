@@ -7,7 +7,7 @@
 
 #include "jit_emit.h"
 
-#define JIT_FAST_MAX 16 /* 15 bytes at most, the immediate copied as 8 */
+#define JIT_FAST_MAX 16 /* an instruction is 15 bytes at most */
 
 /* mn x, y (z must be none): its length in out, or 0 for a form or an
  * operand left to Zydis. */
