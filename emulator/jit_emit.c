@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jit_emit.h"
+#include "jit_emit_fast.h"
 
 /* Zydis's register of host register `reg` at `size` bytes. The byte forms
  * of rsp..rdi are spl..dil (the translator never uses ah..bh); 16 bytes
@@ -59,6 +60,12 @@ void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_
 {
 	if (a->failed)
 		return;
+	uint8_t fast[JIT_FAST_MAX];
+	size_t len = jit_encode_fast(fast, mn, x, y, z);
+	if (len) {
+		jit_bytes(a, fast, len);
+		return;
+	}
 	ZydisEncoderRequest rq;
 	memset(&rq, 0, sizeof(rq));
 	rq.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;

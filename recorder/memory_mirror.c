@@ -189,13 +189,41 @@ static void unlink_dirty_range(struct memory_mirror *m, uint64_t lo, uint64_t hi
 	}
 }
 
+/* The cached page at page_addr, or NULL (nothing is loaded). */
+static struct mirror_page *find_page(const struct memory_mirror *m, uint64_t page_addr)
+{
+	struct mirror_page *p = m->buckets[bucket_of(m, page_addr)];
+	while (p && p->addr != page_addr)
+		p = p->next;
+	return p;
+}
+
+/* Whether a page starting in [lo, hi) may be on the dirty list: looked up
+ * page by page in a small range, so that a call's few pages cost no walk
+ * of a long list (a JVM or node holds thousands of dirty pages between
+ * the calls that write everything back); true for a large range. */
+static bool may_hold_dirty(const struct memory_mirror *m, uint64_t lo, uint64_t hi)
+{
+	if (hi < lo || hi - lo > 64 * (uint64_t)PAGE_SIZE)
+		return true;
+	for (uint64_t pa = lo; pa < hi; pa += PAGE_SIZE) {
+		const struct mirror_page *p = find_page(m, pa);
+		if (p && p->dirty)
+			return true;
+	}
+	return false;
+}
+
 void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	bool all = len == UINT64_MAX || addr + len < addr;
 	uint64_t first = addr & PAGE_MASK, end = addr + len;
-	unlink_dirty_range(m, first, all ? UINT64_MAX : end);
-	/* A small range is cheaper by page; a large one by scanning buckets. */
-	if (!all && len <= 64 * (uint64_t)PAGE_SIZE) {
+	if (all || may_hold_dirty(m, first, end))
+		unlink_dirty_range(m, first, all ? UINT64_MAX : end);
+	/* A range of fewer pages than the table has buckets and pages is
+	 * cheaper by page; a larger one by scanning the buckets (node's
+	 * collector unmaps and advises away megabytes at a time). */
+	if (!all && (end - first) / PAGE_SIZE <= m->bucket_mask + 1 + m->n_pages) {
 		for (uint64_t pa = first; pa < end; pa += PAGE_SIZE) {
 			struct mirror_page **slot = &m->buckets[bucket_of(m, pa)];
 			while (*slot && (*slot)->addr != pa)
@@ -642,6 +670,8 @@ int memory_mirror_flush(struct memory_mirror *m)
 int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
+	if (!may_hold_dirty(m, lo, hi))
+		return 0;
 	struct mirror_page *chosen = NULL, **pp = &m->dirty_pages;
 	while (*pp) {
 		struct mirror_page *p = *pp;

@@ -38,6 +38,7 @@
 #include "recorder/syscall_answers.h"
 #include "recorder/syscall_blocking.h"
 #include "recorder/syscall_effects.h"
+#include "recorder/syscall_flush.h"
 #include "recorder/thread_regs.h"
 #include "recorder/thread_table.h"
 #include "recorder/trace_events.h"
@@ -151,9 +152,13 @@ static int finish_native(struct recording *rec, enum native_outcome out,
 	 * threads run meanwhile: their writes may still be in the mirror, and
 	 * the invalidations below would drop them with the pages. Their
 	 * bytes go to the process first, as if written just after the
-	 * kernel's (they raced with it). An execve's new image takes none. */
+	 * kernel's (they raced with it). An execve's new image takes none.
+	 * A call that reaches only its arguments' memory wrote nowhere else:
+	 * the pages of those go, as before the call (syscall_flush.c); a
+	 * JVM's threads come back from futex waits thousands of times. */
 	if ((out == NATIVE_EXECUTED || out == NATIVE_HANDLER) && p->background &&
-	    memory_mirror_flush(rec->mirror) != 0)
+	    (out == NATIVE_EXECUTED && retired_is_syscall ? syscall_flush(rec, nr, args)
+							  : memory_mirror_flush(rec->mirror)) != 0)
 		return recording_fail(rec, RECORD_ERR_PTRACE, "cannot write the program's memory");
 	switch (out) {
 	case NATIVE_EXECUTED:

@@ -182,6 +182,7 @@ record fp_state_signals "$n" -- "$PROGRAMS/fp_state_signals"
 record leader_exit_join "$n" -- "$PROGRAMS/leader_exit_join"
 record pi_futex_waiters "$n" -- "$PROGRAMS/pi_futex_waiters"
 record lazy_flush "$n" -- "$PROGRAMS/lazy_flush"
+record syscall_reach "$n" -- "$PROGRAMS/syscall_reach"
 # A thread made after a long time alone waits for its creator's turn to
 # end, as natively it comes after the creator's next instructions (not
 # compared with a native run: there the order is the kernel's choice).
