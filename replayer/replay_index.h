@@ -99,14 +99,11 @@ enum replay_index_verdict replay_index_open(int fd, uint64_t size,
 					    const struct replay_index_expect *e,
 					    struct replay_index_contents *out,
 					    struct replay_index_file **file, char *why, size_t why_len);
-/* Snapshot k's state into out (to free with resim_state_free, or
- * replay_index_state_free: the same, for code that links the codec
- * without the replay, like the fuzzer), prev being
+/* Snapshot k's state into out (to free with resim_state_free), prev being
  * snapshot k-1's state unless k is stored whole. 0, or -1 with why: the
  * frame is out of the file, damaged or inconsistent. */
 int replay_index_read_snapshot(struct replay_index_file *f, size_t k, const struct resim_state *prev,
 			       struct resim_state *out, char *why, size_t why_len);
-void replay_index_state_free(struct resim_state *st);
 /* Whether snapshot k is stored whole (needs no prev). */
 bool replay_index_snapshot_whole(size_t k);
 /* Whether path names the file f reads (not a newer index written since). */

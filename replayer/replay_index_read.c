@@ -262,19 +262,9 @@ static void get_thread_state(struct loader *l, struct resim_thread_state *t,
 	t->declared_end_known = false; /* the trace's to say (see the top) */
 }
 
-void replay_index_state_free(struct resim_state *st)
-{
-	for (size_t i = 0; st->threads && i < st->n_threads; i++)
-		sparse_copy_free(&st->threads[i].cache);
-	free(st->threads);
-	code_page_set_free(st->code_pages);
-	memory_image_free(st->image);
-	memset(st, 0, sizeof(*st));
-}
-
 static void free_snapshot(struct replay_snapshot *snap)
 {
-	replay_index_state_free(&snap->state);
+	resim_state_free(&snap->state);
 	code_page_set_free(snap->written_pages);
 	code_page_set_free(snap->code_pages);
 	code_page_set_free(snap->read_pages);
@@ -552,7 +542,7 @@ int replay_index_read_snapshot(struct replay_index_file *f, size_t k, const stru
 		rc = -1;
 	}
 	if (rc != 0) {
-		replay_index_state_free(out);
+		resim_state_free(out);
 		return -1;
 	}
 	out->counts = f->counts[k];

@@ -1,9 +1,9 @@
 /*
  * resim_state_free.c — what a saved re-simulation state holds given back.
  * Apart from resim_state.c (saving and restoring) so that the code keeping
- * states without replaying them (the index writer, and the index's fuzzer
- * that links it) needs only the image, the code-page set and the cache
- * copies, not the re-simulation.
+ * states without replaying them (the index's reader and writer, and the
+ * index's fuzzer that links them) needs only the image, the code-page set
+ * and the cache copies, not the re-simulation.
  */
 #include <stdlib.h>
 #include <string.h>

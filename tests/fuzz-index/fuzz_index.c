@@ -72,17 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool have_first = replay_index_read_snapshot(file, 0, NULL, &first, why, sizeof(why)) == 0;
 	for (size_t k = 1; k < c.n_snapshots; k++) {
 		if (have_first && replay_index_read_snapshot(file, k, &first, &st, why, sizeof(why)) == 0)
-			replay_index_state_free(&st);
+			resim_state_free(&st);
 		const struct resim_state *base = k == 1 ? &first : &prev;
 		if ((k == 1 ? have_first : prev.image != NULL) &&
 		    replay_index_read_snapshot(file, k, base, &st, why, sizeof(why)) == 0) {
-			replay_index_state_free(&prev);
+			resim_state_free(&prev);
 			prev = st;
 		} else
-			replay_index_state_free(&prev);
+			resim_state_free(&prev);
 	}
-	replay_index_state_free(&prev);
-	replay_index_state_free(&first);
+	resim_state_free(&prev);
+	resim_state_free(&first);
 	replay_index_file_close(file);
 	replay_index_contents_free(&c);
 	close(fd);
