@@ -23,7 +23,11 @@
 struct mirror_page {
 	uint64_t addr;
 	struct mirror_page *next;        /* hash chain */
-	struct mirror_page *dirty_next;  /* list of pages with dirty bytes */
+	/* The list of pages with dirty bytes (or a flush's part of it),
+	 * doubly linked: a page leaves it without a walk of the list, which
+	 * holds thousands of pages in a JVM or node between the calls that
+	 * write everything back. */
+	struct mirror_page *dirty_next, **dirty_pprev;
 	unsigned prot;            /* MAPPING_* of the mapping holding it */
 	bool dirty;
 	/* A MAP_PRIVATE page of a file: the process's page is its own copy,
@@ -153,13 +157,20 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 	return m;
 }
 
-static void unlink_dirty(struct memory_mirror *m, struct mirror_page *p)
+static void dirty_list_push(struct mirror_page **head, struct mirror_page *p)
 {
-	struct mirror_page **pp = &m->dirty_pages;
-	while (*pp && *pp != p)
-		pp = &(*pp)->dirty_next;
-	if (*pp)
-		*pp = p->dirty_next;
+	p->dirty_next = *head;
+	if (*head)
+		(*head)->dirty_pprev = &p->dirty_next;
+	p->dirty_pprev = head;
+	*head = p;
+}
+
+static void dirty_list_remove(struct mirror_page *p)
+{
+	*p->dirty_pprev = p->dirty_next;
+	if (p->dirty_next)
+		p->dirty_next->dirty_pprev = p->dirty_pprev;
 }
 
 static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
@@ -167,26 +178,10 @@ static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 	struct mirror_page *p = *slot;
 	*slot = p->next;
 	if (p->dirty)
-		unlink_dirty(m, p);
+		dirty_list_remove(p);
 	tlb_forget(m, p);
 	free(p);
 	m->n_pages--;
-}
-
-/* Takes the dirty pages of [lo, hi) off the dirty list in one pass, so
- * that dropping them costs no walk of the list each. */
-static void unlink_dirty_range(struct memory_mirror *m, uint64_t lo, uint64_t hi)
-{
-	struct mirror_page **pp = &m->dirty_pages;
-	while (*pp) {
-		struct mirror_page *p = *pp;
-		if (p->addr + PAGE_SIZE > lo && p->addr < hi) {
-			*pp = p->dirty_next;
-			p->dirty = false;
-		} else {
-			pp = &p->dirty_next;
-		}
-	}
 }
 
 /* The cached page at page_addr, or NULL (nothing is loaded). */
@@ -198,28 +193,13 @@ static struct mirror_page *find_page(const struct memory_mirror *m, uint64_t pag
 	return p;
 }
 
-/* Whether a page starting in [lo, hi) may be on the dirty list: looked up
- * page by page in a small range, so that a call's few pages cost no walk
- * of a long list (a JVM or node holds thousands of dirty pages between
- * the calls that write everything back); true for a large range. */
-static bool may_hold_dirty(const struct memory_mirror *m, uint64_t lo, uint64_t hi)
-{
-	if (hi < lo || hi - lo > 64 * (uint64_t)PAGE_SIZE)
-		return true;
-	for (uint64_t pa = lo; pa < hi; pa += PAGE_SIZE) {
-		const struct mirror_page *p = find_page(m, pa);
-		if (p && p->dirty)
-			return true;
-	}
-	return false;
-}
-
+/* A range of at most this many pages is looked at page by page, a
+ * larger one through the dirty list. */
+#define SMALL_RANGE_PAGES 64u
 void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	bool all = len == UINT64_MAX || addr + len < addr;
 	uint64_t first = addr & PAGE_MASK, end = addr + len;
-	if (all || may_hold_dirty(m, first, end))
-		unlink_dirty_range(m, first, all ? UINT64_MAX : end);
 	/* A range of fewer pages than the table has buckets and pages is
 	 * cheaper by page; a larger one by scanning the buckets (node's
 	 * collector unmaps and advises away megabytes at a time). */
@@ -312,8 +292,7 @@ static inline void mark_dirty(struct memory_mirror *m, struct mirror_page *p, un
 	}
 	if (!p->dirty) {
 		p->dirty = true;
-		p->dirty_next = m->dirty_pages;
-		m->dirty_pages = p;
+		dirty_list_push(&m->dirty_pages, p);
 		if (tlb_page(m, p->addr) == p)
 			tlb_fill(m, p);
 	}
@@ -613,8 +592,9 @@ static int flush_batched(struct memory_mirror *m, struct mirror_page **head)
 					return -1;
 				/* Every page before p is written whole. */
 				while (*head != p) {
-					mark_clean(m, *head);
-					*head = (*head)->dirty_next;
+					struct mirror_page *done = *head;
+					dirty_list_remove(done);
+					mark_clean(m, done);
 				}
 			}
 			fb->local[fb->n] = (struct iovec){ p->data + start, i - start };
@@ -625,8 +605,11 @@ static int flush_batched(struct memory_mirror *m, struct mirror_page **head)
 	}
 	if (write_batch(m, fb) != 0)
 		return -1;
-	for (; *head; *head = (*head)->dirty_next)
-		mark_clean(m, *head);
+	while (*head) {
+		struct mirror_page *done = *head;
+		dirty_list_remove(done);
+		mark_clean(m, done);
+	}
 	return 0;
 }
 
@@ -657,7 +640,7 @@ static int flush_list(struct memory_mirror *m, struct mirror_page **head)
 		struct mirror_page *p = *head;
 		if (flush_page(m, p) != 0)
 			return -1;
-		*head = p->dirty_next;
+		dirty_list_remove(p);
 	}
 	return 0;
 }
@@ -670,25 +653,33 @@ int memory_mirror_flush(struct memory_mirror *m)
 int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
-	if (!may_hold_dirty(m, lo, hi))
-		return 0;
-	struct mirror_page *chosen = NULL, **pp = &m->dirty_pages;
-	while (*pp) {
-		struct mirror_page *p = *pp;
-		if (p->addr >= lo && p->addr < hi) {
-			*pp = p->dirty_next;
-			p->dirty_next = chosen;
-			chosen = p;
-		} else {
-			pp = &p->dirty_next;
+	struct mirror_page *chosen = NULL;
+	if (hi - lo <= SMALL_RANGE_PAGES * (uint64_t)PAGE_SIZE) {
+		for (uint64_t pa = lo; pa < hi; pa += PAGE_SIZE) {
+			struct mirror_page *p = find_page(m, pa);
+			if (p && p->dirty) {
+				dirty_list_remove(p);
+				dirty_list_push(&chosen, p);
+			}
+		}
+	} else {
+		struct mirror_page *p = m->dirty_pages;
+		while (p) {
+			struct mirror_page *next = p->dirty_next;
+			if (p->addr >= lo && p->addr < hi) {
+				dirty_list_remove(p);
+				dirty_list_push(&chosen, p);
+			}
+			p = next;
 		}
 	}
+	if (!chosen)
+		return 0;
 	int r = flush_list(m, &chosen);
 	while (chosen) { /* a failed write: still dirty */
 		struct mirror_page *p = chosen;
-		chosen = p->dirty_next;
-		p->dirty_next = m->dirty_pages;
-		m->dirty_pages = p;
+		dirty_list_remove(p);
+		dirty_list_push(&m->dirty_pages, p);
 	}
 	return r;
 }
