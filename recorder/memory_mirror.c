@@ -30,9 +30,13 @@ struct mirror_page {
 	struct mirror_page *dirty_next, **dirty_pprev;
 	unsigned prot;            /* MAPPING_* of the mapping holding it */
 	bool dirty;
-	/* A MAP_PRIVATE page of a file: the process's page is its own copy,
-	 * no longer the file's (written through once since loaded). */
+	/* A MAP_PRIVATE page of a file: the program's own copy, no longer
+	 * the file's (written since loaded). */
 	bool own_copy;
+	/* An own copy the process does not have yet: its first write is
+	 * still in the mirror (on the copy list below too). */
+	bool copy_pending;
+	struct mirror_page *copy_next, **copy_pprev;
 	/* The inline write path finds dirty_bits right after data. */
 	_Alignas(8) uint8_t data[PAGE_SIZE];
 	uint64_t dirty_bits[PAGE_SIZE / 64];
@@ -55,6 +59,7 @@ struct memory_mirror {
 	size_t bucket_mask; /* buckets - 1, a power of two less one */
 	size_t n_pages;
 	struct mirror_page *dirty_pages;
+	struct mirror_page *pending_copies; /* pages with copy_pending */
 	struct memory_mirror_stats stats;
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
 	memory_mirror_stack_grower *grow_stack; /* optional */
@@ -173,10 +178,21 @@ static void dirty_list_remove(struct mirror_page *p)
 		p->dirty_next->dirty_pprev = p->dirty_pprev;
 }
 
+static void copy_done(struct mirror_page *p)
+{
+	if (!p->copy_pending)
+		return;
+	p->copy_pending = false;
+	*p->copy_pprev = p->copy_next;
+	if (p->copy_next)
+		p->copy_next->copy_pprev = p->copy_pprev;
+}
+
 static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 {
 	struct mirror_page *p = *slot;
 	*slot = p->next;
+	copy_done(p);
 	if (p->dirty)
 		dirty_list_remove(p);
 	tlb_forget(m, p);
@@ -269,6 +285,7 @@ static struct mirror_page *get_page(struct memory_mirror *m, uint64_t page_addr,
 	p->prot = map->flags;
 	p->dirty = false;
 	p->own_copy = false;
+	p->copy_pending = false;
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->next = m->buckets[b];
 	m->buckets[b] = p;
@@ -362,13 +379,31 @@ static bool shows_file(const struct mirror_page *p)
 }
 
 /*
- * The first write to a page that shows its file goes to the process at
- * once, as the program's store would: the kernel gives the process its own
- * copy of the page then, holding the file's bytes of that moment. Were the
- * write held back to the next flush, the copy would be made later, with
- * whatever the file (another mapping, another process) had written
- * meanwhile. The bytes stay clean: the process has them.
+ * The program's first write to a page that shows its file: natively the
+ * kernel gives the process its own copy of the page then, holding the
+ * file's bytes of that moment. The write stays in the mirror like any
+ * other, but the page goes on the list of pending copies, which reach the
+ * process (and so the kernel makes the copy) before anything else could
+ * change the file: before a write through a shared mapping of a file
+ * (transfer) and at every system call, even one that flushes only its
+ * own buffers (memory_mirror_flush_copies), since the call may let
+ * another process write the file. The JVM's first writes to its data
+ * pages no longer cost a process_vm_writev each.
  */
+static void begin_own_copy(struct memory_mirror *m, struct mirror_page *p)
+{
+	p->own_copy = true;
+	p->copy_pending = true;
+	p->copy_next = m->pending_copies;
+	if (m->pending_copies)
+		m->pending_copies->copy_pprev = &p->copy_next;
+	p->copy_pprev = &m->pending_copies;
+	m->pending_copies = p;
+}
+
+/* A locked instruction's write cycle (memory_mirror_write_back) makes no
+ * dirty bytes: its first write to a page showing its file goes to the
+ * process at once. The bytes stay clean: the process has them. */
 static int write_through_once(struct memory_mirror *m, struct mirror_page *p, uint64_t addr,
 			      const uint8_t *b, unsigned n)
 {
@@ -421,17 +456,18 @@ static int transfer(struct memory_mirror *m, uint64_t addr, void *buf,
 		unsigned prot;
 		struct mirror_page *p = get_page(m, pa, &prot);
 		if (p) {
-			if (a == ACCESS_WRITE && shows_file(p)) {
-				if (write_through_once(m, p, addr, b, n) != 0)
-					return EMU_MEM_FAULT;
-				memcpy(p->data + off, b, n);
-			} else if (a == ACCESS_WRITE) {
+			if (a == ACCESS_WRITE) {
+				if (shows_file(p))
+					begin_own_copy(m, p);
 				memcpy(p->data + off, b, n);
 				mark_dirty(m, p, off, n);
 			} else {
 				memcpy(b, p->data + off, n);
 			}
 		} else {
+			if (a == ACCESS_WRITE && (prot & MAPPING_FILE) &&
+			    memory_mirror_flush_copies(m) != 0)
+				return EMU_MEM_FAULT;
 			int r = a == ACCESS_WRITE
 				? m->backend.write(m->backend.ctx, addr, b, n)
 				: m->backend.read(m->backend.ctx, addr, b, n);
@@ -559,6 +595,7 @@ static void mark_clean(struct memory_mirror *m, struct mirror_page *p)
 {
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
 	p->dirty = false;
+	copy_done(p);
 	if (tlb_page(m, p->addr) == p)
 		tlb_fill(m, p);
 }
@@ -672,6 +709,24 @@ int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t l
 			}
 			p = next;
 		}
+	}
+	if (!chosen)
+		return 0;
+	int r = flush_list(m, &chosen);
+	while (chosen) { /* a failed write: still dirty */
+		struct mirror_page *p = chosen;
+		dirty_list_remove(p);
+		dirty_list_push(&m->dirty_pages, p);
+	}
+	return r;
+}
+
+int memory_mirror_flush_copies(struct memory_mirror *m)
+{
+	struct mirror_page *chosen = NULL;
+	for (struct mirror_page *p = m->pending_copies; p; p = p->copy_next) {
+		dirty_list_remove(p);
+		dirty_list_push(&chosen, p);
 	}
 	if (!chosen)
 		return 0;

@@ -263,6 +263,12 @@ int memory_mirror_flush(struct memory_mirror *m);
  * -1 if a write failed (the bytes stay dirty). */
 int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len);
 
+/* Writes back the pages whose first write (a MAP_PRIVATE page of a file)
+ * the process has not seen yet, so that the kernel makes its copy of the
+ * page before the file can change: at every system call, and before a
+ * write through a shared mapping of a file. 0, or -1 if a write failed. */
+int memory_mirror_flush_copies(struct memory_mirror *m);
+
 /* True if at least `pages` pages hold dirty bytes (0: always). */
 bool memory_mirror_dirty_at_least(const struct memory_mirror *m, unsigned pages);
 

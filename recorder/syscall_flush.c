@@ -21,6 +21,12 @@
  * memory: no one sees it after. A program writing large buffers between
  * small reads and writes (xz) no longer sends them all to the process
  * each time.
+ *
+ * The first writes to MAP_PRIVATE pages of files go to the process at
+ * every call all the same: the kernel makes its copy of such a page then,
+ * and the call may let another process change the file (a write to a
+ * pipe that wakes it), which natively the copy would not show
+ * (memory_mirror_flush_copies, tests/programs/mmap_private_copy).
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -220,6 +226,8 @@ int syscall_flush(struct recording *rec, long nr, const uint64_t args[6])
 	    !memory_mirror_dirty_at_least(rec->mirror, PARTIAL_FROM_PAGES) ||
 	    (r.through_fd && !plain_descriptor(rec, (int)args[0])))
 		return memory_mirror_flush(rec->mirror);
+	if (memory_mirror_flush_copies(rec->mirror) != 0)
+		return -1;
 	if (r.path) {
 		r.addr[r.n] = r.path;
 		r.len[r.n] = path_length(rec, r.path);

@@ -178,6 +178,7 @@ record threads_signals-crash "$n" --killed -- "$PROGRAMS/threads_signals" crash
 record threads_exec-from-thread "$n" -- "$PROGRAMS/threads_exec" from-thread
 record mmap_private_file "$n" -- "$PROGRAMS/mmap_private_file" mapped.tmp
 record mmap_alias "$n" -- "$PROGRAMS/mmap_alias" alias.tmp
+record mmap_private_copy "$n" -- "$PROGRAMS/mmap_private_copy" copy.tmp
 record fp_state_signals "$n" -- "$PROGRAMS/fp_state_signals"
 record leader_exit_join "$n" -- "$PROGRAMS/leader_exit_join"
 record pi_futex_waiters "$n" -- "$PROGRAMS/pi_futex_waiters"
