@@ -59,6 +59,7 @@ struct memory_mirror {
 	size_t bucket_mask; /* buckets - 1, a power of two less one */
 	size_t n_pages;
 	struct mirror_page *dirty_pages;
+	size_t n_dirty; /* pages with dirty set */
 	struct mirror_page *pending_copies; /* pages with copy_pending */
 	struct memory_mirror_stats stats;
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
@@ -193,8 +194,10 @@ static void drop_page(struct memory_mirror *m, struct mirror_page **slot)
 	struct mirror_page *p = *slot;
 	*slot = p->next;
 	copy_done(p);
-	if (p->dirty)
+	if (p->dirty) {
 		dirty_list_remove(p);
+		m->n_dirty--;
+	}
 	tlb_forget(m, p);
 	free(p);
 	m->n_pages--;
@@ -209,8 +212,10 @@ static struct mirror_page *find_page(const struct memory_mirror *m, uint64_t pag
 	return p;
 }
 
-/* A range of at most this many pages is looked at page by page, a
- * larger one through the dirty list. */
+/* A range of at most this many pages, or of no more pages than are
+ * dirty, is looked at page by page, a larger one through the dirty list
+ * (node's collector hands 127-page ranges to mprotect and madvise while
+ * thousands of pages are dirty). */
 #define SMALL_RANGE_PAGES 64u
 void memory_mirror_invalidate(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
@@ -309,6 +314,7 @@ static inline void mark_dirty(struct memory_mirror *m, struct mirror_page *p, un
 	}
 	if (!p->dirty) {
 		p->dirty = true;
+		m->n_dirty++;
 		dirty_list_push(&m->dirty_pages, p);
 		if (tlb_page(m, p->addr) == p)
 			tlb_fill(m, p);
@@ -594,6 +600,8 @@ static unsigned next_dirty_edge(const struct mirror_page *p, unsigned i, bool di
 static void mark_clean(struct memory_mirror *m, struct mirror_page *p)
 {
 	memset(p->dirty_bits, 0, sizeof(p->dirty_bits));
+	if (p->dirty)
+		m->n_dirty--;
 	p->dirty = false;
 	copy_done(p);
 	if (tlb_page(m, p->addr) == p)
@@ -691,7 +699,8 @@ int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t l
 {
 	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
 	struct mirror_page *chosen = NULL;
-	if (hi - lo <= SMALL_RANGE_PAGES * (uint64_t)PAGE_SIZE) {
+	uint64_t pages = (hi - lo) / PAGE_SIZE;
+	if (pages <= SMALL_RANGE_PAGES || pages <= m->n_dirty) {
 		for (uint64_t pa = lo; pa < hi; pa += PAGE_SIZE) {
 			struct mirror_page *p = find_page(m, pa);
 			if (p && p->dirty) {
