@@ -3,6 +3,7 @@
  * fake process whose memory is a local buffer.
  */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -322,6 +323,79 @@ START_TEST(test_flush_range_batched)
 }
 END_TEST
 
+/* A process of 256 writable pages at 0x200000, counting the writes each
+ * page takes. */
+#define WIDE_BASE 0x200000ull
+#define WIDE_PAGES 256u
+static uint8_t *wide_mem;
+static int wide_writes[WIDE_PAGES];
+static int wide_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < WIDE_BASE || addr + len > WIDE_BASE + WIDE_PAGES * 4096ull)
+		return -1;
+	memcpy(buf, wide_mem + (addr - WIDE_BASE), len);
+	return 0;
+}
+
+static int wide_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < WIDE_BASE || addr + len > WIDE_BASE + WIDE_PAGES * 4096ull)
+		return -1;
+	memcpy(wide_mem + (addr - WIDE_BASE), buf, len);
+	wide_writes[(addr - WIDE_BASE) / 4096]++;
+	return 0;
+}
+
+/* Whether exactly the pages [lo, hi) were written, once; the counts
+ * start again. */
+static bool wide_written(unsigned lo, unsigned hi)
+{
+	for (unsigned i = 0; i < WIDE_PAGES; i++)
+		if (wide_writes[i] != (i >= lo && i < hi))
+			return false;
+	memset(wide_writes, 0, sizeof(wide_writes));
+	return true;
+}
+
+/* A range flush finds its dirty pages page by page (a range of no more
+ * pages than are dirty) or through the dirty list (a larger one), and
+ * either way leaves the list whole: pages flushed, invalidated or left
+ * dirty are each where they should be. */
+START_TEST(test_flush_range_by_page_or_list)
+{
+	struct mapping_table *wm = mapping_table_new();
+	ck_assert_int_eq(mapping_table_parse(wm, "200000-300000 rw-p 00000000 00:00 0\n"), 0);
+	wide_mem = calloc(WIDE_PAGES, 4096);
+	ck_assert_ptr_nonnull(wide_mem);
+	memset(wide_writes, 0, sizeof(wide_writes));
+	struct mirror_backend b = { NULL, wide_read, wide_write, NULL };
+	struct memory_mirror *mm = memory_mirror_new(&b, wm);
+	for (unsigned i = 0; i < 100; i++) {
+		uint8_t v = (uint8_t)(i + 1);
+		ck_assert_int_eq(memory_mirror_write(mm, WIDE_BASE + i * 4096ull + 8, &v, 1), EMU_MEM_OK);
+	}
+	/* 70 pages of 100 dirty: by page. */
+	ck_assert_int_eq(memory_mirror_flush_range(mm, WIDE_BASE + 10 * 4096ull, 70 * 4096ull), 0);
+	ck_assert(wide_written(10, 80));
+	memory_mirror_invalidate(mm, WIDE_BASE + 5 * 4096ull, 4096);
+	memory_mirror_invalidate(mm, WIDE_BASE + 150 * 4096ull, 4096);
+	ck_assert(memory_mirror_dirty_at_least(mm, 29));
+	ck_assert(!memory_mirror_dirty_at_least(mm, 30));
+	/* 200 pages, 29 dirty: through the list. */
+	ck_assert_int_eq(memory_mirror_flush_range(mm, WIDE_BASE, 200 * 4096ull), 0);
+	for (unsigned i = 0; i < WIDE_PAGES; i++)
+		ck_assert_int_eq(wide_writes[i], (i < 10 && i != 5) || (i >= 80 && i < 100));
+	ck_assert(!memory_mirror_has_dirty(mm));
+	ck_assert_int_eq(wide_mem[99 * 4096 + 8], 100);
+	ck_assert_int_eq(wide_mem[5 * 4096 + 8], 0);
+	memory_mirror_free(mm);
+	mapping_table_free(wm);
+	free(wide_mem);
+}
+END_TEST
+
 /* A process of 20 MiB whose every byte is its address's low byte. */
 #define BIG_BASE 0x100000000ull
 #define BIG_PAGES 5120u
@@ -598,6 +672,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_flush_batches_runs);
 	tcase_add_test(tc, test_flush_range_per_run);
 	tcase_add_test(tc, test_flush_range_batched);
+	tcase_add_test(tc, test_flush_range_by_page_or_list);
 	tcase_add_test(tc, test_many_pages_stay_found);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	tcase_add_test(tc, test_guarded_pages_never_writable_inline);
