@@ -1,5 +1,5 @@
 /*
- * replay_index_pool.c — frames in a ring of jobs + 1 slots; workers take
+ * replay_index_pool.c — frames in a ring of jobs * ahead + 1 slots; workers take
  * the oldest not started, the writer the oldest given (replay_index_pool.h).
  */
 #include <pthread.h>
@@ -57,13 +57,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct index_pool *index_pool_open(unsigned jobs)
+struct index_pool *index_pool_open(unsigned jobs, unsigned ahead)
 {
 	struct index_pool *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	unsigned threads = jobs > 1 ? jobs : 0;
-	p->cap = threads + 1;
+	p->cap = (size_t)threads * (ahead ? ahead : 1) + 1;
 	p->ring = calloc(p->cap, sizeof(*p->ring));
 	p->threads = calloc(threads + 1, sizeof(*p->threads));
 	if (!p->ring || !p->threads || pthread_mutex_init(&p->mu, NULL) != 0) {

@@ -17,10 +17,14 @@
 
 struct index_pool;
 
-/* NULL when memory or threads are short. */
-struct index_pool *index_pool_open(unsigned jobs);
+/* NULL when memory or threads are short. With several jobs, up to
+ * `ahead` frames per thread are in flight: while one thread makes a frame
+ * that costs as much as many others (a snapshot stored whole), the others
+ * go on with the frames after it instead of waiting for it to be taken. */
+struct index_pool *index_pool_open(unsigned jobs, unsigned ahead);
 /* Whether a frame must be taken before the next is given (the frames in
- * flight hold their payloads in memory: at most jobs + 1). */
+ * flight hold their payloads, and what they read, in memory: at most
+ * jobs * ahead + 1; 1 with one job). */
 bool index_pool_full(const struct index_pool *p);
 /* Whether frames given are not yet taken. */
 bool index_pool_pending(const struct index_pool *p);

@@ -403,11 +403,18 @@ static int write_oldest(struct replay_index_writer *w)
 	return rc == 0 ? write_frame(w->f, &w->frames[k], &z) : -1;
 }
 
+/*
+ * A snapshot stored whole costs about as much to compress as ten stored
+ * as differences (sort of 300,000 numbers: 21 whole frames, 63% of the
+ * compression's time). With jobs + 1 frames in flight, the other threads
+ * soon had to wait for the whole one to be taken; with a group of frames
+ * per thread they make the frames up to the next whole one meanwhile.
+ */
 struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs)
 {
 	struct replay_index_writer *w = calloc(1, sizeof(*w));
 	uint8_t h[REPLAY_INDEX_HEADER] = { 0 }; /* written last, once the directory is */
-	if (!w || !(w->pool = index_pool_open(jobs)) || fwrite(h, 1, sizeof(h), f) != sizeof(h)) {
+	if (!w || !(w->pool = index_pool_open(jobs, REPLAY_INDEX_WHOLE_EVERY)) || fwrite(h, 1, sizeof(h), f) != sizeof(h)) {
 		if (w)
 			index_pool_close(w->pool);
 		free(w);

@@ -8,6 +8,7 @@
  * frame) when that snapshot is read.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "check_main.h"
 #include "trace-format/crc32c.h"
+#include "replayer/replay_index_pool.h"
 #include "tests/fuzz-index/sample_index.h"
 
 /* Contents written to a file, its frames compressed on `jobs` threads:
@@ -321,6 +323,56 @@ START_TEST(writes_states_it_owns_the_same)
 }
 END_TEST
 
+/* Frames for the pool: frame 0 is made only once every later one given is
+ * (a snapshot stored whole, slow, before a group of small ones). */
+static pthread_mutex_t slow_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t slow_cond = PTHREAD_COND_INITIALIZER;
+static size_t slow_made, slow_others;
+
+static int slow_first_frame(const void *a, const void *b, uint8_t **raw, size_t *n)
+{
+	(void)b;
+	size_t k = (size_t)(uintptr_t)a;
+	pthread_mutex_lock(&slow_mu);
+	if (k == 0)
+		while (slow_made < slow_others)
+			pthread_cond_wait(&slow_cond, &slow_mu);
+	else
+		slow_made++;
+	pthread_cond_broadcast(&slow_cond);
+	pthread_mutex_unlock(&slow_mu);
+	*n = k + 1;
+	*raw = calloc(1, *n);
+	return *raw ? 0 : -1;
+}
+
+/* While one thread makes a slow frame, the others make the frames after
+ * it: `ahead` of them per thread are in flight (with jobs + 1, the writer
+ * had to wait for the slow one before giving the fourth). Frames come
+ * back in the order given. */
+START_TEST(makes_frames_past_a_slow_one)
+{
+	const unsigned jobs = 2, ahead = REPLAY_INDEX_WHOLE_EVERY;
+	struct index_pool *p = index_pool_open(jobs, ahead);
+	ck_assert_ptr_nonnull(p);
+	slow_made = 0;
+	slow_others = jobs * ahead;
+	for (size_t k = 0; k <= slow_others; k++) {
+		ck_assert_msg(!index_pool_full(p), "full after %zu frames", k);
+		index_pool_give(p, slow_first_frame, (const void *)(uintptr_t)k, NULL);
+	}
+	ck_assert(index_pool_full(p));
+	for (size_t k = 0; k <= slow_others; k++) {
+		struct index_frame z;
+		ck_assert_int_eq(index_pool_take(p, &z), 0);
+		ck_assert_uint_eq(z.payload, k + 1);
+		index_frame_free(&z);
+	}
+	ck_assert(!index_pool_pending(p));
+	index_pool_close(p);
+}
+END_TEST
+
 /* A flipped bit in a snapshot's frame: the index opens (its table is
  * good), and reading the snapshots fails at that frame, with a reason. */
 START_TEST(refuses_a_damaged_frame_when_read)
@@ -454,6 +506,7 @@ static Suite *replay_index_suite(void)
 	tcase_add_test(tc, reads_snapshots_one_at_a_time);
 	tcase_add_test(tc, writes_the_same_on_several_threads);
 	tcase_add_test(tc, writes_states_it_owns_the_same);
+	tcase_add_test(tc, makes_frames_past_a_slow_one);
 	tcase_add_test(tc, refuses_a_damaged_frame_when_read);
 	tcase_add_test(tc, refuses_every_truncation);
 	tcase_add_test(tc, refuses_every_flipped_byte);
