@@ -68,6 +68,14 @@ static unsigned vector_move_size(const struct emu_insn *insn)
 	return 0;
 }
 
+/* The whole-register moves that take any address (the others fault on
+ * one not aligned to 16). */
+static bool unaligned_move(unsigned mnemonic)
+{
+	return mnemonic == ZYDIS_MNEMONIC_MOVDQU || mnemonic == ZYDIS_MNEMONIC_MOVUPS ||
+	       mnemonic == ZYDIS_MNEMONIC_MOVUPD;
+}
+
 bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	const struct emu_memory_ops *ops = cpu->mem;
@@ -118,12 +126,16 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 		return;
 	}
 	bool load = insn->opnd[0].kind == EMU_OPND_VEC;
+	bool any_address = size == 16 && unaligned_move(insn->mnemonic);
 	size_t misaligned = 0, hit;
 	jit_address_to_rsi(x, insn);
 	x->flags_live = false;
 	x->wrote = !load;
 	if (load) {
-		hit = jit_inline_read(x, size);
+		hit = jit_inline_read(x, any_address ? JIT_INLINE_16_ANY : size);
+	} else if (any_address) {
+		emit(x, ZYDIS_MNEMONIC_MOVDQU, jit_x(0), jit_cpu_field(xmm(insn, 1, 0), 16));
+		hit = jit_inline_write(x, JIT_INLINE_16_ANY);
 	} else {
 		if (size == 16) { /* the 8-byte writes check for 8 */
 			emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
@@ -142,7 +154,7 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 	if (load) {
 		load_hit(x, insn, size);
 	} else {
-		if (size == 16)
+		if (size == 16 && !any_address)
 			emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSI, 8), jit_i(8));
 		jit_note_write(x, size);
 	}
