@@ -766,7 +766,17 @@ static bool gen_sse(struct gen *g)
 	ZydisEncoderOperand d = XMM(below(r, 16));
 	unsigned isize = chance(r, 50) ? 4 : 8;
 	uint64_t pre;
-	switch (below(r, 20)) {
+	switch (below(r, 22)) {
+	case 20: case 21: { /* (u)comiss/sd, its flags read by a setcc now and then */
+		static const ZydisMnemonic cmp[] = { ZYDIS_MNEMONIC_COMISS, ZYDIS_MNEMONIC_COMISD,
+						     ZYDIS_MNEMONIC_UCOMISS, ZYDIS_MNEMONIC_UCOMISD };
+		unsigned k = below(r, 4);
+		ZydisEncoderOperand s = sse_source(g, k % 2 ? 8 : 4, &pre);
+		if (!EMITP(a, cmp[k], pre, d, s))
+			return false;
+		return chance(r, 50) ||
+		       EMIT(a, setcc_of[below(r, 16)], R(dst_reg(g, 1), 1));
+	}
 	case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: {
 		unsigned k = below(r, sizeof(arith) / sizeof(arith[0]));
 		unsigned size = k % 4 == 0 ? 4 : k % 4 == 1 ? 8 : 16;
