@@ -3,8 +3,11 @@
  * as the host's own instruction on the guest's register file:
  *
  *  - floating-point arithmetic (add sub mul div min max sqrt; scalar and
- *    packed; single and double) of a register or memory source, and the
- *    scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si, cvtss2sd/cvtsd2ss;
+ *    packed; single and double) of a register or memory source, the
+ *    compares cmpss/sd/ps/pd (predicates 0..7) and comiss/sd, ucomiss/sd
+ *    (their ZF PF CF stored as the handler's emu_set_status_flags), and
+ *    the scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si,
+ *    cvtss2sd/cvtsd2ss;
  *  - integer and bitwise operations of a register or memory source
  *    (SSE2's adds, subtracts, compares, unpacks, min/max of bytes,
  *    pshufd, and SSSE3's palignr where the host has it), pmovmskb,
@@ -63,6 +66,8 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	case ZYDIS_MNEMONIC_SQRTSS: case ZYDIS_MNEMONIC_SQRTSD:
 	case ZYDIS_MNEMONIC_SQRTPS: case ZYDIS_MNEMONIC_SQRTPD:
 	case ZYDIS_MNEMONIC_CVTSS2SD: case ZYDIS_MNEMONIC_CVTSD2SS:
+	case ZYDIS_MNEMONIC_CMPSS: case ZYDIS_MNEMONIC_CMPSD:
+	case ZYDIS_MNEMONIC_CMPPS: case ZYDIS_MNEMONIC_CMPPD:
 		return SSE_FP;
 	case ZYDIS_MNEMONIC_CVTSI2SS: case ZYDIS_MNEMONIC_CVTSI2SD:
 		return SSE_INT_TO_FP;
@@ -104,11 +109,18 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	}
 }
 
+static bool is_fp_compare(unsigned mnemonic)
+{
+	return mnemonic == ZYDIS_MNEMONIC_CMPSS || mnemonic == ZYDIS_MNEMONIC_CMPSD ||
+	       mnemonic == ZYDIS_MNEMONIC_CMPPS || mnemonic == ZYDIS_MNEMONIC_CMPPD;
+}
+
 /* The forms with an imm8 third operand; palignr is SSSE3's, which a
  * host without it cannot run. */
 static bool takes_imm8(unsigned mnemonic)
 {
-	return mnemonic == ZYDIS_MNEMONIC_PSHUFD || mnemonic == ZYDIS_MNEMONIC_PALIGNR;
+	return mnemonic == ZYDIS_MNEMONIC_PSHUFD || mnemonic == ZYDIS_MNEMONIC_PALIGNR ||
+	       is_fp_compare(mnemonic);
 }
 
 static bool host_runs(unsigned mnemonic)
@@ -152,6 +164,11 @@ static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *i
 	    (insn->attr & (EMU_ATTR_VEX | EMU_ATTR_EVEX | EMU_ATTR_LOCK)) ||
 	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined ||
 	    !host_runs(insn->mnemonic))
+		return SSE_NONE;
+	/* The legacy compares' predicates are 0..7 (the handler takes the
+	 * imm8's low three bits; what the host makes of the others is not
+	 * asked). */
+	if (is_fp_compare(insn->mnemonic) && (insn->imm & 0xff) >= 8)
 		return SSE_NONE;
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	switch (f) {

@@ -766,7 +766,14 @@ static bool gen_sse(struct gen *g)
 	ZydisEncoderOperand d = XMM(below(r, 16));
 	unsigned isize = chance(r, 50) ? 4 : 8;
 	uint64_t pre;
-	switch (below(r, 22)) {
+	switch (below(r, 23)) {
+	case 22: { /* cmpss/sd/ps/pd: predicates 0..7 mostly */
+		static const ZydisMnemonic cmp[] = { ZYDIS_MNEMONIC_CMPSS, ZYDIS_MNEMONIC_CMPSD,
+						     ZYDIS_MNEMONIC_CMPPS, ZYDIS_MNEMONIC_CMPPD };
+		unsigned k = below(r, 4);
+		ZydisEncoderOperand s = sse_source(g, k == 0 ? 4 : k == 1 ? 8 : 16, &pre);
+		return EMITP(a, cmp[k], pre, d, s, I(below(r, chance(r, 90) ? 8 : 256)));
+	}
 	case 20: case 21: { /* (u)comiss/sd, its flags read by a setcc now and then */
 		static const ZydisMnemonic cmp[] = { ZYDIS_MNEMONIC_COMISS, ZYDIS_MNEMONIC_COMISD,
 						     ZYDIS_MNEMONIC_UCOMISS, ZYDIS_MNEMONIC_UCOMISD };
