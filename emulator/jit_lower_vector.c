@@ -8,12 +8,15 @@
  * The inline path changes nothing before it knows it completes, so its
  * every miss can hand the whole instruction to the handler, which makes
  * the access the interpreter makes. A 16-byte read is one request of the
- * memory (one prediction-cache read: both entries match, one hit), as
- * the handler's buffer read is; a 16-byte write is two 8-byte ones, the
- * same bytes, dirty bits and cache lanes as the handler's one write.
- * Only 16-byte accesses aligned to 16 are made inline: one page, two
- * whole cache entries, no alignment fault to raise; the second half of
- * a write then completes whenever the first did.
+ * memory (one prediction-cache read: every entry matches, one hit), as
+ * the handler's buffer read is; a 16-byte write leaves the same bytes,
+ * dirty bits and cache lanes as the handler's one write. The aligned
+ * moves are made inline at an address aligned to 16 (two whole cache
+ * entries, no alignment fault to raise; a write as two 8-byte ones, the
+ * second completing whenever the first did); movdqu, movups and movupd
+ * at any address whose 16 bytes lie in one page (jit_inline_memory.c's
+ * JIT_INLINE_16_ANY: up to three entries, joined by shifts). An access
+ * crossing a page is the handler's.
  *
  * The translator asks here about every SSE instruction: the rest of them
  * that have a host-code form are jit_lower_sse.c's.
