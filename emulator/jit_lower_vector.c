@@ -134,8 +134,19 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 	jit_address_to_rsi(x, insn);
 	x->flags_live = false;
 	x->wrote = !load;
-	if (load) {
-		hit = jit_inline_read(x, any_address ? JIT_INLINE_16_ANY : size);
+	size_t aligned_hit = 0, aligned_miss = 0;
+	if (load && any_address) {
+		/* At an address aligned to 16 (most, in memcpy and the
+		 * string functions): the aligned sequence, shorter. */
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
+		size_t odd = jit_jcc_forward(&x->a, JIT_CC_NZ);
+		aligned_hit = jit_inline_read(x, 16);
+		aligned_miss = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, odd);
+		hit = jit_inline_read(x, JIT_INLINE_16_ANY);
+		jit_bind(&x->a, aligned_miss);
+	} else if (load) {
+		hit = jit_inline_read(x, size);
 	} else if (any_address) {
 		emit(x, ZYDIS_MNEMONIC_MOVDQU, jit_x(0), jit_cpu_field(xmm(insn, 1, 0), 16));
 		hit = jit_inline_write(x, JIT_INLINE_16_ANY);
@@ -154,6 +165,8 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 		emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	size_t done = jit_jmp_forward(&x->a);
 	jit_bind(&x->a, hit);
+	if (aligned_hit)
+		jit_bind(&x->a, aligned_hit);
 	if (load) {
 		load_hit(x, insn, size);
 	} else {
