@@ -130,49 +130,51 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 	}
 	bool load = insn->opnd[0].kind == EMU_OPND_VEC;
 	bool any_address = size == 16 && unaligned_move(insn->mnemonic);
-	size_t misaligned = 0, hit;
 	jit_address_to_rsi(x, insn);
 	x->flags_live = false;
 	x->wrote = !load;
-	size_t aligned_hit = 0, aligned_miss = 0;
-	if (load && any_address) {
-		/* At an address aligned to 16 (most, in memcpy and the
-		 * string functions): the aligned sequence, shorter. */
+	/* 16 bytes: at an address aligned to 16 the aligned sequence (an
+	 * 8-byte write's checks pass for both halves); at another, that of
+	 * any address for the unaligned moves, the handler for the rest. */
+	size_t odd = 0, hit = 0, hit_store16 = 0, hit_any = 0;
+	bool test_aligned = size == 16 && (any_address || !load); /* (an aligned load's own) */
+	if (test_aligned) {
 		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
-		size_t odd = jit_jcc_forward(&x->a, JIT_CC_NZ);
-		aligned_hit = jit_inline_read(x, 16);
-		aligned_miss = jit_jmp_forward(&x->a);
-		jit_bind(&x->a, odd);
-		hit = jit_inline_read(x, JIT_INLINE_16_ANY);
-		jit_bind(&x->a, aligned_miss);
-	} else if (load) {
+		odd = jit_jcc_forward(&x->a, JIT_CC_NZ);
+	}
+	if (load)
 		hit = jit_inline_read(x, size);
-	} else if (any_address) {
-		emit(x, ZYDIS_MNEMONIC_MOVDQU, jit_x(0), jit_cpu_field(xmm(insn, 1, 0), 16));
-		hit = jit_inline_write(x, JIT_INLINE_16_ANY);
-	} else {
-		if (size == 16) { /* the 8-byte writes check for 8 */
-			emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
-			misaligned = jit_jcc_forward(&x->a, JIT_CC_NZ);
-		}
+	else if (size == 16)
+		hit_store16 = store(x, insn, size); /* rsi 8 past the start */
+	else
 		hit = store(x, insn, size);
-		if (size == 16)
-			jit_bind(&x->a, misaligned);
+	if (any_address) {
+		size_t aligned_miss = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, odd);
+		if (!load)
+			emit(x, ZYDIS_MNEMONIC_MOVDQU, jit_x(0), jit_cpu_field(xmm(insn, 1, 0), 16));
+		hit_any = load ? jit_inline_read(x, JIT_INLINE_16_ANY)
+			       : jit_inline_write(x, JIT_INLINE_16_ANY);
+		jit_bind(&x->a, aligned_miss);
+	} else if (test_aligned) {
+		jit_bind(&x->a, odd);
 	}
 	/* Every miss: the handler makes the whole access. */
 	jit_handler_fallback(x);
 	if (!load) /* its own write was checked against the block */
 		emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	size_t done = jit_jmp_forward(&x->a);
-	jit_bind(&x->a, hit);
-	if (aligned_hit)
-		jit_bind(&x->a, aligned_hit);
-	if (load) {
-		load_hit(x, insn, size);
+	if (!load && size == 16) {
+		jit_bind(&x->a, hit_store16);
+		emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSI, 8), jit_i(8));
 	} else {
-		if (size == 16 && !any_address)
-			emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSI, 8), jit_i(8));
-		jit_note_write(x, size);
+		jit_bind(&x->a, hit);
 	}
+	if (any_address)
+		jit_bind(&x->a, hit_any);
+	if (load)
+		load_hit(x, insn, size);
+	else
+		jit_note_write(x, size);
 	jit_bind(&x->a, done);
 }
