@@ -115,11 +115,12 @@ struct emu_mem_uint {
  *     whose writes must make the call). The bytes go to p->data + (addr &
  *     4095) and to e's lanes, and bits (addr & 4095) .. + n - 1 of the
  *     bitmap at p->data + dirty_offset are set.
- * A vector access of 16 bytes at an addr aligned to 16 (two whole
- * entries of one page) is made inline the same way: a read when both
- * entries hold its bytes, counted as one hit (it is one read, as
- * `read` of 16 bytes is); a write as the writes of its two 8-byte
- * halves, which must leave what `write` of the 16 bytes leaves.
+ * A vector access of 16 bytes within one page ((addr & 4095) <= 4080;
+ * at an addr not aligned to 8, three entries) is made inline the same
+ * way: a read when the entries' lanes hold its bytes, counted as one
+ * hit (it is one read, as `read` of 16 bytes is); a write as the
+ * writes of its bytes to their lanes, which must leave what `write` of
+ * the 16 bytes leaves.
  * (Bitmaps are little-endian: bit b is bit b % 8 of byte b / 8.)
  */
 #define EMU_INLINE_PAGE_WRITABLE 1u

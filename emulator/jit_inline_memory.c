@@ -72,9 +72,18 @@ static void page_entry_to_rax(struct jit_asm *a)
  * of a sequence (copy_template): a placeholder, and where its byte is. */
 #define SHIFT_PLACEHOLDER 0x2a
 struct shift_sites {
-	size_t at[2];
+	size_t at[3];
 	unsigned n;
 };
+
+/* The placeholder's byte, just emitted, noted as a site. */
+static void note_shift_site(struct jit_asm *a, struct shift_sites *s)
+{
+	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || s->n == 3)
+		a->failed = true;
+	else
+		s->at[s->n++] = a->pos - 1;
+}
 
 /* rdx = the address of the cache's entry group for addr = rsi + disp,
  * cache + 64 * (((addr >> 6) * multiplier) >> shift), and r8 = addr & 63,
@@ -87,10 +96,7 @@ static void cache_entry_to_rdx_r8(struct jit_asm *a, struct shift_sites *s, int6
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(SHIFT_PLACEHOLDER));
-	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || s->n == 2)
-		a->failed = true;
-	else
-		s->at[s->n++] = a->pos - 1;
+	note_shift_site(a, s);
 	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(63));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache)));
@@ -218,12 +224,163 @@ static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_mis
 }
 
 /*
+ * 16 bytes at any address within one page (movdqu, movups, movupd): a
+ * request of the memory as the handler's read or write of the buffer
+ * is, whose bytes lie in lines L0 = addr >> 3, L0 + 1 and L0 + 2 (the
+ * last not at all when addr is aligned to 8): lanes k = addr & 7 and up
+ * of L0's entry, all of L0 + 1's, lanes below k of L0 + 2's. The three
+ * entries are hashed one by one (two groups may hold them) and joined
+ * by double shifts by 8k bits, which are no shift when k is 0.
+ */
+
+/* A miss unless the 16 bytes at rsi lie in one page; eax = their page
+ * offset. */
+static void within_page16(struct jit_asm *a, struct jit_misses *m)
+{
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(4096 - 16));
+	miss_if(a, m, 7); /* ja */
+}
+
+/* rdx = the address of line (rsi + disp) >> 3's entry (clobbers r8). */
+static void line_entry_to_rdx(struct jit_asm *a, struct shift_sites *s, int64_t disp)
+{
+	cache_entry_to_rdx_r8(a, s, disp);
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(56));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
+}
+
+/* cl = 8 * (rsi & 7), the bit offset of the access in its first line. */
+static void lane_bits_to_cl(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RCX, 4), jit_i(3));
+}
+
+/* The bitmap's words (little-endian, 64 bits each) at r8 + dirty_offset
+ * holding bits eax .. eax + 15: rdx = their base, r11 = the first
+ * word's index, rcx = the last's (both within the page's 64 words). */
+static void bitmap_words16(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
+	emit(a, MOV, jit_r(JR_R11, 4), jit_r(JR_RAX, 4));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R11, 4), jit_i(6));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RCX, 8), jit_m(JR_RAX, JR_NONE, 0, 15, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 4), jit_i(6));
+}
+
+/* A checked read's: a miss unless bits eax .. eax + 15 are all set
+ * (clobbers rcx rdx r10 r11). */
+static void bytes_known16(struct jit_asm *a, struct jit_misses *m)
+{
+	bitmap_words16(a);
+	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_R11, 8, 0, 8));
+	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_RDX, JR_RCX, 8, 0, 8));
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4)); /* shifts take it mod 64 */
+	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_R10, 8), jit_r(JR_R11, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_R10, 4), jit_none());
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R10, 4), jit_i(0xffff));
+	miss_if(a, m, JIT_CC_NZ);
+}
+
+static void build_read16_any(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+			     bool checked)
+{
+	within_page16(a, m);
+	if (checked)
+		below_hits_limit(a, m);
+	page_entry_to_rax(a);
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
+	miss_if(a, m, 7); /* ja */
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	if (checked)
+		bytes_known16(a, m);
+	/* The value: rax and r11. */
+	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
+	/* The prediction: the lanes of the three entries, joined, equal
+	 * it (one request: one hit). */
+	lane_bits_to_cl(a);
+	line_entry_to_rdx(a, s, 8);
+	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	line_entry_to_rdx(a, s, 0);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_RDX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	miss_if(a, m, JIT_CC_NZ);
+	line_entry_to_rdx(a, s, 16);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_R10, 8), jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R10, 8), jit_r(JR_R11, 8));
+	miss_if(a, m, JIT_CC_NZ);
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+}
+
+/* The write of host xmm0's 16 bytes (clobbered). */
+static void build_write16_any(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m)
+{
+	within_page16(a, m);
+	page_entry_to_rax(a);
+	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	miss_if(a, m, JIT_CC_NZ);
+	/* Done from here: the bytes, at data + off (off in eax). */
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	emit(a, ZYDIS_MNEMONIC_MOVDQU, jit_m(JR_R8, JR_RAX, 1, 0, 16), jit_x(0));
+	/* Their dirty bits: 0xffff shifted left by off as a 128-bit
+	 * value, its halves ORed into the two words (the same word when
+	 * the upper half is 0). */
+	bitmap_words16(a);
+	emit(a, MOV, jit_r(JR_R8, 8), jit_r(JR_RCX, 8));
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_i(0xffff));
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_R10, 4), jit_r(JR_R10, 4));
+	jit_op3(a, ZYDIS_MNEMONIC_SHLD, jit_r(JR_R10, 8), jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_OR, jit_m(JR_RDX, JR_R11, 8, 0, 8), jit_r(JR_RAX, 8));
+	emit(a, ZYDIS_MNEMONIC_OR, jit_m(JR_RDX, JR_R8, 8, 0, 8), jit_r(JR_R10, 8));
+	/* The cache's entries take them in their lanes: r10 the low
+	 * half, r11 the high one. */
+	emit(a, ZYDIS_MNEMONIC_MOVQ, jit_r(JR_R10, 8), jit_x(0));
+	jit_op3(a, ZYDIS_MNEMONIC_PSHUFD, jit_x(0), jit_x(0), jit_i(0xee));
+	emit(a, ZYDIS_MNEMONIC_MOVQ, jit_r(JR_R11, 8), jit_x(0));
+	lane_bits_to_cl(a);
+	/* L0 + 1: all its lanes, the bytes 8 - k .. 15 - k. */
+	line_entry_to_rdx(a, s, 8);
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_R11, 8));
+	jit_op3(a, ZYDIS_MNEMONIC_SHLD, jit_r(JR_RAX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+	emit(a, MOV, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_r(JR_RAX, 8));
+	/* L0: its lanes below k kept (rotated to the top, shifted back in
+	 * below the value's first bytes). */
+	line_entry_to_rdx(a, s, 0);
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_ROR, jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+	jit_op3(a, ZYDIS_MNEMONIC_SHLD, jit_r(JR_R10, 8), jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+	emit(a, MOV, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_r(JR_R10, 8));
+	/* L0 + 2: its lanes from k kept, the value's last k bytes below. */
+	line_entry_to_rdx(a, s, 16);
+	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_r(JR_RCX, 1));
+	jit_op3(a, ZYDIS_MNEMONIC_SHLD, jit_r(JR_RAX, 8), jit_r(JR_R11, 8), jit_r(JR_RCX, 1));
+	emit(a, MOV, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_r(JR_RAX, 8));
+}
+
+/*
  * Each sequence depends only on its kind and size (registers and offsets
  * are fixed), so it is encoded once and copied into every translation:
  * a translation costs no more encoder work than it did with calls. The
  * jumps inside are relative, so the bytes work at any address.
  */
-#define TEMPLATE_MAX 256
+#define TEMPLATE_MAX 384
 struct inline_template {
 	uint8_t code[TEMPLATE_MAX];
 	size_t len;
@@ -235,6 +392,8 @@ struct inline_template {
  * for reads] */
 enum { READ, WRITE, CHECKED_READ };
 static struct inline_template templates[3][5];
+/* [kind]: 16 bytes at any address within a page */
+static struct inline_template templates16_any[3];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_templates(void)
@@ -250,15 +409,27 @@ static void build_templates(void)
 			t->len = a.pos;
 			t->ok = !a.failed;
 		}
+	for (unsigned k = READ; k <= CHECKED_READ; k++) {
+		struct inline_template *t = &templates16_any[k];
+		struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
+		if (k == WRITE)
+			build_write16_any(&a, &t->shift, &t->misses);
+		else
+			build_read16_any(&a, &t->shift, &t->misses, k == CHECKED_READ);
+		t->len = a.pos;
+		t->ok = !a.failed;
+	}
 }
 
+/* size: 1, 2, 4, 8, 16 (aligned to 16), or JIT_INLINE_16_ANY. */
 static void copy_template(struct jit_asm *a, unsigned kind, unsigned size, uint64_t shift,
 			  struct jit_misses *misses)
 {
 	misses->n = 0;
 	pthread_once(&templates_once, build_templates);
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
-	const struct inline_template *t = &templates[kind][i];
+	const struct inline_template *t =
+		size == JIT_INLINE_16_ANY ? &templates16_any[kind] : &templates[kind][i];
 	if (!t->ok) {
 		a->failed = true;
 		return;

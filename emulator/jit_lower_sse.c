@@ -3,8 +3,11 @@
  * as the host's own instruction on the guest's register file:
  *
  *  - floating-point arithmetic (add sub mul div min max sqrt; scalar and
- *    packed; single and double) of a register or memory source, and the
- *    scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si, cvtss2sd/cvtsd2ss;
+ *    packed; single and double) of a register or memory source, the
+ *    compares cmpss/sd/ps/pd (predicates 0..7) and comiss/sd, ucomiss/sd
+ *    (their ZF PF CF stored as the handler's emu_set_status_flags), and
+ *    the scalar conversions cvtsi2ss/sd, cvt(t)ss2si/sd2si,
+ *    cvtss2sd/cvtsd2ss;
  *  - integer and bitwise operations of a register or memory source
  *    (SSE2's adds, subtracts, compares, unpacks, min/max of bytes,
  *    pshufd, and SSSE3's palignr where the host has it), pmovmskb,
@@ -36,6 +39,7 @@ enum sse_form {
 	SSE_FP,        /* xmm = xmm op xmm/mem, under MXCSR */
 	SSE_INT_TO_FP, /* cvtsi2ss/sd xmm, r/m32/64, under MXCSR */
 	SSE_FP_TO_INT, /* cvt(t)ss2si/sd2si r32/64, xmm/mem, under MXCSR */
+	SSE_FP_FLAGS,  /* (u)comiss/sd xmm, xmm/mem: ZF PF CF, under MXCSR */
 	SSE_INTEGER,   /* xmm = xmm op xmm/mem (op imm8 for some) */
 	SSE_MASK,      /* pmovmskb r32/64, xmm */
 	SSE_COPY,      /* xmm = xmm, 16 bytes */
@@ -62,12 +66,17 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	case ZYDIS_MNEMONIC_SQRTSS: case ZYDIS_MNEMONIC_SQRTSD:
 	case ZYDIS_MNEMONIC_SQRTPS: case ZYDIS_MNEMONIC_SQRTPD:
 	case ZYDIS_MNEMONIC_CVTSS2SD: case ZYDIS_MNEMONIC_CVTSD2SS:
+	case ZYDIS_MNEMONIC_CMPSS: case ZYDIS_MNEMONIC_CMPSD:
+	case ZYDIS_MNEMONIC_CMPPS: case ZYDIS_MNEMONIC_CMPPD:
 		return SSE_FP;
 	case ZYDIS_MNEMONIC_CVTSI2SS: case ZYDIS_MNEMONIC_CVTSI2SD:
 		return SSE_INT_TO_FP;
 	case ZYDIS_MNEMONIC_CVTSS2SI: case ZYDIS_MNEMONIC_CVTSD2SI:
 	case ZYDIS_MNEMONIC_CVTTSS2SI: case ZYDIS_MNEMONIC_CVTTSD2SI:
 		return SSE_FP_TO_INT;
+	case ZYDIS_MNEMONIC_COMISS: case ZYDIS_MNEMONIC_COMISD:
+	case ZYDIS_MNEMONIC_UCOMISS: case ZYDIS_MNEMONIC_UCOMISD:
+		return SSE_FP_FLAGS;
 	case ZYDIS_MNEMONIC_PXOR: case ZYDIS_MNEMONIC_POR:
 	case ZYDIS_MNEMONIC_PAND: case ZYDIS_MNEMONIC_PANDN:
 	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD:
@@ -100,11 +109,18 @@ static enum sse_form form_of_mnemonic(unsigned mnemonic)
 	}
 }
 
+static bool is_fp_compare(unsigned mnemonic)
+{
+	return mnemonic == ZYDIS_MNEMONIC_CMPSS || mnemonic == ZYDIS_MNEMONIC_CMPSD ||
+	       mnemonic == ZYDIS_MNEMONIC_CMPPS || mnemonic == ZYDIS_MNEMONIC_CMPPD;
+}
+
 /* The forms with an imm8 third operand; palignr is SSSE3's, which a
  * host without it cannot run. */
 static bool takes_imm8(unsigned mnemonic)
 {
-	return mnemonic == ZYDIS_MNEMONIC_PSHUFD || mnemonic == ZYDIS_MNEMONIC_PALIGNR;
+	return mnemonic == ZYDIS_MNEMONIC_PSHUFD || mnemonic == ZYDIS_MNEMONIC_PALIGNR ||
+	       is_fp_compare(mnemonic);
 }
 
 static bool host_runs(unsigned mnemonic)
@@ -149,6 +165,11 @@ static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *i
 	    insn->handler == emu_handler_unimplemented || insn->handler == emu_handler_undefined ||
 	    !host_runs(insn->mnemonic))
 		return SSE_NONE;
+	/* The legacy compares' predicates are 0..7 (the handler takes the
+	 * imm8's low three bits; what the host makes of the others is not
+	 * asked). */
+	if (is_fp_compare(insn->mnemonic) && (insn->imm & 0xff) >= 8)
+		return SSE_NONE;
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	switch (f) {
 	case SSE_FP: case SSE_INTEGER:
@@ -158,6 +179,9 @@ static enum sse_form form_of(const struct emu_cpu *cpu, const struct emu_insn *i
 		       ? f : SSE_NONE;
 	case SSE_FP_TO_INT:
 		return is_gpr(d, true) && (is_xmm(s) || (inline_source(cpu, s) && s->size <= 8))
+		       ? f : SSE_NONE;
+	case SSE_FP_FLAGS:
+		return is_xmm(d) && (is_xmm(s) || (inline_source(cpu, s) && s->size <= 8))
 		       ? f : SSE_NONE;
 	case SSE_MASK:
 		return is_gpr(d, true) && is_xmm(s) ? f : SSE_NONE;
@@ -239,7 +263,23 @@ static void read_value_to_xmm1(struct jit_xlate *x, unsigned size)
 
 static bool under_mxcsr(enum sse_form f)
 {
-	return f == SSE_FP || f == SSE_INT_TO_FP || f == SSE_FP_TO_INT;
+	return f == SSE_FP || f == SSE_INT_TO_FP || f == SSE_FP_TO_INT || f == SSE_FP_FLAGS;
+}
+
+/* After a host (u)comiss/sd: its flags are the guest's, exactly (ZF PF
+ * CF from the comparison, OF SF AF clear), stored as
+ * emu_set_status_flags stores them: nothing pending. */
+static void store_compare_flags(struct jit_xlate *x)
+{
+	emit(x, ZYDIS_MNEMONIC_PUSHFQ, jit_none(), jit_none());
+	emit(x, ZYDIS_MNEMONIC_POP, jit_r(JR_RAX, 8), jit_none());
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(EMU_STATUS_FLAGS));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RCX, 8), jit_cpu_field(JIT_RFLAGS, 8));
+	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 8), jit_i(~(int64_t)EMU_STATUS_FLAGS));
+	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RFLAGS, 8), jit_r(JR_RCX, 8));
+	emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i(EMU_LAZY_NONE));
+	x->lazy_kind = EMU_LAZY_NONE;
 }
 
 /* Whether the result goes to a general register (rax, then the guest's). */
@@ -270,6 +310,11 @@ static void compute(struct jit_xlate *x, const struct emu_insn *insn, enum sse_f
 		return;
 	}
 	emit(x, MOVDQU, jit_x(0), guest_xmm(d->reg, 16));
+	if (f == SSE_FP_FLAGS) {
+		emit(x, mn, jit_x(0), src);
+		store_compare_flags(x);
+		return;
+	}
 	jit_op3(&x->a, mn, jit_x(0), src, imm);
 	emit(x, MOVDQU, guest_xmm(d->reg, 16), jit_x(0));
 }
@@ -306,7 +351,8 @@ static void register_form(struct jit_xlate *x, const struct emu_insn *insn, enum
 {
 	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
 	switch (f) {
-	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT: case SSE_INTEGER: case SSE_MASK:
+	case SSE_FP: case SSE_INT_TO_FP: case SSE_FP_TO_INT: case SSE_FP_FLAGS: case SSE_INTEGER:
+	case SSE_MASK:
 		compute(x, insn, f);
 		if (result_to_gpr(f))
 			jit_guest_out(x, gpr_of(d), d->size, JR_RAX);

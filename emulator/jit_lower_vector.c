@@ -8,12 +8,15 @@
  * The inline path changes nothing before it knows it completes, so its
  * every miss can hand the whole instruction to the handler, which makes
  * the access the interpreter makes. A 16-byte read is one request of the
- * memory (one prediction-cache read: both entries match, one hit), as
- * the handler's buffer read is; a 16-byte write is two 8-byte ones, the
- * same bytes, dirty bits and cache lanes as the handler's one write.
- * Only 16-byte accesses aligned to 16 are made inline: one page, two
- * whole cache entries, no alignment fault to raise; the second half of
- * a write then completes whenever the first did.
+ * memory (one prediction-cache read: every entry matches, one hit), as
+ * the handler's buffer read is; a 16-byte write leaves the same bytes,
+ * dirty bits and cache lanes as the handler's one write. The aligned
+ * moves are made inline at an address aligned to 16 (two whole cache
+ * entries, no alignment fault to raise; a write as two 8-byte ones, the
+ * second completing whenever the first did); movdqu, movups and movupd
+ * at any address whose 16 bytes lie in one page (jit_inline_memory.c's
+ * JIT_INLINE_16_ANY: up to three entries, joined by shifts). An access
+ * crossing a page is the handler's.
  *
  * The translator asks here about every SSE instruction: the rest of them
  * that have a host-code form are jit_lower_sse.c's.
@@ -68,6 +71,14 @@ static unsigned vector_move_size(const struct emu_insn *insn)
 	return 0;
 }
 
+/* The whole-register moves that take any address (the others fault on
+ * one not aligned to 16). */
+static bool unaligned_move(unsigned mnemonic)
+{
+	return mnemonic == ZYDIS_MNEMONIC_MOVDQU || mnemonic == ZYDIS_MNEMONIC_MOVUPS ||
+	       mnemonic == ZYDIS_MNEMONIC_MOVUPD;
+}
+
 bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn)
 {
 	const struct emu_memory_ops *ops = cpu->mem;
@@ -118,33 +129,52 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 		return;
 	}
 	bool load = insn->opnd[0].kind == EMU_OPND_VEC;
-	size_t misaligned = 0, hit;
+	bool any_address = size == 16 && unaligned_move(insn->mnemonic);
 	jit_address_to_rsi(x, insn);
 	x->flags_live = false;
 	x->wrote = !load;
-	if (load) {
+	/* 16 bytes: at an address aligned to 16 the aligned sequence (an
+	 * 8-byte write's checks pass for both halves); at another, that of
+	 * any address for the unaligned moves, the handler for the rest. */
+	size_t odd = 0, hit = 0, hit_store16 = 0, hit_any = 0;
+	bool test_aligned = size == 16 && (any_address || !load); /* (an aligned load's own) */
+	if (test_aligned) {
+		emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
+		odd = jit_jcc_forward(&x->a, JIT_CC_NZ);
+	}
+	if (load)
 		hit = jit_inline_read(x, size);
-	} else {
-		if (size == 16) { /* the 8-byte writes check for 8 */
-			emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i(15));
-			misaligned = jit_jcc_forward(&x->a, JIT_CC_NZ);
-		}
+	else if (size == 16)
+		hit_store16 = store(x, insn, size); /* rsi 8 past the start */
+	else
 		hit = store(x, insn, size);
-		if (size == 16)
-			jit_bind(&x->a, misaligned);
+	if (any_address) {
+		size_t aligned_miss = jit_jmp_forward(&x->a);
+		jit_bind(&x->a, odd);
+		if (!load)
+			emit(x, ZYDIS_MNEMONIC_MOVDQU, jit_x(0), jit_cpu_field(xmm(insn, 1, 0), 16));
+		hit_any = load ? jit_inline_read(x, JIT_INLINE_16_ANY)
+			       : jit_inline_write(x, JIT_INLINE_16_ANY);
+		jit_bind(&x->a, aligned_miss);
+	} else if (test_aligned) {
+		jit_bind(&x->a, odd);
 	}
 	/* Every miss: the handler makes the whole access. */
 	jit_handler_fallback(x);
 	if (!load) /* its own write was checked against the block */
 		emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	size_t done = jit_jmp_forward(&x->a);
-	jit_bind(&x->a, hit);
-	if (load) {
-		load_hit(x, insn, size);
+	if (!load && size == 16) {
+		jit_bind(&x->a, hit_store16);
+		emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSI, 8), jit_i(8));
 	} else {
-		if (size == 16)
-			emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSI, 8), jit_i(8));
-		jit_note_write(x, size);
+		jit_bind(&x->a, hit);
 	}
+	if (any_address)
+		jit_bind(&x->a, hit_any);
+	if (load)
+		load_hit(x, insn, size);
+	else
+		jit_note_write(x, size);
 	jit_bind(&x->a, done);
 }

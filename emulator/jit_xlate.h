@@ -158,6 +158,10 @@ size_t jit_inline_read(struct jit_xlate *x, unsigned size);
  * Clobbers rax rcx rdx r8 r10 r11; the hit's jump leaves rsi unchanged
  * too. */
 size_t jit_inline_write(struct jit_xlate *x, unsigned size);
+/* The size for both of 16 bytes at any address within one page
+ * (movdqu's; `16` wants them aligned to 16): a write's value is in host
+ * xmm0 (clobbered on a hit). */
+#define JIT_INLINE_16_ANY 17u
 /* The same two with the hit going on straight after them, and every
  * other case jumping to the sites in *m (jit_lower.c binds them to the
  * call, made out of line). */

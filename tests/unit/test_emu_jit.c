@@ -229,7 +229,7 @@ static bool predicted_write(struct tmem *m, uint64_t addr, const uint8_t *p, siz
 		}
 	uint64_t page = addr & ~4095ull;
 	bool inline_form = (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) &&
-			   (size == 16 ? addr % 16 == 0 : (addr & 7) + size <= 8) &&
+			   (size == 16 ? (addr & 4095) <= 4096 - 16 : (addr & 7) + size <= 8) &&
 			   m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag ==
 				   (page | EMU_INLINE_PAGE_WRITABLE);
 	m->called_inline_writes += inline_form;
@@ -618,7 +618,8 @@ static ZydisEncoderOperand XMM(unsigned n)
 /* An SSE move between an XMM register and memory: movd, movq, movss,
  * movsd, or one of the whole-register moves (aligned ones fault when the
  * address is not); half of them at an address aligned to 16 in the data
- * page below B (the page above it is never in the inline table). */
+ * page below B (the page above it is never in the inline table), or
+ * not, for the unaligned ones. */
 static bool gen_vector_move(struct gen *g)
 {
 	static const ZydisMnemonic whole[] = {
@@ -640,9 +641,14 @@ static bool gen_vector_move(struct gen *g)
 		mn = low[k];
 		n = k % 2 ? 8 : 4;
 	}
+	/* movdqu, movups, movupd: any offset in the page too, up to its
+	 * end and across it */
+	bool any = mn == ZYDIS_MNEMONIC_MOVDQU || mn == ZYDIS_MNEMONIC_MOVUPS ||
+		   mn == ZYDIS_MNEMONIC_MOVUPD;
+	int64_t skew = any && chance(r, 50) ? (int64_t)below(r, 16) : 0;
 	uint64_t pre = 0;
 	ZydisEncoderOperand m = chance(r, 50)
-		? M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 0x1000 / 16) - 0x1000, n, 8)
+		? M((int)g->B, NO_REG, 0, 16 * (int64_t)below(r, 0x1000 / 16) - 0x1000 + skew, n, 8)
 		: rand_mem(g, n, &pre);
 	ZydisEncoderOperand v = XMM(below(r, 16));
 	if (store)
@@ -760,7 +766,24 @@ static bool gen_sse(struct gen *g)
 	ZydisEncoderOperand d = XMM(below(r, 16));
 	unsigned isize = chance(r, 50) ? 4 : 8;
 	uint64_t pre;
-	switch (below(r, 20)) {
+	switch (below(r, 23)) {
+	case 22: { /* cmpss/sd/ps/pd: predicates 0..7 mostly */
+		static const ZydisMnemonic cmp[] = { ZYDIS_MNEMONIC_CMPSS, ZYDIS_MNEMONIC_CMPSD,
+						     ZYDIS_MNEMONIC_CMPPS, ZYDIS_MNEMONIC_CMPPD };
+		unsigned k = below(r, 4);
+		ZydisEncoderOperand s = sse_source(g, k == 0 ? 4 : k == 1 ? 8 : 16, &pre);
+		return EMITP(a, cmp[k], pre, d, s, I(below(r, chance(r, 90) ? 8 : 256)));
+	}
+	case 20: case 21: { /* (u)comiss/sd, its flags read by a setcc now and then */
+		static const ZydisMnemonic cmp[] = { ZYDIS_MNEMONIC_COMISS, ZYDIS_MNEMONIC_COMISD,
+						     ZYDIS_MNEMONIC_UCOMISS, ZYDIS_MNEMONIC_UCOMISD };
+		unsigned k = below(r, 4);
+		ZydisEncoderOperand s = sse_source(g, k % 2 ? 8 : 4, &pre);
+		if (!EMITP(a, cmp[k], pre, d, s))
+			return false;
+		return chance(r, 50) ||
+		       EMIT(a, setcc_of[below(r, 16)], R(dst_reg(g, 1), 1));
+	}
 	case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: {
 		unsigned k = below(r, sizeof(arith) / sizeof(arith[0]));
 		unsigned size = k % 4 == 0 ? 4 : k % 4 == 1 ? 8 : 16;
@@ -2069,6 +2092,82 @@ START_TEST(test_vector_moves)
 }
 END_TEST
 
+/*
+ * movdqu, movups and movupd at every offset in an 8-byte line, across a
+ * 64-byte block (two groups of cache entries), at the end of a page and
+ * across it (made by the handler). rbx data; rdi, rsi and rdx addresses
+ * sharing the cache entry of the first, second and third line of one
+ * load each, which every iteration writes r8 to: each of those loads
+ * then finds one of its three entries not predicting it. The stores
+ * put the loaded registers back at as many offsets.
+ */
+static void build_unaligned_moves(struct program *p)
+{
+	static const ZydisMnemonic mns[3] = { ZYDIS_MNEMONIC_MOVDQU, ZYDIS_MNEMONIC_MOVUPS,
+					      ZYDIS_MNEMONIC_MOVUPD };
+	static const unsigned loads[] = { 0x101, 0x112, 0x123, 0x134, 0x13c, 0x145, 0x156,
+					  0x167, 0x178, 0x1f9, 0x20b, 0x22d, 0x24e, 0xff0,
+					  0xff7 };
+	static const unsigned stores[] = { 0x401, 0x412, 0x423, 0x434, 0x43c, 0x445, 0x456,
+					   0x467, 0x478, 0x4f9, 0x808, 0xff1, 0xfe9, 0xff0,
+					   0xff9 };
+	const unsigned n = sizeof(loads) / sizeof(loads[0]);
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	uint64_t data = DATA_BASE;
+	static const unsigned aliases[3] = { EMU_RDI, EMU_RSI, EMU_RDX };
+	for (unsigned j = 0; j < 3; j++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M((int)aliases[j], NO_REG, 0, 0, 8, 8),
+			       R(EMU_R8, 8)));
+	for (unsigned i = 0; i < n; i++)
+		ck_assert(EMIT(&a, mns[i % 3], XMM(i), M(EMU_RBX, NO_REG, 0, loads[i], 16, 8)));
+	for (unsigned i = 0; i < n; i++)
+		ck_assert(EMIT(&a, mns[(i + 1) % 3], M(EMU_RBX, NO_REG, 0, stores[i], 16, 8),
+			       XMM(i)));
+	/* A store 32 bytes further each iteration, 28 bytes into its 32,
+	 * so that translated code sets dirty bits the handler has not set
+	 * before, half of them across two 64-bit words of the bitmap. */
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R9, 4), I(32)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_AND, R(EMU_R9, 4), I(0xfe0)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOVDQU, M(EMU_RBX, EMU_R9, 1, 0x1c, 16, 8), XMM(15)));
+	end_counted_loop(p, &a);
+	for (unsigned i = 0; i < 0x1000; i++) /* no zero bytes */
+		p->image[R_DATA][i] = (uint8_t)(0x80 + i % 0x7f);
+	p->gpr[EMU_RBX] = data;
+	p->gpr[EMU_R8] = 0x5a5a5a5a5a5a5a5aull;
+	/* The loads at 0x20b, 0x22d and 0x24e: lines 0x208, 0x230, 0x258. */
+	p->gpr[EMU_RDI] = same_cache_entry(data + 0x208, data + 0x20b);
+	p->gpr[EMU_RSI] = same_cache_entry(data + 0x230, data + 0x22d);
+	p->gpr[EMU_RDX] = same_cache_entry(data + 0x258, data + 0x24e);
+}
+
+START_TEST(test_unaligned_vector_moves)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	struct rng r = { test_seed() | 1 };
+	build_unaligned_moves(p);
+	for (int v = 0; v < V_COUNT; v++) {
+		struct context c = { "unaligned SSE moves", test_seed(), 0, v };
+		compare_whole(&c, p, a, b, ENTRY_ADDR);
+		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+		ck_assert_uint_eq(emu_icount(a->cpu), 400 * 38);
+		if (v == V_INLINE) /* translated code made most reads and writes itself */
+			ck_assert(b->mem.called_hits * 2 < a->mem.called_hits &&
+				  b->mem.called_inline_writes * 4 < a->mem.called_inline_writes);
+		for (int k = 0; k < 8; k++)
+			compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+	}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 /* --- checked reads: known bytes and a hit limit ------------------------------ */
 
 /* A loop reading `size` bytes at DATA_BASE + 0x100 + at, 400 times. */
@@ -2079,7 +2178,7 @@ static void build_one_read(struct program *p, unsigned size, unsigned at)
 			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
 	ZydisEncoderOperand m = M(EMU_RBX, NO_REG, 0, at, size, 8);
 	if (size == 16)
-		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOVDQA, XMM(1), m));
+		ck_assert(EMIT(&a, at % 16 ? ZYDIS_MNEMONIC_MOVDQU : ZYDIS_MNEMONIC_MOVDQA, XMM(1), m));
 	else if (size < 4)
 		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOVZX, R(EMU_RAX, 4), m));
 	else
@@ -2114,7 +2213,8 @@ START_TEST(test_checked_reads)
 {
 	static const struct {
 		unsigned size, at;
-	} reads[] = { { 1, 0x13 }, { 2, 0x22 }, { 2, 0x26 }, { 4, 0x34 }, { 8, 0x40 }, { 16, 0x50 } };
+	} reads[] = { { 1, 0x13 }, { 2, 0x22 }, { 2, 0x26 }, { 4, 0x34 }, { 8, 0x40 }, { 16, 0x50 },
+		      { 16, 0x63 }, { 16, 0x78 }, { 16, 0xb9 } };
 	struct program *p = malloc(sizeof(*p));
 	struct machine *b = calloc(1, sizeof(*b));
 	ck_assert(p && b);
@@ -2249,6 +2349,7 @@ static Suite *emu_jit_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_random_sized);
 	tcase_add_test(tc, test_vector_moves);
+	tcase_add_test(tc, test_unaligned_vector_moves);
 	tcase_add_test(tc, test_chain_limit);
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
