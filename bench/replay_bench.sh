@@ -77,12 +77,14 @@ echo " \$BASELINE --verify; rep/rec: the first pass's speed over the recording's
 echo
 
 # session TRACE [OPTIONS]: "wall cpu" of a gdb session that opens the
-# trace and continues to the end of history.
+# trace and continues to the end of history. gdb's output goes through a
+# pipe, as to a terminal: a gdb writing to a file keeps polling ttreplay's
+# standard error before each byte it reads (replayer/stderr_to_tty.c).
 session() {
 	local trace=$1
 	shift
 	timed session.time gdb -batch -nx -ex 'set remotetimeout 600' \
-		-ex "target remote | $build/ttreplay $* $trace" -ex continue > session.out 2>&1
+		-ex "target remote | $build/ttreplay $* $trace" -ex continue 2>&1 | cat > session.out
 	grep -q 'No more reverse-execution history\|exited' session.out ||
 		{ echo "replay_bench: session on $trace: $(tail -2 session.out)" >&2; exit 1; }
 	cat session.time

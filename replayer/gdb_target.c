@@ -29,6 +29,7 @@
 #include "replayer/gdb_target_internal.h"
 #include "replayer/pass_ahead.h"
 #include "replayer/search_forward.h"
+#include "replayer/stderr_to_tty.h"
 
 /* --- what the debugger reads ------------------------------------------ */
 
@@ -1082,6 +1083,8 @@ int gdb_target_serve(struct replay_session *s, long port, const char *bind_addr,
 	struct gdbstub_target_ops with_libraries = ops;
 	with_libraries.libraries_svr4_xml = gt_libraries;
 	struct gdbstub_target target = { t.libraries_xml ? &with_libraries : &ops, &t };
+	if (port < 0)
+		stderr_to_tty(); /* gdb polls its socket for each byte it reads */
 	int r = port >= 0 ? gdbstub_serve_tcp(&target, bind_addr, (uint16_t)port)
 			  : gdbstub_serve_fds(&target, STDIN_FILENO, STDOUT_FILENO);
 	target_end_diversion(&t, NULL);
