@@ -23,9 +23,9 @@ static int by_time(const void *a, const void *b)
 /* The time of a cut at checkpoint cp, false when cp cuts none. */
 static bool cut_time(const struct replay_session *s, const struct idna_checkpoint *cp, uint64_t *time)
 {
-	const struct idna_checkpoint **starts = calloc(s->sim.n_threads, sizeof(*starts));
-	bool ok = starts && resim_cut_plan(&s->sim, cp, starts, time) == 0;
-	free(starts);
+	struct resim_cut_thread *out = calloc(s->sim.n_threads, sizeof(*out));
+	bool ok = out && resim_cut_plan(&s->sim, cp, out, time) == 0;
+	free(out);
 	return ok;
 }
 
@@ -58,8 +58,9 @@ uint64_t pass_cut_clock(const struct replay_session *s, size_t checkpoint)
 	return t;
 }
 
-/* Thread i waits for its checkpoint in the cut replay's state x, where
- * the whole pass's (whole) has it begun: its state there is whole's. */
+/* Thread i waits for its checkpoint in the cut replay's state x, or has
+ * exited before it, where the whole pass's (whole) has it begun: its
+ * state there is whole's. */
 static bool pending(const struct resim_state *whole, const struct resim_state *x, size_t i)
 {
 	return !x->threads[i].started && whole->threads[i].started;
@@ -73,7 +74,7 @@ const char *pass_cut_mismatch(const struct resim_state *whole, const struct resi
 	for (size_t i = 0; i < whole->n_threads; i++) {
 		const struct resim_thread_state *w = &whole->threads[i], *t = &start->threads[i];
 		bool same = pending(whole, start, i)
-				    ? !w->finished && w->icount == t->icount
+				    ? w->finished == t->finished && w->icount == t->icount
 				    : pass_digest_cut(whole, i) == pass_digest_cut(start, i);
 		if (!same)
 			return "a range's threads did not start as the whole pass has them there";

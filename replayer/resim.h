@@ -210,14 +210,26 @@ static inline struct resim_thread *resim_current(struct resim *s)
 
 /* --- cuts (resim_cut.c) ------------------------------------------------ */
 
+/* What a replay started at a cut knows of one thread there. */
+struct resim_cut_thread {
+	/* The checkpoint it starts at (the cut's own for the thread that
+	 * runs there; a waiting thread's next slice begins with it), or
+	 * NULL: exited, or it begins after the cut. */
+	const struct idna_checkpoint *start;
+	bool exited;      /* its stream ended before the cut */
+	uint64_t icount;  /* its count at the cut */
+	/* It begins after the cut, and its clone returned before it. */
+	bool created;
+};
+
 /* Whether a replay of a trace of several threads can start at checkpoint
  * cp: every other thread that has begun by then waits, and its next slice
- * begins with a checkpoint (resim_cut.c); those that have not begun start
- * at their stream's start. starts[i] (room for s->n_threads): thread i's
- * checkpoint, NULL for one that begins later; *time: the global time
- * there. 0, or -1 when cp cuts no such place. */
+ * begins with a checkpoint, or its stream has ended (resim_cut.c); those
+ * that have not begun start at their stream's start. out[i] (room for
+ * s->n_threads): thread i there; *time: the global time there. 0, or -1
+ * when cp cuts no such place. */
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   const struct idna_checkpoint **starts, uint64_t *time);
+		   struct resim_cut_thread *out, uint64_t *time);
 /* The time of a cut resim_cut_plan found at cp, without reading the
  * streams again. 0, or -1. */
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);

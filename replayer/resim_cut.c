@@ -15,10 +15,16 @@
  * recording's order has the switch (resim_threads.c: pending_switch), and
  * until then its state is the whole replay's at T, which the cut replay
  * does not know (the first pass's join takes it from the range before:
- * pass_cuts.h). Threads that begin later start at their stream's start.
+ * pass_cuts.h). A thread whose stream ended before T (it exited) runs no
+ * more: the cut replay knows it finished and its count, not its last
+ * registers (the join takes those from the range before too). Threads
+ * that begin later start at their stream's start, noted created when
+ * their clone returned in the parent before T (the parent's stream has
+ * the return before where the parent stands at the cut).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 
 #include "replayer/resim.h"
 
@@ -77,23 +83,129 @@ static long thread_of_stream(const struct resim *s, uint32_t stream)
 	return -1;
 }
 
-/* resim_cut_plan, the waiting threads' streams read only when `check`
- * (each can be read up to SCAN_LIMIT records: cheap conditions first). */
+/* Where a stream ends, read from its checkpoint `from`: the global order
+ * and count of its last key frame or checkpoint, which must be its last
+ * record (the thread stands there when the stream ends). false when it
+ * ends otherwise, or cannot be read. */
+static bool stream_end(struct idna_reader *r, uint32_t stream, const struct idna_checkpoint *from,
+		       uint64_t *seq, uint64_t *icount)
+{
+	char err[128];
+	struct idna_iter *it = idna_iter_open(r, stream, from, err, sizeof(err));
+	if (!it)
+		return false;
+	struct idna_record rec;
+	bool at_frame = false;
+	int n = 0;
+	for (unsigned k = 0; k < SCAN_LIMIT && (n = idna_iter_next(it, &rec)) == 1; k++) {
+		at_frame = rec.type == IDNA_REC_KEY_FRAME || rec.type == IDNA_REC_CHECKPOINT;
+		if (rec.type == IDNA_REC_KEY_FRAME) {
+			*seq = rec.u.key.global_seq;
+			*icount = rec.u.key.icount;
+		} else if (rec.type == IDNA_REC_CHECKPOINT) {
+			*seq = rec.u.checkpoint.global_seq;
+			*icount = rec.u.checkpoint.icount;
+		}
+	}
+	idna_iter_close(it);
+	return n == 0 && at_frame;
+}
+
+/* Whether the parent's stream, read from `from` (where the parent stands
+ * at the cut) up to global order `until` (the child's first slice),
+ * returns the clone of tid: then the clone returns after the cut. -1
+ * when the stream cannot be read that far. */
+static int clone_returns_after(struct idna_reader *r, uint32_t stream,
+			       const struct idna_checkpoint *from, uint64_t until, uint64_t tid)
+{
+	char err[128];
+	struct idna_iter *it = idna_iter_open(r, stream, from, err, sizeof(err));
+	if (!it)
+		return -1;
+	struct idna_record rec;
+	int found = -1, n = 0;
+	for (unsigned k = 0; k < SCAN_LIMIT && (n = idna_iter_next(it, &rec)) == 1; k++) {
+		uint64_t seq = rec.type == IDNA_REC_KEY_FRAME	 ? rec.u.key.global_seq
+			       : rec.type == IDNA_REC_CHECKPOINT ? rec.u.checkpoint.global_seq
+								 : 0;
+		if (seq > until) {
+			found = 0;
+			break;
+		}
+		if (rec.type == IDNA_REC_KERNEL && rec.u.kernel.kind == IDNA_KERNEL_SYSCALL &&
+		    (rec.u.kernel.nr == SYS_clone || rec.u.kernel.nr == SYS_clone3) &&
+		    rec.u.kernel.result == tid) {
+			found = 1;
+			break;
+		}
+	}
+	if (n == 0)
+		found = 0; /* the parent's stream ended first */
+	idna_iter_close(it);
+	return found;
+}
+
+/* The thread of the recording's tid, or -1. */
+static long thread_of_tid(const struct resim *s, uint64_t tid)
+{
+	for (size_t i = 0; i < idna_reader_thread_count(s->reader); i++) {
+		const struct idna_thread_info *info = idna_reader_thread(s->reader, i);
+		if (info->tid == tid)
+			return thread_of_stream(s, info->stream);
+	}
+	long i = resim_thread_index(s, (int64_t)tid);
+	return i >= 0 && s->threads[i].stream == RESIM_INITIAL_STREAM ? i : -1;
+}
+
+/* Whether thread i, which begins after the cut (its first checkpoint at
+ * global order `begins`), was created before it: its parent has begun and
+ * its clone's return is not after where the parent stands at the cut.
+ * -1 when that cannot be told. */
+static int created_before(const struct resim *s, size_t i, uint64_t begins,
+			  const struct resim_cut_thread *out)
+{
+	for (size_t k = 0; k < idna_reader_thread_count(s->reader); k++) {
+		const struct idna_thread_info *info = idna_reader_thread(s->reader, k);
+		if (info->stream != s->threads[i].stream)
+			continue;
+		long p = thread_of_tid(s, info->parent_tid);
+		if (p < 0 || (size_t)p == i)
+			return -1;
+		if (out[p].exited)
+			return 1;
+		if (!out[p].start)
+			return 0; /* the parent begins after the cut too */
+		int after = clone_returns_after(s->reader, s->threads[p].stream, out[p].start,
+						begins, info->tid);
+		return after < 0 ? -1 : !after;
+	}
+	return -1;
+}
+
+/* resim_cut_plan, the streams read for waiting threads and created ones
+ * only when `check` (each can be read up to SCAN_LIMIT records: cheap
+ * conditions first); exited threads' ends are always read (their counts
+ * are part of the time). */
 static int plan(const struct resim *s, const struct idna_checkpoint *cp,
-		const struct idna_checkpoint **starts, uint64_t *time, bool check)
+		struct resim_cut_thread *out, uint64_t *time, bool check)
 {
 	long a = thread_of_stream(s, cp->stream);
 	if (a < 0 || s->ring_start)
 		return -1;
 	uint64_t g = cp->global_seq;
 	uint64_t *first = malloc(s->n_threads * sizeof(*first));
-	if (!first)
+	const struct idna_checkpoint **last = calloc(s->n_threads, sizeof(*last));
+	if (!first || !last) {
+		free(first);
+		free(last);
 		return -1;
+	}
 	for (size_t i = 0; i < s->n_threads; i++) {
 		first[i] = UINT64_MAX;
-		starts[i] = NULL;
+		out[i] = (struct resim_cut_thread){ 0 };
 	}
-	/* Per thread: its first checkpoint's order, and its first after g. */
+	/* Per thread: its first checkpoint's order, its first after g and
+	 * its last before g. */
 	for (size_t k = 0; k < idna_reader_checkpoint_count(s->reader); k++) {
 		const struct idna_checkpoint *c = idna_reader_checkpoint(s->reader, k);
 		long i = thread_of_stream(s, c->stream);
@@ -101,47 +213,67 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 			continue;
 		if (c->global_seq < first[i])
 			first[i] = c->global_seq;
-		if (c->global_seq > g && (!starts[i] || c->global_seq < starts[i]->global_seq))
-			starts[i] = c;
+		if (c->global_seq > g && (!out[i].start || c->global_seq < out[i].start->global_seq))
+			out[i].start = c;
+		if (c->global_seq < g && (!last[i] || c->global_seq > last[i]->global_seq))
+			last[i] = c;
 	}
 	int rc = 0;
 	uint64_t t = 0;
 	for (size_t i = 0; i < s->n_threads && rc == 0; i++) {
+		uint64_t end_seq = 0;
 		if ((long)i == a)
-			starts[i] = cp;
+			out[i].start = cp;
 		else if (first[i] == UINT64_MAX)
 			rc = -1; /* a stream with no checkpoint: not seen to begin */
 		else if (first[i] > g)
-			starts[i] = NULL; /* begins after the cut */
-		else if (!starts[i])
-			rc = -1; /* gone, or no checkpoint of its own later */
-		if (starts[i])
-			t += starts[i]->icount;
+			out[i].start = NULL; /* begins after the cut */
+		else if (!out[i].start) {
+			/* No checkpoint of its own later: gone before g? */
+			out[i].exited = last[i] &&
+					stream_end(s->reader, s->threads[i].stream, last[i], &end_seq,
+						   &out[i].icount) &&
+					end_seq < g;
+			if (!out[i].exited)
+				rc = -1;
+		}
+		if (out[i].start)
+			out[i].icount = out[i].start->icount;
+		t += out[i].icount;
 	}
 	/* The initial thread begins history: a cut before it is none. */
-	if (!starts[0])
+	if (!out[0].start && !out[0].exited)
 		rc = -1;
 	/* Each waiting thread runs no instruction before its checkpoint. */
 	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
-		if ((long)i != a && starts[i] &&
-		    !waits_for(s->reader, s->threads[i].stream, g, starts[i]))
+		if ((long)i != a && out[i].start &&
+		    !waits_for(s->reader, s->threads[i].stream, g, out[i].start))
 			rc = -1;
+	/* A thread that begins later exists from its clone's return. */
+	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
+		if (!out[i].start && !out[i].exited) {
+			int c = created_before(s, i, first[i], out);
+			if (c < 0)
+				rc = -1;
+			out[i].created = c == 1;
+		}
 	free(first);
+	free(last);
 	*time = t;
 	return rc;
 }
 
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   const struct idna_checkpoint **starts, uint64_t *time)
+		   struct resim_cut_thread *out, uint64_t *time)
 {
-	return plan(s, cp, starts, time, true);
+	return plan(s, cp, out, time, true);
 }
 
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time)
 {
-	const struct idna_checkpoint **starts = calloc(s->n_threads, sizeof(*starts));
-	int rc = starts ? plan(s, cp, starts, time, false) : -1;
-	free(starts);
+	struct resim_cut_thread *out = calloc(s->n_threads, sizeof(*out));
+	int rc = out ? plan(s, cp, out, time, false) : -1;
+	free(out);
 	return rc;
 }
 
@@ -155,10 +287,10 @@ bool resim_cut_pending(const struct resim *s)
 
 int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 {
-	const struct idna_checkpoint **starts = calloc(s->n_threads, sizeof(*starts));
+	struct resim_cut_thread *plan_of = calloc(s->n_threads, sizeof(*plan_of));
 	uint64_t time;
-	if (!starts || resim_cut_plan(s, cp, starts, &time) != 0) {
-		free(starts);
+	if (!plan_of || resim_cut_plan(s, cp, plan_of, &time) != 0) {
+		free(plan_of);
 		snprintf(s->error, sizeof(s->error),
 			 "no replay starts at this checkpoint: not every thread is at one there");
 		return -1;
@@ -166,12 +298,25 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 	int rc = 0;
 	for (size_t i = 0; i < s->n_threads && rc == 0; i++) {
 		struct resim_thread *t = &s->threads[i];
-		if (starts[i]) {
-			t->first = starts[i];
-			t->icount = starts[i]->icount;
+		const struct resim_cut_thread *p = &plan_of[i];
+		if (p->exited) {
+			/* Its stream is over: no cursor, no cache; not
+			 * listed as a live thread (created is for threads
+			 * that have not begun). */
+			t->finished = true;
+			t->started = false;
+			t->icount = p->icount;
+			replay_memory_cache_release(&t->mem);
+			continue;
+		}
+		if (p->start) {
+			t->first = p->start;
+			t->icount = p->icount;
 			t->started = false;
 			/* Begun, so created (the initial thread never is). */
 			t->created = t->stream != RESIM_INITIAL_STREAM;
+		} else {
+			t->created = p->created;
 		}
 		if (cursor_open(&t->mem.cursor, s->reader, t->stream, t->first, CURSOR_MEMORY) != 0 ||
 		    cursor_open(&t->events, s->reader, t->stream, t->first, CURSOR_EVENTS) != 0) {
@@ -180,7 +325,7 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 			rc = -1;
 		}
 	}
-	free(starts);
+	free(plan_of);
 	if (rc != 0)
 		return -1;
 	s->current = 0;
