@@ -21,10 +21,11 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The time of a cut at checkpoint cp, false when cp cuts none. */
-static bool cut_time(const struct replay_session *s, const struct idna_checkpoint *cp, uint64_t *time)
+static bool cut_time(const struct replay_session *s, const struct idna_checkpoint *cp,
+		     struct resim_cut_memo *memo, uint64_t *time)
 {
 	struct resim_cut_thread *out = calloc(s->sim.n_threads, sizeof(*out));
-	bool ok = out && resim_cut_plan(&s->sim, cp, out, time) == 0;
+	bool ok = out && resim_cut_plan(&s->sim, cp, memo, out, time) == 0;
 	free(out);
 	return ok;
 }
@@ -33,13 +34,18 @@ size_t pass_cuts_find(struct replay_session *s, uint64_t after, size_t *out)
 {
 	size_t n_cp = idna_reader_checkpoint_count(s->reader), n = 0;
 	struct timed_start *found = calloc(n_cp ? n_cp : 1, sizeof(*found));
-	if (!found)
+	struct resim_cut_memo *memo = resim_cut_memo_new(&s->sim);
+	if (!found || !memo) {
+		free(found);
+		resim_cut_memo_free(memo);
 		return 0;
+	}
 	for (size_t i = 0; i < n_cp; i++) {
 		uint64_t t;
-		if (cut_time(s, idna_reader_checkpoint(s->reader, i), &t) && t > after)
+		if (cut_time(s, idna_reader_checkpoint(s->reader, i), memo, &t) && t > after)
 			found[n++] = (struct timed_start){ t, i };
 	}
+	resim_cut_memo_free(memo);
 	qsort(found, n, sizeof(*found), by_time);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++)

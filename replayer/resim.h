@@ -210,6 +210,8 @@ static inline struct resim_thread *resim_current(struct resim *s)
 
 /* --- cuts (resim_cut.c) ------------------------------------------------ */
 
+struct resim_cut_memo;
+
 /* What a replay started at a cut knows of one thread there. */
 struct resim_cut_thread {
 	/* The checkpoint it starts at (the cut's own for the thread that
@@ -229,7 +231,13 @@ struct resim_cut_thread {
  * s->n_threads): thread i there; *time: the global time there. 0, or -1
  * when cp cuts no such place. */
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   struct resim_cut_thread *out, uint64_t *time);
+		   struct resim_cut_memo *memo, struct resim_cut_thread *out, uint64_t *time);
+/* What resim_cut_plan learns of each checkpoint's stream, kept for its
+ * calls on the other checkpoints of one trace (memo NULL: none kept):
+ * each waiting thread's stream is then read once per checkpoint, not once
+ * per cut tried. NULL when memory is short. */
+struct resim_cut_memo *resim_cut_memo_new(const struct resim *s);
+void resim_cut_memo_free(struct resim_cut_memo *m);
 /* The time of a cut resim_cut_plan found at cp, without reading the
  * streams again. 0, or -1. */
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);

@@ -31,40 +31,92 @@
 /* Records of a stream read at most to find where it stands at a cut. */
 #define SCAN_LIMIT (1u << 20)
 
-/* Whether the stream's first key frame or checkpoint after global order g
- * is a switch key frame at next's count, followed by next itself (the
- * thread waits at g, and runs no instruction before next). */
-static bool waits_for(struct idna_reader *r, uint32_t stream, uint64_t g,
-		      const struct idna_checkpoint *next)
+/* Where a waiting thread's checkpoint c lets a cut be: c begins a slice
+ * (a switch key frame at c's count, global order `switch_seq`, then c),
+ * and the thread's key frame or checkpoint before that switch has global
+ * order `before`: at a cut g with before < g < switch_seq, the thread
+ * waits, and runs no instruction before c. */
+struct cut_wait {
+	bool known, valid;
+	uint64_t before, switch_seq;
+};
+
+struct resim_cut_memo {
+	const struct idna_checkpoint *table;
+	struct cut_wait *waits; /* by checkpoint index */
+};
+
+/* c's window, read from the stream's checkpoint before it. */
+static struct cut_wait wait_window(struct idna_reader *r, const struct idna_checkpoint *c)
 {
+	struct cut_wait w = { .known = true };
 	const struct idna_checkpoint *from = NULL;
 	for (size_t k = 0; k < idna_reader_checkpoint_count(r); k++) {
-		const struct idna_checkpoint *c = idna_reader_checkpoint(r, k);
-		if (c->stream == stream && c->global_seq < g &&
-		    (!from || c->global_seq > from->global_seq))
-			from = c;
+		const struct idna_checkpoint *p = idna_reader_checkpoint(r, k);
+		if (p->stream == c->stream && p->global_seq < c->global_seq &&
+		    (!from || p->global_seq > from->global_seq))
+			from = p;
 	}
 	char err[128];
-	struct idna_iter *it = idna_iter_open(r, stream, from, err, sizeof(err));
+	struct idna_iter *it = idna_iter_open(r, c->stream, from, err, sizeof(err));
 	if (!it)
-		return false;
+		return w;
 	struct idna_record rec;
-	bool switched = false, ok = false;
+	uint64_t last = 0, before = 0;
+	bool switched = false;
 	for (unsigned n = 0; n < SCAN_LIMIT && idna_iter_next(it, &rec) == 1; n++) {
-		if (rec.type == IDNA_REC_KEY_FRAME && rec.u.key.global_seq > g) {
-			if (switched || rec.u.key.reason != IDNA_KEY_SWITCH ||
-			    rec.u.key.icount != next->icount)
-				break;
-			switched = true;
-		} else if (rec.type == IDNA_REC_CHECKPOINT && rec.u.checkpoint.global_seq > g) {
-			ok = switched && rec.u.checkpoint.global_seq == next->global_seq;
+		if (rec.type == IDNA_REC_CHECKPOINT && rec.u.checkpoint.global_seq == c->global_seq) {
+			w.valid = switched;
+			w.before = before;
 			break;
-		} else if (switched) {
-			break; /* anything between the switch and the checkpoint */
 		}
+		bool is_switch = rec.type == IDNA_REC_KEY_FRAME && rec.u.key.reason == IDNA_KEY_SWITCH &&
+				 rec.u.key.icount == c->icount;
+		if (is_switch) {
+			before = last;
+			w.switch_seq = rec.u.key.global_seq;
+		}
+		switched = is_switch;
+		if (rec.type == IDNA_REC_KEY_FRAME)
+			last = rec.u.key.global_seq;
+		else if (rec.type == IDNA_REC_CHECKPOINT)
+			last = rec.u.checkpoint.global_seq;
 	}
 	idna_iter_close(it);
-	return ok;
+	return w;
+}
+
+/* Whether the thread of checkpoint next waits at global order g and runs
+ * no instruction before next (its stream read once per checkpoint with a
+ * memo). */
+static bool waits_for(struct idna_reader *r, struct resim_cut_memo *memo, uint64_t g,
+		      const struct idna_checkpoint *next)
+{
+	struct cut_wait one, *w = &one;
+	if (memo)
+		w = &memo->waits[next - memo->table];
+	if (!memo || !w->known)
+		*w = wait_window(r, next);
+	return w->valid && w->before < g && g < w->switch_seq;
+}
+
+struct resim_cut_memo *resim_cut_memo_new(const struct resim *s)
+{
+	struct resim_cut_memo *m = calloc(1, sizeof(*m));
+	size_t n = idna_reader_checkpoint_count(s->reader);
+	if (!m || !(m->waits = calloc(n ? n : 1, sizeof(*m->waits)))) {
+		free(m);
+		return NULL;
+	}
+	m->table = idna_reader_checkpoint(s->reader, 0);
+	return m;
+}
+
+void resim_cut_memo_free(struct resim_cut_memo *m)
+{
+	if (m)
+		free(m->waits);
+	free(m);
 }
 
 /* The thread table is in stream order (resim_threads.c). */
@@ -187,7 +239,7 @@ static int created_before(const struct resim *s, size_t i, uint64_t begins,
  * conditions first); exited threads' ends are always read (their counts
  * are part of the time). */
 static int plan(const struct resim *s, const struct idna_checkpoint *cp,
-		struct resim_cut_thread *out, uint64_t *time, bool check)
+		struct resim_cut_memo *memo, struct resim_cut_thread *out, uint64_t *time, bool check)
 {
 	long a = thread_of_stream(s, cp->stream);
 	if (a < 0 || s->ring_start)
@@ -247,7 +299,7 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 	/* Each waiting thread runs no instruction before its checkpoint. */
 	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
 		if ((long)i != a && out[i].start &&
-		    !waits_for(s->reader, s->threads[i].stream, g, out[i].start))
+		    !waits_for(s->reader, memo, g, out[i].start))
 			rc = -1;
 	/* A thread that begins later exists from its clone's return. */
 	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
@@ -264,15 +316,15 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 }
 
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   struct resim_cut_thread *out, uint64_t *time)
+		   struct resim_cut_memo *memo, struct resim_cut_thread *out, uint64_t *time)
 {
-	return plan(s, cp, out, time, true);
+	return plan(s, cp, memo, out, time, true);
 }
 
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time)
 {
 	struct resim_cut_thread *out = calloc(s->n_threads, sizeof(*out));
-	int rc = out ? plan(s, cp, out, time, false) : -1;
+	int rc = out ? plan(s, cp, NULL, out, time, false) : -1;
 	free(out);
 	return rc;
 }
@@ -289,7 +341,7 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 {
 	struct resim_cut_thread *plan_of = calloc(s->n_threads, sizeof(*plan_of));
 	uint64_t time;
-	if (!plan_of || resim_cut_plan(s, cp, plan_of, &time) != 0) {
+	if (!plan_of || resim_cut_plan(s, cp, NULL, plan_of, &time) != 0) {
 		free(plan_of);
 		snprintf(s->error, sizeof(s->error),
 			 "no replay starts at this checkpoint: not every thread is at one there");
