@@ -34,10 +34,11 @@ size_t pass_cuts_find(struct replay_session *s, uint64_t after, size_t *out)
 {
 	size_t n_cp = idna_reader_checkpoint_count(s->reader), n = 0;
 	struct timed_start *found = calloc(n_cp ? n_cp : 1, sizeof(*found));
-	struct resim_cut_memo *memo = resim_cut_memo_new(&s->sim);
+	if (!s->sim.cut_memo)
+		s->sim.cut_memo = resim_cut_memo_new(&s->sim);
+	struct resim_cut_memo *memo = s->sim.cut_memo;
 	if (!found || !memo) {
 		free(found);
-		resim_cut_memo_free(memo);
 		return 0;
 	}
 	for (size_t i = 0; i < n_cp; i++) {
@@ -45,7 +46,6 @@ size_t pass_cuts_find(struct replay_session *s, uint64_t after, size_t *out)
 		if (cut_time(s, idna_reader_checkpoint(s->reader, i), memo, &t) && t > after)
 			found[n++] = (struct timed_start){ t, i };
 	}
-	resim_cut_memo_free(memo);
 	qsort(found, n, sizeof(*found), by_time);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++)

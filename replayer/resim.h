@@ -125,6 +125,9 @@ struct resim {
 	 * seen by this resim): the state at that time is the handler's
 	 * first instruction, and the signal's arrival is just before it. */
 	uint64_t last_delivery_at;
+	/* Kept by the first pass's search for cuts (resim_cut.c), freed
+	 * with the replay. */
+	struct resim_cut_memo *cut_memo;
 };
 
 /*
@@ -222,6 +225,9 @@ struct resim_cut_thread {
 	uint64_t icount;  /* its count at the cut */
 	/* It begins after the cut, and its clone returned before it. */
 	bool created;
+	/* start is its last checkpoint before the cut: it has run nothing
+	 * since (its next slice need not begin with one). */
+	bool idle;
 };
 
 /* Whether a replay of a trace of several threads can start at checkpoint
@@ -238,8 +244,8 @@ int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
  * per cut tried. NULL when memory is short. */
 struct resim_cut_memo *resim_cut_memo_new(const struct resim *s);
 void resim_cut_memo_free(struct resim_cut_memo *m);
-/* The time of a cut resim_cut_plan found at cp, without reading the
- * streams again. 0, or -1. */
+/* The time of a cut resim_cut_plan found at cp, the streams read again
+ * only where s->cut_memo has not kept what they said. 0, or -1. */
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);
 /* Whether a thread of a replay started at a cut still waits for its
  * checkpoint: its state is then not this replay's to know. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 
+#include "trace-format/trace_regs.h"
 #include "replayer/resim.h"
 
 /* Records of a stream read at most to find where it stands at a cut. */
@@ -39,6 +40,11 @@
 struct cut_wait {
 	bool known, valid;
 	uint64_t before, switch_seq;
+	/* Its thread runs nothing after c before global order idle_until
+	 * (only switch key frames at c's count follow it until then): at a
+	 * cut g with c < g < idle_until, the thread's state is still c's. */
+	bool idle_known;
+	uint64_t idle_until;
 };
 
 struct resim_cut_memo {
@@ -84,6 +90,42 @@ static struct cut_wait wait_window(struct idna_reader *r, const struct idna_chec
 	}
 	idna_iter_close(it);
 	return w;
+}
+
+/* How long c's thread stays as c left it (cut_wait.idle_until). */
+static uint64_t idle_until(struct idna_reader *r, const struct idna_checkpoint *c)
+{
+	char err[128];
+	struct idna_iter *it = idna_iter_open(r, c->stream, c, err, sizeof(err));
+	if (!it)
+		return 0;
+	struct idna_record rec;
+	uint64_t until = 0;
+	if (idna_iter_next(it, &rec) == 1 && rec.type == IDNA_REC_CHECKPOINT)
+		for (unsigned n = 0; n < SCAN_LIMIT && idna_iter_next(it, &rec) == 1; n++) {
+			if (rec.type != IDNA_REC_KEY_FRAME || rec.u.key.reason != IDNA_KEY_SWITCH ||
+			    rec.u.key.icount != c->icount)
+				break;
+			/* A slice begins here: whether it runs anything is
+			 * the next record's to say, so no later cut. */
+			until = rec.u.key.global_seq;
+		}
+	idna_iter_close(it);
+	return until;
+}
+
+/* Whether c's thread, waiting at global order g, has run nothing since c. */
+static bool idle_since(struct idna_reader *r, struct resim_cut_memo *memo, uint64_t g,
+		       const struct idna_checkpoint *c)
+{
+	struct cut_wait one = { 0 }, *w = &one;
+	if (memo)
+		w = &memo->waits[c - memo->table];
+	if (!w->idle_known) {
+		w->idle_until = idle_until(r, c);
+		w->idle_known = true;
+	}
+	return c->global_seq < g && g < w->idle_until;
 }
 
 /* Whether the thread of checkpoint next waits at global order g and runs
@@ -296,11 +338,24 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 	/* The initial thread begins history: a cut before it is none. */
 	if (!out[0].start && !out[0].exited)
 		rc = -1;
-	/* Each waiting thread runs no instruction before its checkpoint. */
-	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
-		if ((long)i != a && out[i].start &&
-		    !waits_for(s->reader, memo, g, out[i].start))
-			rc = -1;
+	/* Each waiting thread runs no instruction before its next
+	 * checkpoint, or has run none since its last. */
+	for (size_t i = 0; i < s->n_threads && rc == 0; i++) {
+		if ((long)i == a || !out[i].start || waits_for(s->reader, memo, g, out[i].start))
+			continue;
+		if (last[i] && idle_since(s->reader, memo, g, last[i])) {
+			out[i].start = last[i];
+			out[i].idle = true;
+			continue;
+		}
+		rc = -1;
+	}
+	/* An idle thread's count is its last checkpoint's. */
+	for (size_t i = 0; i < s->n_threads && rc == 0; i++)
+		if (out[i].idle) {
+			t = t - out[i].icount + out[i].start->icount;
+			out[i].icount = out[i].start->icount;
+		}
 	/* A thread that begins later exists from its clone's return. */
 	for (size_t i = 0; check && i < s->n_threads && rc == 0; i++)
 		if (!out[i].start && !out[i].exited) {
@@ -324,7 +379,7 @@ int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time)
 {
 	struct resim_cut_thread *out = calloc(s->n_threads, sizeof(*out));
-	int rc = out ? plan(s, cp, NULL, out, time, false) : -1;
+	int rc = out ? plan(s, cp, s->cut_memo, out, time, false) : -1;
 	free(out);
 	return rc;
 }
@@ -335,6 +390,28 @@ bool resim_cut_pending(const struct resim *s)
 		if (s->threads[i].first && !s->threads[i].started)
 			return true;
 	return false;
+}
+
+/* Thread t, idle at the cut g since its checkpoint t->first: the whole
+ * replay applied that checkpoint before g, so this one takes its
+ * registers and goes on from after it and the slices that ran nothing
+ * before g (its cache is empty, as the checkpoint left it, when it is
+ * acquired). 0, or -1 when its stream cannot be read. */
+static int pass_idle_checkpoint(struct resim_thread *t, uint64_t g)
+{
+	const struct idna_record *ev = cursor_peek(&t->events);
+	if (!ev || ev->type != IDNA_REC_CHECKPOINT)
+		return -1;
+	trace_regs_to_emu(ev->u.checkpoint.regs, &t->regs);
+	cursor_next(&t->events);
+	while ((ev = cursor_peek(&t->events)) && ev->type == IDNA_REC_KEY_FRAME &&
+	       ev->u.key.global_seq < g)
+		cursor_next(&t->events);
+	ev = cursor_peek(&t->mem.cursor);
+	if (!ev || ev->type != IDNA_REC_CHECKPOINT)
+		return -1;
+	cursor_next(&t->mem.cursor);
+	return 0;
 }
 
 int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
@@ -371,7 +448,8 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 			t->created = p->created;
 		}
 		if (cursor_open(&t->mem.cursor, s->reader, t->stream, t->first, CURSOR_MEMORY) != 0 ||
-		    cursor_open(&t->events, s->reader, t->stream, t->first, CURSOR_EVENTS) != 0) {
+		    cursor_open(&t->events, s->reader, t->stream, t->first, CURSOR_EVENTS) != 0 ||
+		    (p->idle && pass_idle_checkpoint(t, cp->global_seq) != 0)) {
 			snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
 				 t->events.failed ? t->events.error : t->mem.cursor.error);
 			rc = -1;
