@@ -21,11 +21,12 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The time of a cut at checkpoint cp, false when cp cuts none. */
-static bool cut_time(const struct replay_session *s, const struct idna_checkpoint *cp, uint64_t *time)
+static bool cut_time(const struct replay_session *s, const struct idna_checkpoint *cp,
+		     struct resim_cut_memo *memo, uint64_t *time)
 {
-	const struct idna_checkpoint **starts = calloc(s->sim.n_threads, sizeof(*starts));
-	bool ok = starts && resim_cut_plan(&s->sim, cp, starts, time) == 0;
-	free(starts);
+	struct resim_cut_thread *out = calloc(s->sim.n_threads, sizeof(*out));
+	bool ok = out && resim_cut_plan(&s->sim, cp, memo, out, time) == 0;
+	free(out);
 	return ok;
 }
 
@@ -33,11 +34,16 @@ size_t pass_cuts_find(struct replay_session *s, uint64_t after, size_t *out)
 {
 	size_t n_cp = idna_reader_checkpoint_count(s->reader), n = 0;
 	struct timed_start *found = calloc(n_cp ? n_cp : 1, sizeof(*found));
-	if (!found)
+	if (!s->sim.cut_memo)
+		s->sim.cut_memo = resim_cut_memo_new(&s->sim);
+	struct resim_cut_memo *memo = s->sim.cut_memo;
+	if (!found || !memo) {
+		free(found);
 		return 0;
+	}
 	for (size_t i = 0; i < n_cp; i++) {
 		uint64_t t;
-		if (cut_time(s, idna_reader_checkpoint(s->reader, i), &t) && t > after)
+		if (cut_time(s, idna_reader_checkpoint(s->reader, i), memo, &t) && t > after)
 			found[n++] = (struct timed_start){ t, i };
 	}
 	qsort(found, n, sizeof(*found), by_time);
@@ -58,8 +64,9 @@ uint64_t pass_cut_clock(const struct replay_session *s, size_t checkpoint)
 	return t;
 }
 
-/* Thread i waits for its checkpoint in the cut replay's state x, where
- * the whole pass's (whole) has it begun: its state there is whole's. */
+/* Thread i waits for its checkpoint in the cut replay's state x, or has
+ * exited before it, where the whole pass's (whole) has it begun: its
+ * state there is whole's. */
 static bool pending(const struct resim_state *whole, const struct resim_state *x, size_t i)
 {
 	return !x->threads[i].started && whole->threads[i].started;
@@ -73,7 +80,7 @@ const char *pass_cut_mismatch(const struct resim_state *whole, const struct resi
 	for (size_t i = 0; i < whole->n_threads; i++) {
 		const struct resim_thread_state *w = &whole->threads[i], *t = &start->threads[i];
 		bool same = pending(whole, start, i)
-				    ? !w->finished && w->icount == t->icount
+				    ? w->finished == t->finished && w->icount == t->icount
 				    : pass_digest_cut(whole, i) == pass_digest_cut(start, i);
 		if (!same)
 			return "a range's threads did not start as the whole pass has them there";

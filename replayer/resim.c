@@ -175,6 +175,8 @@ void resim_close(struct resim *s)
 	process_memory_fini(&s->proc);
 	emu_free(s->cpu);
 	s->cpu = NULL;
+	resim_cut_memo_free(s->cut_memo);
+	s->cut_memo = NULL;
 }
 
 static void take_regs(struct resim *s, const struct idna_regs *regs)

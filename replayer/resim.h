@@ -125,6 +125,9 @@ struct resim {
 	 * seen by this resim): the state at that time is the handler's
 	 * first instruction, and the signal's arrival is just before it. */
 	uint64_t last_delivery_at;
+	/* Kept by the first pass's search for cuts (resim_cut.c), freed
+	 * with the replay. */
+	struct resim_cut_memo *cut_memo;
 };
 
 /*
@@ -210,16 +213,39 @@ static inline struct resim_thread *resim_current(struct resim *s)
 
 /* --- cuts (resim_cut.c) ------------------------------------------------ */
 
+struct resim_cut_memo;
+
+/* What a replay started at a cut knows of one thread there. */
+struct resim_cut_thread {
+	/* The checkpoint it starts at (the cut's own for the thread that
+	 * runs there; a waiting thread's next slice begins with it), or
+	 * NULL: exited, or it begins after the cut. */
+	const struct idna_checkpoint *start;
+	bool exited;      /* its stream ended before the cut */
+	uint64_t icount;  /* its count at the cut */
+	/* It begins after the cut, and its clone returned before it. */
+	bool created;
+	/* start is its last checkpoint before the cut: it has run nothing
+	 * since (its next slice need not begin with one). */
+	bool idle;
+};
+
 /* Whether a replay of a trace of several threads can start at checkpoint
  * cp: every other thread that has begun by then waits, and its next slice
- * begins with a checkpoint (resim_cut.c); those that have not begun start
- * at their stream's start. starts[i] (room for s->n_threads): thread i's
- * checkpoint, NULL for one that begins later; *time: the global time
- * there. 0, or -1 when cp cuts no such place. */
+ * begins with a checkpoint, or its stream has ended (resim_cut.c); those
+ * that have not begun start at their stream's start. out[i] (room for
+ * s->n_threads): thread i there; *time: the global time there. 0, or -1
+ * when cp cuts no such place. */
 int resim_cut_plan(const struct resim *s, const struct idna_checkpoint *cp,
-		   const struct idna_checkpoint **starts, uint64_t *time);
-/* The time of a cut resim_cut_plan found at cp, without reading the
- * streams again. 0, or -1. */
+		   struct resim_cut_memo *memo, struct resim_cut_thread *out, uint64_t *time);
+/* What resim_cut_plan learns of each checkpoint's stream, kept for its
+ * calls on the other checkpoints of one trace (memo NULL: none kept):
+ * each waiting thread's stream is then read once per checkpoint, not once
+ * per cut tried. NULL when memory is short. */
+struct resim_cut_memo *resim_cut_memo_new(const struct resim *s);
+void resim_cut_memo_free(struct resim_cut_memo *m);
+/* The time of a cut resim_cut_plan found at cp, the streams read again
+ * only where s->cut_memo has not kept what they said. 0, or -1. */
 int resim_cut_time(const struct resim *s, const struct idna_checkpoint *cp, uint64_t *time);
 /* Whether a thread of a replay started at a cut still waits for its
  * checkpoint: its state is then not this replay's to know. */

@@ -9,7 +9,8 @@
 # without a ring and with checkpoints rarer than slices, where fewer
 # places cut); --verify and an index made on two cores agree with the
 # serial ones. A threaded trace with no place to cut stays on one core and
-# says why.
+# says why. Threads that exit before the end, or are made in the middle
+# of the history, do not keep it from being cut.
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join_threads.gdb
@@ -97,5 +98,37 @@ same verify1.body verify2.body "--verify --jobs 2 says another thing"
 cores plain.idna plain --jobs 2
 expect plain.cores 'one core: a trace of several threads with no checkpoint' \
 	"a threaded trace with no cut stays on one core and says why"
+
+# Threads that come and go (tests/programs/threads_stages.c): a range
+# starts where some have exited (the range knows them finished, the join
+# takes the rest of their state from the range before), or where one is
+# made and has not run yet (created, as the serial pass has it). Under
+# --jobs 3 the same snapshots, threads and registers, the same index
+# frames and --verify figures as on one core.
+program=$build/tests/programs/threads_stages
+for shape in exits clones; do
+	"$build/ttrec" run -q -o "$shape.idna" --checkpoint-interval 1000000 -- \
+		"$program" 3000 "$shape" > /dev/null 2> "$shape.err" ||
+		bad "recording threads_stages $shape failed: $(cat "$shape.err")"
+	session "$shape.idna" "${shape}1" --no-index --jobs 1
+	session "$shape.idna" "${shape}3" --no-index --jobs 3
+	same "${shape}1" "${shape}3" "threads_stages $shape: --jobs 3 shows another pass"
+	cores "$shape.idna" "${shape}1" --jobs 1
+	cores "$shape.idna" "${shape}3" --jobs 3
+	expect "${shape}3.cores" "replayed 3 ranges of the history at once" \
+		"threads_stages $shape: --jobs 3 cuts the pass"
+	if cmp -s <(frames_of "${shape}1.idx") <(frames_of "${shape}3.idx"); then ok
+	else bad "threads_stages $shape: the index made on three cores has other snapshot frames"; fi
+	for jobs in 1 3; do
+		"$build/ttreplay" --verify --no-index --jobs "$jobs" "$shape.idna" > "$shape.verify$jobs" 2>&1
+		status_is 0 $? "threads_stages $shape: ttreplay --verify --jobs $jobs"
+		sed -E 's/ in [0-9.]+ s \([0-9.]+ M instructions\/s\)//' "$shape.verify$jobs" |
+			grep -v 'at once' > "$shape.verify$jobs.body"
+	done
+	expect "$shape.verify3" 'replayed 3 ranges of the history at once' \
+		"threads_stages $shape: --verify --jobs 3 cuts the pass"
+	same "$shape.verify1.body" "$shape.verify3.body" \
+		"threads_stages $shape: --verify --jobs 3 says another thing"
+done
 
 finish pass_join_threads

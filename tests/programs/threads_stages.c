@@ -1,0 +1,94 @@
+/*
+ * threads_stages.c — threads that come and go while the history goes on
+ * (tests/pass_join_threads.sh: the first pass cut where some threads have
+ * exited, or have been made and not run yet). Rounds as threads_compute's
+ * (argument 1, in thousands; default 3000), in one of two shapes
+ * (argument 2):
+ *   exits: a first worker exits at once (the main thread joins it), then
+ *     two workers do a third and two thirds of the rounds, the first
+ *     exiting halfway through the history;
+ *   clones: the main thread makes a worker, does a share itself, makes
+ *     the next, and so on (four of each), then joins them: clones in the
+ *     middle of the history, each worker exiting when done.
+ * Prints the total, the same whatever the interleaving.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t total;
+
+struct share {
+	uint64_t seed;
+	long rounds;
+};
+
+static void hash_rounds(const struct share *sh)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull * sh->seed, local = 0;
+	for (long i = 0; i < sh->rounds; i++) {
+		h ^= h >> 31;
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= (uint64_t)i;
+		local += h >> 40;
+		if ((i & 4095) == 4095) {
+			pthread_mutex_lock(&lock);
+			total += local;
+			pthread_mutex_unlock(&lock);
+			local = 0;
+		}
+	}
+	pthread_mutex_lock(&lock);
+	total += local;
+	pthread_mutex_unlock(&lock);
+}
+
+static void *work(void *arg)
+{
+	hash_rounds(arg);
+	return NULL;
+}
+
+static int start(pthread_t *t, struct share *sh)
+{
+	if (pthread_create(t, NULL, work, sh) != 0)
+		return perror("pthread_create"), -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = (argc > 1 ? atol(argv[1]) : 3000) * 1000;
+	const char *shape = argc > 2 ? argv[2] : "exits";
+	if (rounds <= 0 || (strcmp(shape, "exits") != 0 && strcmp(shape, "clones") != 0))
+		return fprintf(stderr, "usage: threads_stages [THOUSANDS] [exits|clones]\n"), 2;
+	pthread_t t[4];
+	struct share sh[8];
+	if (strcmp(shape, "exits") == 0) {
+		sh[0] = (struct share){ 1, 10 };
+		if (start(&t[0], &sh[0]) != 0)
+			return 1;
+		pthread_join(t[0], NULL);
+		sh[1] = (struct share){ 2, rounds / 3 };
+		sh[2] = (struct share){ 3, rounds - rounds / 3 };
+		if (start(&t[1], &sh[1]) != 0 || start(&t[2], &sh[2]) != 0)
+			return 1;
+		pthread_join(t[1], NULL);
+		pthread_join(t[2], NULL);
+	} else {
+		for (int k = 0; k < 4; k++) {
+			sh[k] = (struct share){ (uint64_t)k + 1, rounds / 8 };
+			sh[4 + k] = (struct share){ (uint64_t)k + 5, rounds / 8 };
+			if (start(&t[k], &sh[k]) != 0)
+				return 1;
+			hash_rounds(&sh[4 + k]);
+		}
+		for (int k = 0; k < 4; k++)
+			pthread_join(t[k], NULL);
+	}
+	printf("total %llu\n", (unsigned long long)total);
+	return 0;
+}
