@@ -199,6 +199,12 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn);
 bool jit_sse_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn);
 void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn);
 
+/* How a lowered instruction uses guest register g: not at all, reads it
+ * (or writes part of it), or replaces it whole without reading it first
+ * (then the translation need not load it before). */
+enum jit_use { JIT_USE_NONE, JIT_USE_READ, JIT_USE_WRITE };
+enum jit_use jit_use_of(const struct emu_insn *insn, unsigned g);
+
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);
 
