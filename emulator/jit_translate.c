@@ -329,18 +329,18 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_layout *layou
 
 /* One way out of a block run whole: its count added, then, while a whole
  * block still fits under the run's limit (icount below
- * cpu->chain_limit), on toward a successor (the caller emits that); the
- * budget's jump home is added to `home_jumps`. Leaves rax as it was (a
- * lowered indirect transfer's target). */
+ * cpu->chain_limit: what is left of it, cpu->chain_left, above 0), on
+ * toward a successor (the caller emits that); the budget's jump home is
+ * added to `home_jumps`. Leaves rax as it was (a lowered indirect
+ * transfer's target). */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
 	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(x->b->count));
 	if (!on)
 		return;
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RCX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RCX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
-	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 3); /* jae */
+	emit(x, ZYDIS_MNEMONIC_SUB, jit_cpu_field(JIT_CHAIN_LEFT, 8), jit_i(x->b->count));
+	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 0xe); /* jle */
 }
 
 /* The way home of direct successor `slot` (its budget's jump and its
@@ -359,7 +359,7 @@ static void assemble_home(struct jit_xlate *x, struct jit_layout *layout, unsign
 }
 
 /* The end of a block run whole: the count added, then (while a whole
- * block still fits under emu_run's limit: cpu->chain_limit) a jump per
+ * block still fits under emu_run's limit: cpu->chain_left above 0) a jump per
  * direct successor, each chainable, or a look-up of an indirect one,
  * else home to the run loop. A direct successor's rip is stored only on
  * its way home: a translation chained to sets rip itself before anything
