@@ -221,6 +221,11 @@ struct emu_cpu {
 	 * this: a whole block still fits under emu_run's instruction limit
 	 * (the limit - EMU_MAX_BLOCK_INSNS + 1, so one compare decides). */
 	uint64_t chain_limit;
+	/* chain_limit - icount when the run loop enters a translation (0
+	 * when icount is past it, at most INT64_MAX): each block end
+	 * subtracts its count and goes on while it stays above 0, one
+	 * instruction instead of a load and a compare of icount. */
+	int64_t chain_left;
 	struct emu_decode_cache *cache;
 	/* Set when decoded code was invalidated, so a block run one
 	 * instruction at a time stops after the current instruction. A block

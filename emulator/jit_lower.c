@@ -220,6 +220,30 @@ void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 	}
 }
 
+enum jit_use jit_use_of(const struct emu_insn *insn, unsigned g)
+{
+	switch (lowering_of(insn)) {
+	case LOWER_MOVE: case LOWER_ALU: case LOWER_CARRY: case LOWER_SHIFT: case LOWER_UNARY:
+	case LOWER_MULTIPLY: case LOWER_CMOV: case LOWER_SETCC: case LOWER_PUSH: case LOWER_POP:
+	case LOWER_CALL: case LOWER_RET: case LOWER_JMP: case LOWER_JCC: case LOWER_NOTHING:
+		break;
+	default: /* implicit operands (cbw, cqo), or another file's lowering */
+		return JIT_USE_READ;
+	}
+	unsigned uses[EMU_GPR_COUNT] = { 0 };
+	jit_count_uses(insn, uses);
+	if (!uses[g])
+		return JIT_USE_NONE;
+	const struct emu_operand *d = &insn->opnd[0];
+	/* A move's 4- or 8-byte destination is replaced whole (4 bytes
+	 * zero the upper half); 1 and 2 merge into the old value. Named
+	 * once: the source does not name it. */
+	if (lowering_of(insn) == LOWER_MOVE && is_gpr(d) && gpr_of(d) == g && d->size >= 4 &&
+	    uses[g] == 1)
+		return JIT_USE_WRITE;
+	return JIT_USE_READ;
+}
+
 /* --- memory ------------------------------------------------------------- */
 
 void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn)

@@ -141,10 +141,31 @@ static void store_guests(struct jit_xlate *x, uint16_t which)
 			emit(x, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_GPR(g), 8), jit_r(x->host[g], 8));
 }
 
-static void load_guests(struct jit_xlate *x)
+/* The cached guest registers the code from instruction `from` on may
+ * read before it replaces them whole: only those are loaded. One it
+ * replaces first, or never uses, holds no guest value until written (it
+ * is not dirty before, so no exit stores it); a handler call reads
+ * regs.gpr and reloads the cache after it. */
+static uint16_t read_before_written(const struct jit_xlate *x, const bool *lowered, unsigned from)
+{
+	uint16_t read = 0, decided = 0;
+	for (unsigned i = from; i < x->b->count && lowered[i]; i++)
+		for (unsigned g = 0; g < EMU_GPR_COUNT; g++) {
+			if (x->host[g] < 0 || (decided & (1u << g)))
+				continue;
+			enum jit_use use = jit_use_of(&x->b->insns[i], g);
+			if (use != JIT_USE_NONE)
+				decided |= (uint16_t)(1u << g);
+			if (use == JIT_USE_READ)
+				read |= (uint16_t)(1u << g);
+		}
+	return read;
+}
+
+static void load_guests(struct jit_xlate *x, uint16_t which)
 {
 	for (unsigned g = 0; g < EMU_GPR_COUNT; g++)
-		if (x->host[g] >= 0)
+		if (x->host[g] >= 0 && (which & (1u << g)))
 			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(x->host[g], 8), jit_cpu_field(JIT_GPR(g), 8));
 }
 
@@ -168,13 +189,21 @@ static void choose_cached(struct jit_xlate *x, const bool *lowered)
 	}
 }
 
+/* How many instructions instruction i's handler runs: a fused compare's
+ * runs its conditional jump too. */
+static unsigned handler_runs(const struct emu_block *b, unsigned i)
+{
+	return i + 1 == b->fused_count && b->fused_count < b->count ? 2 : 1;
+}
+
 /* Instruction i by its handler. A fused compare's handler runs the
- * conditional jump after it too. Returns how many instructions it ran. */
-static unsigned call_handler(struct jit_xlate *x, unsigned i)
+ * conditional jump after it too; the cached registers in `reload` are
+ * loaded again after it. Returns how many instructions it ran. */
+static unsigned call_handler(struct jit_xlate *x, unsigned i, uint16_t reload)
 {
 	const struct emu_block *b = x->b;
 	const struct emu_insn *insn = &b->insns[i];
-	unsigned ran = (i + 1 == b->fused_count && b->fused_count < b->count) ? 2 : 1;
+	unsigned ran = handler_runs(b, i);
 	if (!x->rip_stored) {
 		jit_set_rip(x, b->next_rip);
 		x->rip_stored = true;
@@ -197,7 +226,7 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i)
 		jit_mov_imm(&x->a, JR_RAX, (uint64_t)(uintptr_t)&b->retired);
 		emit(x, ZYDIS_MNEMONIC_CMP, jit_m(JR_RAX, JR_NONE, 0, 0, 1), jit_i(0));
 		jit_exit_if(x, JIT_CC_NZ, i + ran, EMU_STALE);
-		load_guests(x);
+		load_guests(x, reload);
 	}
 	x->flags_live = false;
 	x->lazy_kind = EMU_LAZY_NONE;
@@ -208,7 +237,9 @@ void jit_handler_fallback(struct jit_xlate *x)
 {
 	uint16_t dirty = x->dirty;
 	bool rip_stored = x->rip_stored;
-	call_handler(x, x->cur);
+	/* Every register is reloaded: the other way may have a dirty one
+	 * that the code after replaces before reading. */
+	call_handler(x, x->cur, 0xffff);
 	/* The other way kept the registers in host registers and stored no
 	 * rip: both are stored again where needed. */
 	x->dirty = dirty;
@@ -298,18 +329,18 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_layout *layou
 
 /* One way out of a block run whole: its count added, then, while a whole
  * block still fits under the run's limit (icount below
- * cpu->chain_limit), on toward a successor (the caller emits that); the
- * budget's jump home is added to `home_jumps`. Leaves rax as it was (a
- * lowered indirect transfer's target). */
+ * cpu->chain_limit: what is left of it, cpu->chain_left, above 0), on
+ * toward a successor (the caller emits that); the budget's jump home is
+ * added to `home_jumps`. Leaves rax as it was (a lowered indirect
+ * transfer's target). */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
 	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(x->b->count));
 	if (!on)
 		return;
-	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RCX, 8), jit_cpu_field(JIT_ICOUNT, 8));
-	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RCX, 8), jit_cpu_field(JIT_CHAIN_LIMIT, 8));
-	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 3); /* jae */
+	emit(x, ZYDIS_MNEMONIC_SUB, jit_cpu_field(JIT_CHAIN_LEFT, 8), jit_i(x->b->count));
+	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 0xe); /* jle */
 }
 
 /* The way home of direct successor `slot` (its budget's jump and its
@@ -328,7 +359,7 @@ static void assemble_home(struct jit_xlate *x, struct jit_layout *layout, unsign
 }
 
 /* The end of a block run whole: the count added, then (while a whole
- * block still fits under emu_run's limit: cpu->chain_limit) a jump per
+ * block still fits under emu_run's limit: cpu->chain_left above 0) a jump per
  * direct successor, each chainable, or a look-up of an indirect one,
  * else home to the run loop. A direct successor's rip is stored only on
  * its way home: a translation chained to sets rip itself before anything
@@ -428,12 +459,12 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	layout->chain_entry = x->a.pos;
-	load_guests(x);
+	load_guests(x, read_before_written(x, lowered, 0));
 
 	for (unsigned i = 0; i < b->count;) {
 		x->cur = i;
 		if (!lowered[i]) {
-			i += call_handler(x, i);
+			i += call_handler(x, i, read_before_written(x, lowered, i + handler_runs(b, i)));
 			continue;
 		}
 		x->wrote = false;

@@ -36,7 +36,7 @@
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
-#define JIT_CHAIN_LIMIT ((int64_t)offsetof(struct emu_cpu, chain_limit))
+#define JIT_CHAIN_LEFT ((int64_t)offsetof(struct emu_cpu, chain_left))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
 #define JIT_XMM(n) ((int64_t)(offsetof(struct emu_cpu, regs.zmm) + sizeof(emu_vec) * (size_t)(n)))
 #define JIT_MXCSR ((int64_t)offsetof(struct emu_cpu, regs.mxcsr))
@@ -202,6 +202,12 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn);
  * runs as the host's instruction on the guest's XMM registers. */
 bool jit_sse_lowerable(const struct emu_cpu *cpu, const struct emu_insn *insn);
 void jit_lower_sse(struct jit_xlate *x, const struct emu_insn *insn);
+
+/* How a lowered instruction uses guest register g: not at all, reads it
+ * (or writes part of it), or replaces it whole without reading it first
+ * (then the translation need not load it before). */
+enum jit_use { JIT_USE_NONE, JIT_USE_READ, JIT_USE_WRITE };
+enum jit_use jit_use_of(const struct emu_insn *insn, unsigned g);
 
 /* Adds 1 to uses[g] for each guest register insn reads or writes. */
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT]);

@@ -270,6 +270,9 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			if (cpu->jit && !b->jit && ++b->heat == EMU_JIT_HOT)
 				emu_jit_translate(cpu, b);
 			if (b->jit) {
+				uint64_t room = cpu->chain_limit > cpu->icount
+						? cpu->chain_limit - cpu->icount : 0;
+				cpu->chain_left = room > INT64_MAX ? INT64_MAX : (int64_t)room;
 				if (!run_block_translated(cpu, &b, &stale))
 					break;
 			} else if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale))) {

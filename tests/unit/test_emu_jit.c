@@ -2342,6 +2342,66 @@ START_TEST(test_chain_limit)
 }
 END_TEST
 
+/* --- cached registers loaded on entry only when read first -------------------- */
+
+/* Block A replaces rbx whole before reading it (not loaded on entry), but
+ * writes al (a merge), moves rsi to itself and zero-extends di into edi:
+ * those read the old values, which must be loaded. Block B, chained
+ * between, leaves its own guests in all five cache registers, so a value
+ * A failed to load is B's, not A's own from the last time round. */
+START_TEST(test_entry_loads)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	memset(p, 0, sizeof(*p));
+	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 1), I(7)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RSI, 8), R(EMU_RSI, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOVZX, R(EMU_RDI, 4), R(EMU_RDI, 2)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RBX, 4), I(3)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RSI, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RDI, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RBX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RSI, 8), I(1)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RDI, 8), I(3)));
+	uint64_t block_b = as.base + as.len + 5; /* after the jmp rel32 */
+	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JMP, block_b, false));
+	ck_assert_uint_eq(as.base + as.len, block_b);
+	static const unsigned others[5] = { EMU_R8, EMU_R9, EMU_R10, EMU_R11, EMU_R12 };
+	for (unsigned i = 0; i < 5; i++)
+		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(others[i], 8), R(others[(i + 1) % 5], 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 8), I(1)));
+	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
+	ck_assert(EMIT0(&as, ZYDIS_MNEMONIC_UD2));
+	p->gpr[EMU_RSP] = STACK_TOP;
+	p->gpr[EMU_RAX] = 0x1122334455667788;
+	p->gpr[EMU_RSI] = 0x0101010101010101;
+	p->gpr[EMU_RDI] = 0x7777777777775555;
+	p->gpr[EMU_RCX] = 5000;
+	for (unsigned i = 0; i < 5; i++)
+		p->gpr[others[i]] = 0x9000000000000001 * (i + 3);
+	p->rflags = 0x202;
+	machine_start(a, p, V_PLAIN, false, ENTRY_ADDR);
+	machine_start(b, p, V_PLAIN, true, ENTRY_ADDR);
+	char msg[512];
+	size_t from = 0;
+	for (unsigned round = 0; round < 4; round++) {
+		emu_run(a->cpu, 10000);
+		emu_run(b->cpu, 10000);
+		if (differ(a, b, &from, msg, sizeof(msg)))
+			ck_abort_msg("round %u: %s", round, msg);
+	}
+	ck_assert_uint_ge(emu_jit_translations(b->cpu), 2);
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 static Suite *emu_jit_suite(void)
 {
 	Suite *s = suite_create("emu_jit");
@@ -2351,6 +2411,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_vector_moves);
 	tcase_add_test(tc, test_unaligned_vector_moves);
 	tcase_add_test(tc, test_chain_limit);
+	tcase_add_test(tc, test_entry_loads);
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
 	tcase_add_test(tc, test_random_uint);
