@@ -167,7 +167,7 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 
 bool jit_lowerable(const struct emu_insn *insn)
 {
-	return lowering_of(insn) != LOWER_NONE;
+	return lowering_of(insn) != LOWER_NONE || jit_shift_count_lowerable(insn);
 }
 
 static bool touches_memory(const struct emu_insn *insn)
@@ -1086,6 +1086,8 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	case LOWER_NONE:
 		if (jit_vector_move_lowerable(x->cpu, insn))
 			jit_lower_vector_move(x, insn);
+		else if (jit_shift_count_lowerable(insn))
+			jit_lower_shift_count(x, insn);
 		else
 			x->a.failed = true;
 		break;

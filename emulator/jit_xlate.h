@@ -189,6 +189,12 @@ void jit_note_write(struct jit_xlate *x, unsigned size);
  * epilogue). */
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
 
+/* --- jit_lower_shift_count.c --- */
+
+/* shl/shr/sar of a 32- or 64-bit register by cl (jit_lowerable counts
+ * them; jit_lower emits them). */
+bool jit_shift_count_lowerable(const struct emu_insn *insn);
+void jit_lower_shift_count(struct jit_xlate *x, const struct emu_insn *insn);
 /* --- jit_lower_vector.c --- */
 
 /* Whether insn is an SSE move to or from memory made inline, or one of

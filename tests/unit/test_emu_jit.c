@@ -859,7 +859,7 @@ static bool gen_lowered(struct gen *g)
 	ZydisMnemonic alu = alu_ops[below(r, 7)];
 	if (chance(r, sse_percent))
 		return gen_sse(g);
-	switch (below(r, 18)) {
+	switch (below(r, 19)) {
 	case 0:
 		return EMIT(a, ZYDIS_MNEMONIC_MOV, R(dst_reg(g, size), size), R(src_reg(g, size), size));
 	case 1:
@@ -938,6 +938,17 @@ static bool gen_lowered(struct gen *g)
 	}
 	case 15: case 16:
 		return gen_vector_move(g);
+	case 17: { /* shift r32/r64, cl: counts 0, 1, the width - 1, past it, random */
+		static const uint32_t counts[] = { 0, 1, 2, 31, 32, 33, 63, 64, 0xff, 0x100 };
+		if (size < 4)
+			size = chance(r, 50) ? 4 : 8;
+		uint32_t count = chance(r, 70) ? counts[below(r, 10)] : (uint32_t)rand_value(r);
+		/* (rcx may hold a base or the loop's counter: then its value) */
+		if ((g->writable & (1u << EMU_RCX)) &&
+		    !EMIT(a, ZYDIS_MNEMONIC_MOV, R(EMU_RCX, 4), I(count)))
+			return false;
+		return EMIT(a, shift_ops[below(r, 3)], R(dst_reg(g, size), size), R(EMU_RCX, 1));
+	}
 	default:
 		switch (below(r, 3)) {
 		case 0: return EMIT0(a, ZYDIS_MNEMONIC_NOP);
@@ -1010,7 +1021,8 @@ static bool gen_handled(struct gen *g)
 						      ZYDIS_MNEMONIC_SAR };
 		unsigned i = below(r, 7);
 		ZydisMnemonic mn = rots[i];
-		/* (shifts of a register by an immediate are lowered) */
+		/* (shifts of a register by an immediate, and of a 32- or 64-bit
+		 * one by cl, are lowered; 8- and 16-bit ones by cl are not) */
 		if (chance(r, 40) || (i >= 4 && !mem))
 			return EMITP(a, mn, mem ? pre : 0, rm, R(EMU_RCX, 1));
 		return EMITP(a, mn, mem ? pre : 0, rm, I(below(r, 2 * 8 * size)));
