@@ -144,6 +144,19 @@ static void bytes_known(struct jit_asm *a, struct jit_misses *m, unsigned size)
 	miss_if(a, m, JIT_CC_NZ);
 }
 
+/* A page the mirror holds for reading (its tag ^ (addr & ~4095) is 0 or
+ * WRITABLE), else a miss; then r8 = its data, rax = addr & 4095. */
+static void readable_page_data(struct jit_asm *a, struct jit_misses *m)
+{
+	page_entry_to_rax(a);
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
+	miss_if(a, m, 7); /* ja */
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+}
+
 /* Ends where a hit goes on; the misses jump to the sites in *m. */
 static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
 		       unsigned size, bool checked)
@@ -151,18 +164,11 @@ static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_miss
 	within_entry(a, m, size);
 	if (checked)
 		below_hits_limit(a, m);
-	/* The page's: tag ^ (addr & ~4095) is 0 or WRITABLE. */
-	page_entry_to_rax(a);
-	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
-	miss_if(a, m, 7); /* ja */
-	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
-	 * data + (addr & 4095). */
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
-	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	readable_page_data(a, m);
 	if (checked)
 		bytes_known(a, m, size);
+	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
+	 * data + (addr & 4095). */
 	unsigned lane = size > 8 ? 8 : size;
 	if (size == 16)
 		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
@@ -292,13 +298,7 @@ static void build_read16_any(struct jit_asm *a, struct shift_sites *s, struct ji
 	within_page16(a, m);
 	if (checked)
 		below_hits_limit(a, m);
-	page_entry_to_rax(a);
-	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
-	miss_if(a, m, 7); /* ja */
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
-	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	readable_page_data(a, m);
 	if (checked)
 		bytes_known16(a, m);
 	/* The value: rax and r11. */

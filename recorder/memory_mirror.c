@@ -695,6 +695,22 @@ int memory_mirror_flush(struct memory_mirror *m)
 	return flush_list(m, &m->dirty_pages);
 }
 
+/* A flush of the pages taken off the dirty list into the list at
+ * *chosen (their back links point into it, so the list is passed by its
+ * head); those a failed write leaves dirty go back on the dirty list. */
+static int flush_chosen(struct memory_mirror *m, struct mirror_page **chosen)
+{
+	if (!*chosen)
+		return 0;
+	int r = flush_list(m, chosen);
+	while (*chosen) {
+		struct mirror_page *p = *chosen;
+		dirty_list_remove(p);
+		dirty_list_push(&m->dirty_pages, p);
+	}
+	return r;
+}
+
 int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t len)
 {
 	uint64_t lo = addr & PAGE_MASK, hi = addr + len < addr ? UINT64_MAX : addr + len;
@@ -719,15 +735,7 @@ int memory_mirror_flush_range(struct memory_mirror *m, uint64_t addr, uint64_t l
 			p = next;
 		}
 	}
-	if (!chosen)
-		return 0;
-	int r = flush_list(m, &chosen);
-	while (chosen) { /* a failed write: still dirty */
-		struct mirror_page *p = chosen;
-		dirty_list_remove(p);
-		dirty_list_push(&m->dirty_pages, p);
-	}
-	return r;
+	return flush_chosen(m, &chosen);
 }
 
 int memory_mirror_flush_copies(struct memory_mirror *m)
@@ -737,15 +745,7 @@ int memory_mirror_flush_copies(struct memory_mirror *m)
 		dirty_list_remove(p);
 		dirty_list_push(&chosen, p);
 	}
-	if (!chosen)
-		return 0;
-	int r = flush_list(m, &chosen);
-	while (chosen) { /* a failed write: still dirty */
-		struct mirror_page *p = chosen;
-		dirty_list_remove(p);
-		dirty_list_push(&m->dirty_pages, p);
-	}
-	return r;
+	return flush_chosen(m, &chosen);
 }
 
 bool memory_mirror_dirty_at_least(const struct memory_mirror *m, unsigned pages)
