@@ -72,6 +72,7 @@ struct rec_thread {
 	bool started;          /* its first slice has been logged */
 	uint64_t next_checkpoint; /* its instruction count at the next checkpoint */
 	uint64_t checkpoint_seq;  /* global sequence number of its last checkpoint */
+	uint64_t checkpoint_icount; /* its instruction count there */
 	struct native_progress native;
 	bool interrupted;      /* a stop request cut its native step short */
 	bool child_process;    /* a forked child, let go untraced: not a thread */

@@ -2,7 +2,8 @@
  * slice_switch.c — the emulator handed from one thread to another, and the
  * records that open a thread's slice (a SWITCH key frame; its first
  * checkpoint; in a ring, the code pages forgotten; at each interval, a
- * checkpoint for every waiting thread). The main loop (recording.c)
+ * checkpoint for every waiting thread that ran since its last one, or
+ * for every waiting thread in a ring). The main loop (recording.c)
  * calls these with the thread the table (thread_table.c) chose: the table
  * itself writes no slice records.
  */
@@ -62,6 +63,13 @@ int slice_refresh_checkpoints(struct recording *rec, uint64_t since)
 		/* A thread that has not run yet gets its first checkpoint
 		 * when it does. */
 		if (t == running || t->state == THREAD_GONE || !t->started || t->checkpoint_seq >= since)
+			continue;
+		/* Idle since its last checkpoint (no instruction run): replay
+		 * starts a cut there from that checkpoint (replayer/
+		 * resim_cut.c), so a new one would only cost trace. Not in a
+		 * ring, which may evict that checkpoint: the kept part needs
+		 * one of every thread. */
+		if (!rec->opt->ring_bytes && t->icount == t->checkpoint_icount)
 			continue;
 		/* A slice of t (it stays where it is: waiting for its turn or
 		 * in the kernel) holding only the checkpoint: replay applies

@@ -11,9 +11,11 @@
 /* Makes t the thread the emulator holds (saving the current one's state);
  * logs the start of a slice when another thread ran since t last did. */
 int slice_switch_to(struct recording *rec, struct rec_thread *t);
-/* Ring mode: gives every other thread whose last checkpoint is older
- * than since a checkpoint one of its own, in a slice of its own, so that
- * the kept part of the trace has a checkpoint for every thread. */
+/* Gives every other thread whose last checkpoint is older than since a
+ * checkpoint of its own, in a slice of its own, so that the kept part of
+ * a ring has a checkpoint for every thread and replay can cut the
+ * history there; outside a ring, not a thread that has run no
+ * instruction since its last checkpoint (replay starts it there). */
 int slice_refresh_checkpoints(struct recording *rec, uint64_t since);
 
 #endif

@@ -60,6 +60,7 @@ int log_checkpoint(struct recording *rec)
 	if (append(rec, rec->cur->stream, &r) != 0)
 		return -1;
 	rec->cur->checkpoint_seq = r.u.checkpoint.global_seq;
+	rec->cur->checkpoint_icount = r.u.checkpoint.icount;
 	/* What a checkpoint means for replay: an empty prediction cache, no
 	 * code page logged. Decoded code is kept, but fetches its bytes again
 	 * before it next runs, so its pages are logged as if it were decoded
