@@ -226,7 +226,8 @@ struct resim_cut_thread {
 	/* It begins after the cut, and its clone returned before it. */
 	bool created;
 	/* start is its last checkpoint before the cut: it has run nothing
-	 * since (its next slice need not begin with one). */
+	 * since (its next slice need not begin with one, and it may have no
+	 * later checkpoint); it begins at the cut, not waiting. */
 	bool idle;
 };
 

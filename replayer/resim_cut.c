@@ -15,9 +15,15 @@
  * recording's order has the switch (resim_threads.c: pending_switch), and
  * until then its state is the whole replay's at T, which the cut replay
  * does not know (the first pass's join takes it from the range before:
- * pass_cuts.h). A thread whose stream ended before T (it exited) runs no
- * more: the cut replay knows it finished and its count, not its last
- * registers (the join takes those from the range before too). Threads
+ * pass_cuts.h). A waiting thread that has run nothing since its last
+ * checkpoint (only switch key frames at its count follow it; the recorder
+ * gives such a thread no new checkpoint outside a ring) is idle: it
+ * begins at the cut with that checkpoint's state, which is the whole
+ * replay's there, so a range it stays idle through ends knowing it; one
+ * idle to its stream's end stays so until history ends. A thread whose
+ * stream ended before T (it exited) runs no more: the cut replay knows it
+ * finished and its count, not its last registers (the join takes those
+ * from the range before too). Threads
  * that begin later start at their stream's start, noted created when
  * their clone returned in the parent before T (the parent's stream has
  * the return before where the parent stands at the cut).
@@ -101,8 +107,9 @@ static uint64_t idle_until(struct idna_reader *r, const struct idna_checkpoint *
 		return 0;
 	struct idna_record rec;
 	uint64_t until = 0;
-	if (idna_iter_next(it, &rec) == 1 && rec.type == IDNA_REC_CHECKPOINT)
-		for (unsigned n = 0; n < SCAN_LIMIT && idna_iter_next(it, &rec) == 1; n++) {
+	if (idna_iter_next(it, &rec) == 1 && rec.type == IDNA_REC_CHECKPOINT) {
+		int got = 0;
+		for (unsigned n = 0; n < SCAN_LIMIT && (got = idna_iter_next(it, &rec)) == 1; n++) {
 			if (rec.type != IDNA_REC_KEY_FRAME || rec.u.key.reason != IDNA_KEY_SWITCH ||
 			    rec.u.key.icount != c->icount)
 				break;
@@ -110,6 +117,11 @@ static uint64_t idle_until(struct idna_reader *r, const struct idna_checkpoint *
 			 * the next record's to say, so no later cut. */
 			until = rec.u.key.global_seq;
 		}
+		/* The stream ends with only such slices: the thread stays
+		 * blocked (or waiting) until the process dies. */
+		if (got == 0)
+			until = UINT64_MAX;
+	}
 	idna_iter_close(it);
 	return until;
 }
@@ -323,12 +335,17 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 		else if (first[i] > g)
 			out[i].start = NULL; /* begins after the cut */
 		else if (!out[i].start) {
-			/* No checkpoint of its own later: gone before g? */
+			/* No checkpoint of its own later: gone before g, or
+			 * idle since its last (the recorder gives an idle
+			 * thread no new one)? */
 			out[i].exited = last[i] &&
 					stream_end(s->reader, s->threads[i].stream, last[i], &end_seq,
 						   &out[i].icount) &&
 					end_seq < g;
-			if (!out[i].exited)
+			if (!out[i].exited && last[i] && idle_since(s->reader, memo, g, last[i])) {
+				out[i].start = last[i];
+				out[i].idle = true;
+			} else if (!out[i].exited)
 				rc = -1;
 		}
 		if (out[i].start)
@@ -341,7 +358,8 @@ static int plan(const struct resim *s, const struct idna_checkpoint *cp,
 	/* Each waiting thread runs no instruction before its next
 	 * checkpoint, or has run none since its last. */
 	for (size_t i = 0; i < s->n_threads && rc == 0; i++) {
-		if ((long)i == a || !out[i].start || waits_for(s->reader, memo, g, out[i].start))
+		if ((long)i == a || !out[i].start || out[i].idle ||
+		    waits_for(s->reader, memo, g, out[i].start))
 			continue;
 		if (last[i] && idle_since(s->reader, memo, g, last[i])) {
 			out[i].start = last[i];
@@ -414,6 +432,17 @@ static int pass_idle_checkpoint(struct resim_thread *t, uint64_t g)
 	return 0;
 }
 
+/* Thread t, idle at the cut g: begun there with its checkpoint's state,
+ * which is the whole replay's (not waiting for a checkpoint, so a range
+ * it stays idle through ends knowing it). 0, or -1. */
+static int start_idle(struct resim_thread *t, uint64_t g)
+{
+	if (pass_idle_checkpoint(t, g) != 0 || replay_memory_cache_acquire(&t->mem) != 0)
+		return -1;
+	t->started = true;
+	return 0;
+}
+
 int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 {
 	struct resim_cut_thread *plan_of = calloc(s->n_threads, sizeof(*plan_of));
@@ -449,7 +478,7 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 		}
 		if (cursor_open(&t->mem.cursor, s->reader, t->stream, t->first, CURSOR_MEMORY) != 0 ||
 		    cursor_open(&t->events, s->reader, t->stream, t->first, CURSOR_EVENTS) != 0 ||
-		    (p->idle && pass_idle_checkpoint(t, cp->global_seq) != 0)) {
+		    (p->idle && start_idle(t, cp->global_seq) != 0)) {
 			snprintf(s->error, sizeof(s->error), "cannot read the trace: %s",
 				 t->events.failed ? t->events.error : t->mem.cursor.error);
 			rc = -1;
@@ -459,6 +488,9 @@ int resim_start_at_cut(struct resim *s, const struct idna_checkpoint *cp)
 	if (rc != 0)
 		return -1;
 	s->current = 0;
+	/* Thread 0's registers, which the first switch saves: an idle
+	 * thread's are its checkpoint's. */
+	*emu_regs(s->cpu) = s->threads[0].regs;
 	emu_set_icount(s->cpu, s->threads[0].icount);
 	s->clock_offset = time - s->threads[0].icount;
 	bool switched;

@@ -10,7 +10,10 @@
 # places cut); --verify and an index made on two cores agree with the
 # serial ones. A threaded trace with no place to cut stays on one core and
 # says why. Threads that exit before the end, or are made in the middle
-# of the history, do not keep it from being cut.
+# of the history, do not keep it from being cut, nor do threads blocked
+# across many checkpoint intervals, which the recorder gives no new
+# checkpoint while they run nothing (the replay starts them from their
+# last).
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
 script=$(cd "$(dirname "$0")/replay" && pwd)/pass_join_threads.gdb
@@ -101,12 +104,15 @@ expect plain.cores 'one core: a trace of several threads with no checkpoint' \
 
 # Threads that come and go (tests/programs/threads_stages.c): a range
 # starts where some have exited (the range knows them finished, the join
-# takes the rest of their state from the range before), or where one is
-# made and has not run yet (created, as the serial pass has it). Under
+# takes the rest of their state from the range before), where one is
+# made and has not run yet (created, as the serial pass has it), or where
+# workers blocked on a condition variable have run nothing since their
+# last checkpoint, logged intervals before (idle: they start there; asleep:
+# the same workers never woken, blocked when the process ends). Under
 # --jobs 3 the same snapshots, threads and registers, the same index
 # frames and --verify figures as on one core.
 program=$build/tests/programs/threads_stages
-for shape in exits clones; do
+for shape in exits clones idle asleep; do
 	"$build/ttrec" run -q -o "$shape.idna" --checkpoint-interval 1000000 -- \
 		"$program" 3000 "$shape" > /dev/null 2> "$shape.err" ||
 		bad "recording threads_stages $shape failed: $(cat "$shape.err")"
@@ -130,5 +136,10 @@ for shape in exits clones; do
 	same "$shape.verify1.body" "$shape.verify3.body" \
 		"threads_stages $shape: --verify --jobs 3 says another thing"
 done
+# The idle workers have no checkpoints but their first and one after they
+# block (no new one at each of the main thread's while they run nothing).
+ckpts=$("$build/ttdump" idle.idna 2> /dev/null | awk '$2 == 3 && NF >= 7 { n += $7 } END { print n + 0 }')
+if [ "$ckpts" -le 3 ]; then ok
+else bad "an idle worker has $ckpts checkpoints: it got one at each interval"; fi
 
 finish pass_join_threads

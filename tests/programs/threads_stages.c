@@ -13,10 +13,13 @@
  *   idle: workers (argument 3; default 4) wait on a condition variable,
  *     blocked in the kernel, while the main thread does all the rounds,
  *     then are woken and each does a few: threads that run nothing
- *     across many checkpoint intervals.
+ *     across many checkpoint intervals;
+ *   asleep: as idle, but the workers are never woken: the process ends
+ *     with them blocked.
  * Prints the total, the same whatever the interleaving.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +87,7 @@ static int start(pthread_t *t, struct share *sh)
 }
 
 /* The idle shape: every worker blocked before the main thread computes. */
-static int idle_shape(long rounds, int idlers)
+static int idle_shape(long rounds, int idlers, bool woken)
 {
 	pthread_t *t = calloc((size_t)idlers, sizeof(*t));
 	struct share *sh = calloc((size_t)idlers + 1, sizeof(*sh));
@@ -101,6 +104,10 @@ static int idle_shape(long rounds, int idlers)
 	pthread_mutex_unlock(&lock);
 	sh[idlers] = (struct share){ 1, rounds };
 	hash_rounds(&sh[idlers]);
+	if (!woken) {
+		printf("total %llu\n", (unsigned long long)total);
+		return 0;
+	}
 	pthread_mutex_lock(&lock);
 	go = 1;
 	pthread_cond_broadcast(&wake);
@@ -120,10 +127,10 @@ int main(int argc, char **argv)
 	int idlers = argc > 3 ? atoi(argv[3]) : 4;
 	if (rounds <= 0 || idlers < 1 || idlers > 1000 ||
 	    (strcmp(shape, "exits") != 0 && strcmp(shape, "clones") != 0 &&
-	     strcmp(shape, "idle") != 0))
-		return fprintf(stderr, "usage: threads_stages [THOUSANDS] [exits|clones|idle [WORKERS]]\n"), 2;
-	if (strcmp(shape, "idle") == 0)
-		return idle_shape(rounds, idlers);
+	     strcmp(shape, "idle") != 0 && strcmp(shape, "asleep") != 0))
+		return fprintf(stderr, "usage: threads_stages [THOUSANDS] [exits|clones|idle|asleep [WORKERS]]\n"), 2;
+	if (strcmp(shape, "idle") == 0 || strcmp(shape, "asleep") == 0)
+		return idle_shape(rounds, idlers, strcmp(shape, "idle") == 0);
 	pthread_t t[4];
 	struct share sh[8];
 	if (strcmp(shape, "exits") == 0) {
