@@ -10,13 +10,15 @@ TTREC=$build/ttrec
 LOOP=$build/tests/programs/counter_loop
 
 # record PIDFILE ENV... : ttrec run of the hot loop as this shell's pid
-# (exec), after any link planted at that pid's map (PLANT=target).
+# (exec), after any link planted at that pid's map (PLANT=target) or a
+# stale map of ours left there (STALE=1).
 record() {
 	local pidfile=$1
 	shift
 	bash -c 'echo $$ > "$0"
 		map=/tmp/perf-$$.map
 		[ -n "${PLANT:-}" ] && ln -s "$PLANT" "$map"
+		[ -n "${STALE:-}" ] && yes "stale line" | head -100000 > "$map"
 		exec env "$@"' "$pidfile" "$@" "$TTREC" run -q -o t.idna "$LOOP" 2 \
 		>out 2>err
 }
@@ -74,6 +76,12 @@ map=/tmp/perf-$(cat pid3).map
 [ -L "$map" ] && ok || bad "the planted link was replaced"
 expect err "^ttrec: perf map $map: open: " "the map's failure said"
 [ "$(grep -c 'perf map' err)" -eq 1 ] && ok || bad "the map's failure said more than once: $(cat err)"
+rm -f "$map"
+
+STALE=1 record pid4 TTREC_PERF_MAP=1
+status_is 23 $? "recording over a stale map of ours"
+map=/tmp/perf-$(cat pid4).map
+verdict "a stale map of ours replaced" "$(check_map "$map")"
 rm -f "$map"
 
 finish perf_map
