@@ -354,6 +354,28 @@ bool emu_set_jit(struct emu_cpu *cpu, bool on);
  * time). */
 uint64_t emu_jit_translations(const struct emu_cpu *cpu);
 
+/*
+ * Who hears of each translation as it is made (a profiler's symbol map):
+ * the guest address of its block and its host code in parts, in address
+ * order, each named by what it does: "entry" (saving host registers,
+ * loading guest ones), "body" (the instructions), "end" (the count, the
+ * jumps to successors and their ways home, the epilogue), "misses" (the
+ * inline memory accesses' calls, out of line) and "exits" (the stores
+ * and returns of the ways out before the end). Parts may be empty. The
+ * code stays at those addresses until the code area is emptied, when
+ * later translations reuse them. Process-wide; set before translating,
+ * NULL to stop.
+ */
+struct emu_jit_part {
+	const char *name;
+	const void *start;
+	size_t size;
+};
+#define EMU_JIT_PARTS 5
+typedef void emu_jit_listener(void *ctx, uint64_t guest_rip, const struct emu_jit_part *parts,
+			      unsigned n);
+void emu_set_jit_listener(emu_jit_listener *listener, void *ctx);
+
 /* Writes an Intel-syntax disassembly of the instruction in `bytes` at
  * `addr` into buf; returns the instruction length, 0 if undecodable. */
 size_t emu_disassemble(uint64_t addr, const uint8_t *bytes, size_t len,

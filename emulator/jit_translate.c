@@ -30,7 +30,31 @@ struct jit_layout {
 	size_t home[2];
 	bool indirect_exit;
 	size_t predicted_rip, predicted_site, lookup; /* 0: none */
+	size_t part_end[EMU_JIT_PARTS]; /* where each emu_jit_part ends */
 };
+
+/* Told of each translation made (emu_set_jit_listener). */
+static emu_jit_listener *listener;
+static void *listener_ctx;
+static const char *const part_names[EMU_JIT_PARTS] = { "entry", "body", "end", "misses", "exits" };
+
+void emu_set_jit_listener(emu_jit_listener *l, void *ctx)
+{
+	listener = l;
+	listener_ctx = ctx;
+}
+
+static void tell_listener(const struct emu_block *b, const uint8_t *code, const struct jit_layout *layout)
+{
+	struct emu_jit_part parts[EMU_JIT_PARTS];
+	size_t from = EMU_JIT_HEADER_BYTES;
+	for (unsigned i = 0; i < EMU_JIT_PARTS; i++) {
+		parts[i] = (struct emu_jit_part){ part_names[i], code + from,
+						  layout->part_end[i] - from };
+		from = layout->part_end[i];
+	}
+	listener(listener_ctx, b->start, parts, EMU_JIT_PARTS);
+}
 
 static const int cache_hosts[JIT_CACHE_REGS] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14 };
 static const int saved_hosts[6] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14, JR_R15 };
@@ -460,6 +484,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	layout->chain_entry = x->a.pos;
 	load_guests(x, read_before_written(x, lowered, 0));
+	layout->part_end[0] = x->a.pos;
 
 	for (unsigned i = 0; i < b->count;) {
 		x->cur = i;
@@ -480,17 +505,21 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 		}
 		i++;
 	}
+	layout->part_end[1] = x->a.pos;
 	assemble_end(x, lowered, layout, targets);
 	size_t epilogue = x->a.pos;
 	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RSP, 8), jit_i(FRAME));
 	for (int i = 5; i >= 0; i--)
 		emit(x, ZYDIS_MNEMONIC_POP, jit_r(saved_hosts[i], 8), jit_none());
 	emit(x, ZYDIS_MNEMONIC_RET, jit_none(), jit_none());
+	layout->part_end[2] = x->a.pos;
 	/* The memory calls out of line add exits: before those. */
 	for (unsigned c = 0; c < x->n_cold; c++)
 		jit_emit_cold(x, &x->cold[c]);
+	layout->part_end[3] = x->a.pos;
 	for (unsigned e = 0; e < x->n_exits; e++)
 		emit_exit(x, &x->exits[e], epilogue);
+	layout->part_end[4] = x->a.pos;
 	return !x->a.failed;
 }
 
@@ -530,6 +559,8 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			}
 			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
 			jit->translations++;
+			if (listener)
+				tell_listener(b, code, &layout);
 		}
 	}
 	free(x);

@@ -23,6 +23,7 @@
 #include "recorder/clock_syscalls.h"
 #include "recorder/follow_fork.h"
 #include "recorder/hand_back.h"
+#include "recorder/jit_perf_map.h"
 #include "recorder/kernel_writes.h"
 #include "recorder/native_step.h"
 #include "recorder/program_killed.h"
@@ -748,6 +749,8 @@ static int start(struct recording *rec)
 			   &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
+	if (!rec->opt->no_jit)
+		jit_perf_map_from_environment();
 	if (slice_switch_to(rec, first) != 0)
 		return -1;
 	if (!rec->opt->attach_pid)
