@@ -192,23 +192,29 @@ static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_miss
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
 }
 
+/* A page writable inline (its tag has the bit the view asks for: one no
+ * tag has when writes always call, run.c; the memory keeps it off the
+ * pages whose writes must call), else a miss; then r8 = its data, rax =
+ * addr & 4095. */
+static void writable_page_data(struct jit_asm *a, struct jit_misses *m)
+{
+	page_entry_to_rax(a);
+	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	miss_if(a, m, JIT_CC_NZ);
+	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+}
+
 /* The same for a write. */
 static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
 			unsigned size)
 {
 	within_entry(a, m, size);
-	/* The page, writable inline: its tag has the bit the view asks for
-	 * (one no tag has when writes always call, run.c). The memory keeps
-	 * it off the pages whose writes must call. */
-	page_entry_to_rax(a);
-	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	miss_if(a, m, JIT_CC_NZ);
+	writable_page_data(a, m);
 	/* Done from here: the bytes, at data + off (off in eax); the value
 	 * moves to r11, as rcx counts the shifts below. */
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
-	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 	emit(a, MOV, jit_m(JR_R8, JR_RAX, 1, 0, size), jit_r(JR_RCX, size));
 	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
 	/* Their dirty bits: all in the byte off / 8 of the bitmap, from bit
@@ -327,14 +333,8 @@ static void build_read16_any(struct jit_asm *a, struct shift_sites *s, struct ji
 static void build_write16_any(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m)
 {
 	within_page16(a, m);
-	page_entry_to_rax(a);
-	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	miss_if(a, m, JIT_CC_NZ);
+	writable_page_data(a, m);
 	/* Done from here: the bytes, at data + off (off in eax). */
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
-	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 	emit(a, ZYDIS_MNEMONIC_MOVDQU, jit_m(JR_R8, JR_RAX, 1, 0, 16), jit_x(0));
 	/* Their dirty bits: 0xffff shifted left by off as a 128-bit
 	 * value, its halves ORed into the two words (the same word when
