@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 
 #include "recorder/regs_convert.h"
 #include "recorder/remote_memory.h"
@@ -402,6 +403,29 @@ static enum step_outcome undo_syscall_trap_flag(struct lockstep *ls, const struc
 	return STEP_CONTINUE;
 }
 
+/*
+ * rseq is answered ENOSYS without running, as a recording answers it
+ * (recorder/syscall_answers.h): a registered area's cpu_id is rewritten by
+ * the kernel whenever the process moves to another CPU, between the
+ * emulator's read of it and the CPU's, so the two would differ at the first
+ * sched_getcpu after a migration. The registers are left as the syscall
+ * instruction leaves them: rcx the next rip, r11 rflags.
+ */
+static enum step_outcome answer_rseq(struct lockstep *ls, const struct emu_regs *before)
+{
+	if (tracee_get_regs(&ls->t, &ls->kregs) != 0)
+		return fail("reading the registers");
+	ls->kregs.rip = before->rip + 2;
+	ls->kregs.rcx = ls->kregs.rip;
+	ls->kregs.r11 = before->rflags & ~(unsigned long long)(EMU_TF | RFLAGS_RF);
+	ls->kregs.rax = (unsigned long long)-ENOSYS;
+	if (tracee_set_regs(&ls->t, &ls->kregs) != 0)
+		return fail("writing the registers");
+	ls->st->native++;
+	fallback_counts_add(&ls->st->natives, "syscall rseq (answered ENOSYS)");
+	return resync(ls);
+}
+
 /* Whether addr is in the vDSO's data pages, which the kernel lets no other
  * process read: the emulator sees a fault there that the program does not. */
 static bool in_unreadable_vdso_data(pid_t pid, uint64_t addr)
@@ -433,6 +457,8 @@ static enum step_outcome step_native(struct lockstep *ls, enum emu_exit e,
 	enum emu_fault_vector fault = emu_exit_info(ls->cpu)->fault;
 	bool is_syscall = e == EMU_EXIT_SPECIAL &&
 			  emu_exit_info(ls->cpu)->special == EMU_SPECIAL_SYSCALL;
+	if (is_syscall && before->gpr[EMU_RAX] == (uint64_t)SYS_rseq)
+		return answer_rseq(ls, before);
 	struct tracee_stop stop;
 	if (tracee_step(&ls->t, 0, &stop) != 0)
 		return fail("single-stepping");
