@@ -1470,6 +1470,44 @@ static void machine_free(struct machine *m)
 	m->mem.n = m->mem.cap = 0;
 }
 
+/* A program and the two machines that run it, interpreted (a) and
+ * translated (b). */
+struct rig {
+	struct program *p;
+	struct machine *a, *b;
+};
+
+static struct rig rig_new(void)
+{
+	struct rig g = { malloc(sizeof(*g.p)), calloc(1, sizeof(*g.a)), calloc(1, sizeof(*g.b)) };
+	ck_assert(g.p && g.a && g.b);
+	return g;
+}
+
+static void rig_free(struct rig *g)
+{
+	machine_free(g->a);
+	machine_free(g->b);
+	free(g->a);
+	free(g->b);
+	free(g->p);
+}
+
+/* Both machines at the program's start, a interpreting, b translating. */
+static void machines_start(struct machine *a, struct machine *b, const struct program *p,
+			   int variant)
+{
+	machine_start(a, p, variant, false, ENTRY_ADDR);
+	machine_start(b, p, variant, true, ENTRY_ADDR);
+}
+
+/* Both machines run the same budget. */
+static void run_both(struct machine *a, struct machine *b, uint64_t budget)
+{
+	emu_run(a->cpu, budget);
+	emu_run(b->cpu, budget);
+}
+
 static const char *const kind_names[] = { "read", "write", "fetch" };
 
 static int describe_access(char *buf, size_t n, const struct tmem *m, size_t i)
@@ -1562,6 +1600,17 @@ static bool differ(struct machine *a, struct machine *b, size_t *log_from, char 
 	return false;
 }
 
+/* Both machines run the same budget, then must agree (the log compared
+ * from *from on); `what` and `n` say which run differed. */
+static void run_compared(struct machine *a, struct machine *b, uint64_t budget, size_t *from,
+			 const char *what, unsigned n)
+{
+	char msg[512];
+	run_both(a, b, budget);
+	if (differ(a, b, from, msg, sizeof(msg)))
+		ck_abort_msg("%s %u: %s", what, n, msg);
+}
+
 static void print_code(const uint8_t *code, uint64_t from, uint64_t to)
 {
 	char text[160];
@@ -1622,14 +1671,12 @@ static void report_difference(const struct context *c, const struct program *p, 
 
 /* The program run whole, interpreted and translated. */
 static void compare_whole(const struct context *c, const struct program *p, struct machine *a,
-			  struct machine *b, uint64_t entry)
+			  struct machine *b)
 {
 	char msg[512];
 	size_t from = 0;
-	machine_start(a, p, c->variant, false, entry);
-	machine_start(b, p, c->variant, true, entry);
-	emu_run(a->cpu, WHOLE_BUDGET);
-	emu_run(b->cpu, WHOLE_BUDGET);
+	machines_start(a, b, p, c->variant);
+	run_both(a, b, WHOLE_BUDGET);
 	if (differ(a, b, &from, msg, sizeof(msg)))
 		report_difference(c, p, "whole", 0, msg);
 	stats.programs++;
@@ -1650,13 +1697,12 @@ static void compare_whole(const struct context *c, const struct program *p, stru
 /* The program run in budgets of 1 to 40 instructions, the same for both,
  * compared at every boundary. */
 static void compare_chunked(const struct context *c, const struct program *p, struct machine *a,
-			    struct machine *b, uint64_t entry, uint64_t chunk_seed)
+			    struct machine *b, uint64_t chunk_seed)
 {
 	char msg[512];
 	size_t from = 0;
 	struct rng r = { chunk_seed | 1 };
-	machine_start(a, p, c->variant, false, entry);
-	machine_start(b, p, c->variant, true, entry);
+	machines_start(a, b, p, c->variant);
 	for (unsigned chunk = 1; chunk <= MAX_CHUNKS; chunk++) {
 		uint64_t budget = 1 + below(&r, 40);
 		/* Now and then what a caller does between runs: code
@@ -1681,6 +1727,14 @@ static void compare_chunked(const struct context *c, const struct program *p, st
 	}
 }
 
+/* Eight chunked runs, each cut at other boundaries. */
+static void compare_chunked_runs(const struct context *c, const struct program *p,
+				 struct machine *a, struct machine *b, struct rng *r)
+{
+	for (int k = 0; k < 8; k++)
+		compare_chunked(c, p, a, b, rnd(r));
+}
+
 static uint64_t test_seed(void)
 {
 	const char *s = getenv("JIT_TEST_SEED");
@@ -1700,9 +1754,9 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 	uint64_t seed = test_seed() ^ salt;
 	printf("%s: seed %#" PRIx64 " (JIT_TEST_SEED=%#" PRIx64 "), %u programs\n", what, seed,
 	       test_seed(), count);
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
 	memset(&stats, 0, sizeof(stats));
 	struct rng r = { seed | 1 };
 	for (unsigned i = 0; i < count; i++) {
@@ -1711,8 +1765,8 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		generate(p, pseed, i % 4 == 3);
 		if (getenv("JIT_TEST_DUMP") && i == strtoul(getenv("JIT_TEST_DUMP"), NULL, 0))
 			print_program(p);
-		compare_whole(&c, p, a, b, ENTRY_ADDR);
-		compare_chunked(&c, p, a, b, ENTRY_ADDR, cseed);
+		compare_whole(&c, p, a, b);
+		compare_chunked(&c, p, a, b, cseed);
 	}
 	printf("%s: %u programs, %" PRIu64 " instructions, %u stopped by a fault, %u with translated "
 	       "code calling the sized functions, %u with hits and %u with writes made inline\n", what,
@@ -1727,11 +1781,7 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		ck_assert_uint_gt(stats.inline_write_programs, most);
 	}
 	ck_assert_uint_gt(stats.faults, count / 20);
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 
 START_TEST(test_random_sized)
@@ -1806,7 +1856,14 @@ enum smc_target { T_OWN_AFTER, T_OWN_BEFORE, T_NEXT, T_CODE_PAGE, T_COUNT };
 static const char *const target_names[T_COUNT] = { "own block, ahead", "own block, behind",
 						    "next block", "code page, no code" };
 
-/* rbx data, rsi the target, ecx the counter, r8 the sum of what eax loads. */
+/* An empty program, and an assembler for its loop at ENTRY_ADDR. */
+static struct asmb loop_code(struct program *p)
+{
+	memset(p, 0, sizeof(*p));
+	return (struct asmb){ p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			      regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+}
+
 /* The end of a loop from ENTRY_ADDR that rcx runs 400 times, and what
  * such a program starts with besides its own registers: the stack, the
  * flags, and its fixed registers (struct program: base rbx, index rsi,
@@ -1829,9 +1886,7 @@ static void end_counted_loop(struct program *p, struct asmb *a)
 
 static void build_smc(struct program *p, enum smc_target t, enum writer w)
 {
-	memset(p, 0, sizeof(*p));
-	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct asmb a = loop_code(p);
 	uint64_t imm_at = 0;
 	ZydisEncoderOperand rdx = R(EMU_RDX, 8);
 	if (t == T_OWN_BEFORE) {
@@ -1862,9 +1917,9 @@ static void build_smc(struct program *p, enum smc_target t, enum writer w)
 
 START_TEST(test_self_modifying)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
 	char what[96];
 	struct rng r = { test_seed() | 1 };
 	for (int t = 0; t < T_COUNT; t++)
@@ -1874,7 +1929,7 @@ START_TEST(test_self_modifying)
 				 writer_names[w]);
 			for (int v = 0; v < V_COUNT; v++) {
 				struct context c = { what, test_seed(), 0, v };
-				compare_whole(&c, p, a, b, ENTRY_ADDR);
+				compare_whole(&c, p, a, b);
 				/* The loop ran to its end, and its code changed. */
 				ck_assert_int_eq(emu_exit_info(a->cpu)->reason, EMU_EXIT_FAULT);
 				ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
@@ -1894,15 +1949,10 @@ START_TEST(test_self_modifying)
 				ck_assert_msg(translated || (v != V_SIZED && v != V_INLINE) ||
 						      w >= W_INC,
 					      "%s: no write from translated code", what);
-				for (int k = 0; k < 8; k++)
-					compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+				compare_chunked_runs(&c, p, a, b, &r);
 			}
 		}
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
@@ -1929,9 +1979,7 @@ static void place(struct asmb *a, uint64_t at)
 
 static void build_indirect(struct program *p, enum indirect_case k)
 {
-	memset(p, 0, sizeof(*p));
-	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct asmb a = loop_code(p);
 	/* On the next page: a write there retires them, not the loop's
 	 * first block (the decode cache retires by page). */
 	const uint64_t at_a = CODE_BASE + 0x1040, at_b = CODE_BASE + 0x1080,
@@ -1980,15 +2028,15 @@ static void build_indirect(struct program *p, enum indirect_case k)
 
 START_TEST(test_indirect_targets)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
 	struct rng r = { test_seed() | 1 };
 	for (int k = 0; k < I_COUNT; k++) {
 		build_indirect(p, (enum indirect_case)k);
 		for (int v = 0; v < V_COUNT; v++) {
 			struct context c = { indirect_names[k], test_seed(), 0, v };
-			compare_whole(&c, p, a, b, ENTRY_ADDR);
+			compare_whole(&c, p, a, b);
 			ck_assert_msg(emu_exit_info(a->cpu)->fault == EMU_FAULT_UD,
 				      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64,
 				      indirect_names[k], emu_exit_info(a->cpu)->fault,
@@ -2004,15 +2052,10 @@ START_TEST(test_indirect_targets)
 			}
 			ck_assert_uint_gt(emu_regs(a->cpu)->gpr[EMU_R8], 0);
 			ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
-			for (int n = 0; n < 8; n++)
-				compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+			compare_chunked_runs(&c, p, a, b, &r);
 		}
 	}
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
@@ -2058,9 +2101,7 @@ static void build_vector_moves(struct program *p)
 		{ ZYDIS_MNEMONIC_MOVDQA, 16, 0x440 }, { ZYDIS_MNEMONIC_MOVUPS, 16, 0x450 },
 		{ ZYDIS_MNEMONIC_MOVNTDQ, 16, 0x460 }, { ZYDIS_MNEMONIC_MOVDQU, 16, 0x478 },
 	};
-	memset(p, 0, sizeof(*p));
-	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct asmb a = loop_code(p);
 	uint64_t data = DATA_BASE + 0x100;
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RDI, NO_REG, 0, 0, 8, 8), R(EMU_RCX, 8)));
 	for (unsigned i = 0; i < 8; i++) {
@@ -2078,29 +2119,35 @@ static void build_vector_moves(struct program *p)
 	p->gpr[EMU_RDI] = same_cache_entry(data + 0x58, data + 0x50);
 }
 
+/* A loop of SSE moves (from build) over every interface: it runs its 400
+ * iterations of `insns` to the ud2, and on the inline interface
+ * translated code makes its reads and writes itself, the calls out fewer
+ * than the interpreter's by the factors given. */
+static void vector_moves(const char *what, void (*build)(struct program *), unsigned insns,
+			 unsigned fewer_reads, unsigned fewer_writes)
+{
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct rng r = { test_seed() | 1 };
+	build(p);
+	for (int v = 0; v < V_COUNT; v++) {
+		struct context c = { what, test_seed(), 0, v };
+		compare_whole(&c, p, a, b);
+		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+		ck_assert_uint_eq(emu_icount(a->cpu), 400 * insns);
+		if (v == V_INLINE)
+			ck_assert(b->mem.called_hits * fewer_reads < a->mem.called_hits &&
+				  b->mem.called_inline_writes * fewer_writes <
+					  a->mem.called_inline_writes);
+		compare_chunked_runs(&c, p, a, b, &r);
+	}
+	rig_free(&g);
+}
+
 START_TEST(test_vector_moves)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
-	struct rng r = { test_seed() | 1 };
-	build_vector_moves(p);
-	for (int v = 0; v < V_COUNT; v++) {
-		struct context c = { "SSE moves", test_seed(), 0, v };
-		compare_whole(&c, p, a, b, ENTRY_ADDR);
-		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
-		ck_assert_uint_eq(emu_icount(a->cpu), 400 * 27);
-		if (v == V_INLINE) /* translated code made reads and writes itself */
-			ck_assert(b->mem.called_hits < a->mem.called_hits &&
-				  b->mem.called_inline_writes < a->mem.called_inline_writes);
-		for (int k = 0; k < 8; k++)
-			compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
-	}
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	vector_moves("SSE moves", build_vector_moves, 27, 1, 1);
 }
 END_TEST
 
@@ -2124,9 +2171,7 @@ static void build_unaligned_moves(struct program *p)
 					   0x467, 0x478, 0x4f9, 0x808, 0xff1, 0xfe9, 0xff0,
 					   0xff9 };
 	const unsigned n = sizeof(loads) / sizeof(loads[0]);
-	memset(p, 0, sizeof(*p));
-	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct asmb a = loop_code(p);
 	uint64_t data = DATA_BASE;
 	static const unsigned aliases[3] = { EMU_RDI, EMU_RSI, EMU_RDX };
 	for (unsigned j = 0; j < 3; j++)
@@ -2156,27 +2201,8 @@ static void build_unaligned_moves(struct program *p)
 
 START_TEST(test_unaligned_vector_moves)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
-	struct rng r = { test_seed() | 1 };
-	build_unaligned_moves(p);
-	for (int v = 0; v < V_COUNT; v++) {
-		struct context c = { "unaligned SSE moves", test_seed(), 0, v };
-		compare_whole(&c, p, a, b, ENTRY_ADDR);
-		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
-		ck_assert_uint_eq(emu_icount(a->cpu), 400 * 38);
-		if (v == V_INLINE) /* translated code made most reads and writes itself */
-			ck_assert(b->mem.called_hits * 2 < a->mem.called_hits &&
-				  b->mem.called_inline_writes * 4 < a->mem.called_inline_writes);
-		for (int k = 0; k < 8; k++)
-			compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
-	}
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	/* most reads and writes made inline */
+	vector_moves("unaligned SSE moves", build_unaligned_moves, 38, 2, 4);
 }
 END_TEST
 
@@ -2185,9 +2211,7 @@ END_TEST
 /* A loop reading `size` bytes at DATA_BASE + 0x100 + at, 400 times. */
 static void build_one_read(struct program *p, unsigned size, unsigned at)
 {
-	memset(p, 0, sizeof(*p));
-	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct asmb a = loop_code(p);
 	ZydisEncoderOperand m = M(EMU_RBX, NO_REG, 0, at, size, 8);
 	if (size == 16)
 		ck_assert(EMIT(&a, at % 16 ? ZYDIS_MNEMONIC_MOVDQU : ZYDIS_MNEMONIC_MOVDQA, XMM(1), m));
@@ -2227,9 +2251,9 @@ START_TEST(test_checked_reads)
 		unsigned size, at;
 	} reads[] = { { 1, 0x13 }, { 2, 0x22 }, { 2, 0x26 }, { 4, 0x34 }, { 8, 0x40 }, { 16, 0x50 },
 		      { 16, 0x63 }, { 16, 0x78 }, { 16, 0xb9 } };
-	struct program *p = malloc(sizeof(*p));
-	struct machine *b = calloc(1, sizeof(*b));
-	ck_assert(p && b);
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *b = g.b;
 	for (size_t k = 0; k < sizeof(reads) / sizeof(reads[0]); k++) {
 		unsigned size = reads[k].size, at = reads[k].at;
 		build_one_read(p, size, at);
@@ -2246,9 +2270,7 @@ START_TEST(test_checked_reads)
 		ck_assert_msg(below > 0 && below <= 100, "%u bytes at +%#x: %" PRIu64 " inline hits",
 			      size, at, below);
 	}
-	machine_free(b);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
@@ -2260,12 +2282,10 @@ END_TEST
  * translated run must hash as the interpreted one from there on. */
 START_TEST(test_cache_shift_change)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
-	memset(p, 0, sizeof(*p));
-	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct asmb as = loop_code(p);
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 8), M(EMU_RBX, NO_REG, 0, 0, 8, 8)));
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RCX, 8)));
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, M(EMU_RBX, NO_REG, 0, 8, 8, 8), R(EMU_RAX, 8)));
@@ -2278,9 +2298,7 @@ START_TEST(test_cache_shift_change)
 	p->gpr[EMU_RBX] = DATA_BASE;
 	p->gpr[EMU_RCX] = 3000;
 	ck_assert(DATA_BASE % 0x2000 == 0 && regions[R_DATA].size == 0x2000);
-	machine_start(a, p, V_INLINE, false, ENTRY_ADDR);
-	machine_start(b, p, V_INLINE, true, ENTRY_ADDR);
-	char msg[512];
+	machines_start(a, b, p, V_INLINE);
 	size_t from = 0;
 	for (unsigned log2 = INLINE_CACHE_LOG2; log2 >= INLINE_CACHE_LOG2 - 2; log2--) {
 		cache_log2 = log2;
@@ -2288,19 +2306,12 @@ START_TEST(test_cache_shift_change)
 			memset(m->mem.cache, 0, sizeof(m->mem.cache));
 			emu_set_memory_context(m->cpu, &m->mem);
 		}
-		emu_run(a->cpu, 2000);
-		emu_run(b->cpu, 2000);
-		if (differ(a, b, &from, msg, sizeof(msg)))
-			ck_abort_msg("cache of 2^%u entries: %s", log2, msg);
+		run_compared(a, b, 2000, &from, "cache of 2^n entries, n =", log2);
 	}
 	cache_log2 = INLINE_CACHE_LOG2;
 	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
 	ck_assert_uint_gt(b->mem.hits_settled + b->mem.hits_since_miss, b->mem.called_hits);
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
@@ -2312,45 +2323,28 @@ END_TEST
 START_TEST(test_chain_limit)
 {
 	enum { BLOCK = 32 }; /* EMU_MAX_BLOCK_INSNS */
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
-	memset(p, 0, sizeof(*p));
-	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct asmb as = loop_code(p);
 	for (unsigned i = 0; i < BLOCK - 2; i++)
 		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), I(1)));
-	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_SUB, R(EMU_RCX, 4), I(1)));
-	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JNZ, ENTRY_ADDR, false));
-	ck_assert(EMIT0(&as, ZYDIS_MNEMONIC_UD2));
-	p->gpr[EMU_RSP] = STACK_TOP;
+	end_counted_loop(p, &as);
 	p->gpr[EMU_RCX] = 1000;
-	p->rflags = 0x202;
-	machine_start(a, p, V_PLAIN, false, ENTRY_ADDR);
-	machine_start(b, p, V_PLAIN, true, ENTRY_ADDR);
+	machines_start(a, b, p, V_PLAIN);
 	for (unsigned budget = 2 * BLOCK - 1; budget <= 2 * BLOCK + 1; budget++) {
-		char msg[512];
 		size_t from = 0;
 		/* hot, translated, and chained (the run loop saw it follow
 		 * itself within one run) */
-		emu_run(a->cpu, 100 * BLOCK);
-		emu_run(b->cpu, 100 * BLOCK);
+		run_both(a, b, 100 * BLOCK);
 		uint64_t before = emu_icount(b->cpu);
-		emu_run(a->cpu, budget);
-		emu_run(b->cpu, budget);
+		run_compared(a, b, budget, &from, "budget", budget);
 		ck_assert_uint_eq(emu_icount(b->cpu), before + budget);
-		if (differ(a, b, &from, msg, sizeof(msg)))
-			ck_abort_msg("budget %u: %s", budget, msg);
 		/* back to a block's start */
-		emu_run(a->cpu, BLOCK - budget % BLOCK);
-		emu_run(b->cpu, BLOCK - budget % BLOCK);
+		run_both(a, b, BLOCK - budget % BLOCK);
 	}
 	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
@@ -2363,12 +2357,10 @@ END_TEST
  * A failed to load is B's, not A's own from the last time round. */
 START_TEST(test_entry_loads)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
-	memset(p, 0, sizeof(*p));
-	struct asmb as = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
-			   regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct asmb as = loop_code(p);
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 1), I(7)));
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RSI, 8), R(EMU_RSI, 8)));
 	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOVZX, R(EMU_RDI, 4), R(EMU_RDI, 2)));
@@ -2395,22 +2387,12 @@ START_TEST(test_entry_loads)
 	for (unsigned i = 0; i < 5; i++)
 		p->gpr[others[i]] = 0x9000000000000001 * (i + 3);
 	p->rflags = 0x202;
-	machine_start(a, p, V_PLAIN, false, ENTRY_ADDR);
-	machine_start(b, p, V_PLAIN, true, ENTRY_ADDR);
-	char msg[512];
+	machines_start(a, b, p, V_PLAIN);
 	size_t from = 0;
-	for (unsigned round = 0; round < 4; round++) {
-		emu_run(a->cpu, 10000);
-		emu_run(b->cpu, 10000);
-		if (differ(a, b, &from, msg, sizeof(msg)))
-			ck_abort_msg("round %u: %s", round, msg);
-	}
+	for (unsigned round = 0; round < 4; round++)
+		run_compared(a, b, 10000, &from, "round", round);
 	ck_assert_uint_ge(emu_jit_translations(b->cpu), 2);
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
