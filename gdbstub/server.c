@@ -133,6 +133,13 @@ static int serve_link(const struct gdbstub_target *target, struct fd_link *link)
 		ssize_t n = read(link->in_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == ECONNRESET) {
+			/* GDB closed its end with our reply unread: gone, as at
+			 * end of file. */
+			link->closed = true;
+			rc = link_lost(link);
+			break;
+		}
 		if (n < 0) {
 			fprintf(stderr, "gdbstub: reading from gdb: %s\n", strerror(errno));
 			rc = -1;

@@ -2,8 +2,9 @@
 # replay_disconnect.sh — a GDB that goes away in the middle of a command
 # ends its session, never the server: `ttreplay --port` runs a recording
 # to its end, the client sends a reverse-continue and closes the connection
-# without waiting (tests/replay-disconnect/client.py). ttreplay must say
-# the link was closed and exit 0, not die of SIGPIPE (141).
+# without waiting (tests/replay-disconnect/client.py), or (round "unread")
+# closes with a reply unread, which resets the connection. ttreplay must
+# say the link was closed and exit 0, not die of SIGPIPE (141).
 set -u
 BUILD=${BUILD:-build}
 BUILD=$(cd "$BUILD" && pwd)
@@ -18,7 +19,8 @@ cd "$tmp" || exit 1
 
 "$TTREC" run -q -o seq.idna seq 1 20000 >/dev/null || { echo "FAIL: recording seq"; exit 1; }
 
-for round in 1 2 3; do
+for round in 1 2 3 unread; do
+	mode=; [ "$round" = unread ] && mode=unread
 	# (Not truncated by the redirection alone: this loop could read the
 	# last round's port before the new server's shell opened the file.)
 	rm -f server.err
@@ -35,7 +37,7 @@ for round in 1 2 3; do
 		failed=1
 		continue
 	fi
-	python3 "$HERE/replay-disconnect/client.py" "$port" >client.out 2>&1 ||
+	python3 "$HERE/replay-disconnect/client.py" "$port" $mode >client.out 2>&1 ||
 		{ echo "FAIL: round $round: client: $(cat client.out)"; failed=1; }
 	wait $server
 	rc=$?
@@ -43,7 +45,7 @@ for round in 1 2 3; do
 		echo "FAIL: round $round: ttreplay exited $rc after the client went away: $(cat server.err)"
 		failed=1
 	else
-		echo "ok: round $round: the client went away during reverse-continue; ttreplay ended the session, exit 0"
+		echo "ok: round $round: the client went away ${mode:-during reverse-continue}; ttreplay ended the session, exit 0"
 	fi
 done
 exit $failed
