@@ -29,6 +29,7 @@
 #include "trace-format/file_format.h"
 #include "recorder/tracee.h"
 #include "trace-format/idna.h"
+#include "trace-format/predict_cache.h"
 #include "trace-format/size_arg.h"
 #include "trace-format/version.h"
 
@@ -59,6 +60,9 @@ static void usage(FILE *f)
 		"  --cpuid=default|native     CPUID the program sees (default: what the emulator implements)\n"
 		"  --checkpoint-interval N    instructions between checkpoint frames\n"
 		"  --ring SIZE                keep only the last SIZE bytes of trace (K, M, G suffixes)\n"
+		"  --prediction-cache SIZE    bytes of prediction cache per thread, a power of two\n"
+		"                             from 128 to 128M (default 1M; larger: smaller traces\n"
+		"                             of programs that read much memory, more memory used)\n"
 		"  --follow-fork              record child processes too, each into its own\n"
 		"                             trace, <TRACE minus .idna>.PID.idna (ttrec ps)\n"
 		"  --no-jit                   interpret every block (no translation to host code)\n"
@@ -71,6 +75,21 @@ static void usage(FILE *f)
 		"  --verify-max N             with --verify: verify N instructions, then let the\n"
 		"                             program run on natively\n"
 		"  -h, --help                 this text\n");
+}
+
+/* The cache holds 8-byte entries: SIZE bytes are 2^log2 entries. */
+static int prediction_cache_parse(const char *text, unsigned *log2_entries)
+{
+	uint64_t bytes;
+	if (size_arg_parse(text, &bytes) != 0 || !bytes || (bytes & (bytes - 1)))
+		return -1;
+	unsigned log2 = 0;
+	while ((UINT64_C(8) << log2) < bytes)
+		log2++;
+	if ((UINT64_C(8) << log2) != bytes || log2 < PREDICT_CACHE_MIN_LOG2 || log2 > PREDICT_CACHE_MAX_LOG2)
+		return -1;
+	*log2_entries = log2;
+	return 0;
 }
 
 static void print_summary(const char *trace, const struct record_result *r)
@@ -330,7 +349,7 @@ static int record_command(int argc, char **argv, bool attach)
 {
 	enum { OPT_CPUID = 256, OPT_CHECKPOINT, OPT_RING, OPT_ENV, OPT_VERIFY, OPT_VERIFY_MAX,
 	       OPT_FOLLOW_FORK, OPT_NO_JIT, OPT_RESUME_STOPPED, OPT_RESUME_PARKED, OPT_FORCE,
-	       OPT_CHAOS, OPT_TRACE_FORMAT };
+	       OPT_CHAOS, OPT_TRACE_FORMAT, OPT_PREDICTION_CACHE };
 	static const struct option longopts[] = {
 		{ "cpuid", required_argument, NULL, OPT_CPUID },
 		{ "checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT },
@@ -343,6 +362,7 @@ static int record_command(int argc, char **argv, bool attach)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "chaos", optional_argument, NULL, OPT_CHAOS },
 		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
+		{ "prediction-cache", required_argument, NULL, OPT_PREDICTION_CACHE },
 		/* Internal: the recorder of a --follow-fork child (follow_fork.c). */
 		{ "resume-stopped", no_argument, NULL, OPT_RESUME_STOPPED },
 		{ "resume-parked", required_argument, NULL, OPT_RESUME_PARKED },
@@ -410,6 +430,15 @@ static int record_command(int argc, char **argv, bool attach)
 			break;
 		}
 		case OPT_FORCE: force = true; trace_option = "--force"; break;
+		case OPT_PREDICTION_CACHE:
+			if (prediction_cache_parse(optarg, &opt.cache_log2_entries) != 0) {
+				fprintf(stderr,
+					"ttrec: bad --prediction-cache '%s': a power of two from 128 to 128M\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			trace_option = "--prediction-cache";
+			break;
 		case OPT_CHAOS:
 			opt.chaos = true;
 			opt.chaos_seed = chaos_fresh_seed();
