@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hash_rounds.h"
+
 #define THREADS 3
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -19,22 +21,7 @@ static long per_thread;
 
 static void *work(void *arg)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull * (uint64_t)(uintptr_t)arg, local = 0;
-	for (long i = 0; i < per_thread; i++) {
-		h ^= h >> 31;
-		h *= 0xbf58476d1ce4e5b9ull;
-		h ^= (uint64_t)i;
-		local += h >> 40;
-		if ((i & 4095) == 4095) {
-			pthread_mutex_lock(&lock);
-			total += local;
-			pthread_mutex_unlock(&lock);
-			local = 0;
-		}
-	}
-	pthread_mutex_lock(&lock);
-	total += local;
-	pthread_mutex_unlock(&lock);
+	hash_rounds((uint64_t)(uintptr_t)arg, per_thread, &lock, &total, NULL);
 	return NULL;
 }
 

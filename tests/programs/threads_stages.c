@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_rounds.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t total;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, ready = PTHREAD_COND_INITIALIZER;
@@ -35,29 +37,14 @@ struct share {
 	long rounds;
 };
 
-static void hash_rounds(const struct share *sh)
+static void share_rounds(const struct share *sh)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull * sh->seed, local = 0;
-	for (long i = 0; i < sh->rounds; i++) {
-		h ^= h >> 31;
-		h *= 0xbf58476d1ce4e5b9ull;
-		h ^= (uint64_t)i;
-		local += h >> 40;
-		if ((i & 4095) == 4095) {
-			pthread_mutex_lock(&lock);
-			total += local;
-			pthread_mutex_unlock(&lock);
-			local = 0;
-		}
-	}
-	pthread_mutex_lock(&lock);
-	total += local;
-	pthread_mutex_unlock(&lock);
+	hash_rounds(sh->seed, sh->rounds, &lock, &total, NULL);
 }
 
 static void *work(void *arg)
 {
-	hash_rounds(arg);
+	share_rounds(arg);
 	return NULL;
 }
 
@@ -70,7 +57,7 @@ static void *wait_then_work(void *arg)
 	while (!go)
 		pthread_cond_wait(&wake, &lock);
 	pthread_mutex_unlock(&lock);
-	hash_rounds(arg);
+	share_rounds(arg);
 	return NULL;
 }
 
@@ -103,7 +90,7 @@ static int idle_shape(long rounds, int idlers, bool woken)
 		pthread_cond_wait(&ready, &lock);
 	pthread_mutex_unlock(&lock);
 	sh[idlers] = (struct share){ 1, rounds };
-	hash_rounds(&sh[idlers]);
+	share_rounds(&sh[idlers]);
 	if (!woken) {
 		printf("total %llu\n", (unsigned long long)total);
 		return 0;
@@ -150,7 +137,7 @@ int main(int argc, char **argv)
 			sh[4 + k] = (struct share){ (uint64_t)k + 5, rounds / 8 };
 			if (start(&t[k], &sh[k]) != 0)
 				return 1;
-			hash_rounds(&sh[4 + k]);
+			share_rounds(&sh[4 + k]);
 		}
 		for (int k = 0; k < 4; k++)
 			pthread_join(t[k], NULL);
