@@ -170,6 +170,13 @@ bool jit_lowerable(const struct emu_insn *insn)
 	return lowering_of(insn) != LOWER_NONE || jit_shift_count_lowerable(insn);
 }
 
+struct alu_lowering {
+	ZydisMnemonic host; /* run on the host: cmp as sub, test as and */
+	enum emu_lazy_kind lazy;
+	bool writes;
+};
+static struct alu_lowering alu_lowering_of(unsigned mnemonic);
+
 static bool touches_memory(const struct emu_insn *insn)
 {
 	for (unsigned i = 0; i < insn->nopnd && i < 4; i++)
@@ -178,9 +185,12 @@ static bool touches_memory(const struct emu_insn *insn)
 	return false;
 }
 
-bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+/* Whether instructions from `first` on replace every status flag before
+ * anything can see them: a lowered add/sub/cmp/and/or/xor/test of
+ * registers comes with only register moves before it. */
+static bool overwritten_from(const struct emu_block *b, const bool *lowered, unsigned first)
 {
-	for (unsigned j = i + 1; j < b->count; j++) {
+	for (unsigned j = first; j < b->count; j++) {
 		const struct emu_insn *insn = &b->insns[j];
 		/* An access may fault or miss and leave the block: the
 		 * flags must be in cpu->lazy by then. */
@@ -196,6 +206,31 @@ bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsig
 		}
 	}
 	return false;
+}
+
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	return overwritten_from(b, lowered, i + 1);
+}
+
+bool jit_block_overwrites_flags(const struct emu_block *b, const bool *lowered)
+{
+	return overwritten_from(b, lowered, 0);
+}
+
+bool jit_flags_deferrable(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	const struct emu_insn *insn = &b->insns[i];
+	if (!lowered[i] || lowering_of(insn) != LOWER_ALU ||
+	    (insn->opnd[0].kind == EMU_OPND_MEM && alu_lowering_of(insn->mnemonic).writes))
+		return false;
+	if (i + 1 == b->count) /* a block cut short: it falls through */
+		return !insn->ends_block;
+	if (i + 2 != b->count || !lowered[i + 1])
+		return false;
+	const struct emu_insn *end = &b->insns[i + 1];
+	enum lowering l = lowering_of(end);
+	return l == LOWER_JCC || (l == LOWER_JMP && end->opnd[0].kind == EMU_OPND_IMM);
 }
 
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
@@ -554,12 +589,6 @@ static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
 
 /* --- arithmetic --------------------------------------------------------- */
 
-struct alu_lowering {
-	ZydisMnemonic host; /* run on the host: cmp as sub, test as and */
-	enum emu_lazy_kind lazy;
-	bool writes;
-};
-
 static struct alu_lowering alu_lowering_of(unsigned mnemonic)
 {
 	switch (mnemonic) {
@@ -588,6 +617,46 @@ static void set_lazy_result(struct jit_xlate *x, enum emu_lazy_kind kind, unsign
 	x->lazy_size = (uint8_t)size;
 }
 
+/* The operation, its pending flags left in host registers for the
+ * block's end (jit_store_deferred_flags): a and b where they are, unless
+ * the operation replaces them (they are in `into`), then copies in r8 and
+ * r10. Nothing between here and the end writes those registers, rax, rcx,
+ * rdx or the cached ones: only the block's jump and end follow. */
+static void alu_defer_flags(struct jit_xlate *x, struct alu_lowering op, int a,
+			    struct jit_opnd b, unsigned size, int into)
+{
+	struct jit_deferred_flags *d = &x->deferred;
+	*d = (struct jit_deferred_flags){ .on = true, .kind = (uint8_t)op.lazy,
+					  .size = (uint8_t)size, .a = (int8_t)a,
+					  .res = (int8_t)into, .b = b };
+	if (op.lazy != EMU_LAZY_LOGIC) {
+		if (a == into) {
+			emit(x, MOV, jit_r(JR_R8, 8), jit_r(into, 8));
+			d->a = JR_R8;
+		}
+		if (b.kind == JIT_REG && b.reg == into) {
+			emit(x, MOV, jit_r(JR_R10, 8), jit_r(into, 8));
+			d->b = jit_r(JR_R10, 8);
+		}
+	}
+	emit(x, op.host, jit_r(into, size), b);
+	x->lazy_kind = EMU_LAZY_NONE; /* not in cpu->lazy */
+}
+
+void jit_store_deferred_flags(struct jit_xlate *x)
+{
+	const struct jit_deferred_flags *d = &x->deferred;
+	if (d->kind != EMU_LAZY_LOGIC) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(d->a, 8));
+		struct jit_opnd b = d->b;
+		if (b.kind == JIT_REG)
+			b.size = 8;
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(d->res, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i((int64_t)d->kind | (int64_t)d->size << 8));
+}
+
 /* The operation on `into` (rdx, or a's own register) holding a with b,
  * leaving in cpu->lazy what emu_set_lazy_flags leaves. `b` is a register
  * or an immediate. Only moves follow the operation: its host flags stay
@@ -604,6 +673,10 @@ static void alu_compute_in(struct jit_xlate *x, struct alu_lowering op, int a, s
 		 * instruction replaces them (jit_flags_overwritten). */
 		emit(x, op.host, jit_r(into, size), b);
 		x->lazy_kind = EMU_LAZY_NONE;
+		return;
+	}
+	if (x->defer_flags) {
+		alu_defer_flags(x, op, a, b, size, into);
 		return;
 	}
 	/* A logical operation's flags come from its result alone
