@@ -1046,7 +1046,7 @@ static bool gen_handled(struct gen *g)
 		ZydisEncoderOperand s = mem ? m : R(src_reg(g, size), size);
 		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_MUL : ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, s);
 	}
-	case 11: { /* bit scans and counts */
+	case 11: { /* bit scans and counts (lowered: jit_lower_bit_count.c) */
 		static const ZydisMnemonic scans[] = { ZYDIS_MNEMONIC_BSF, ZYDIS_MNEMONIC_BSR,
 						       ZYDIS_MNEMONIC_POPCNT, ZYDIS_MNEMONIC_LZCNT,
 						       ZYDIS_MNEMONIC_TZCNT };
