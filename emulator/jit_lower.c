@@ -1,11 +1,11 @@
 /*
  * jit_lower.c — one guest instruction as host code, for the forms that
  * make up most of what compilers emit: mov/movzx/movsx/movsxd/lea, the
- * two-operand arithmetic whose flags need no carry in (add sub and or xor
- * cmp test), shl/shr/sar by an immediate, neg, not, imul with two or
- * three operands, cbw..cqo, cmovcc, setcc, push/pop of a register, and
- * the block-ending jmp, jcc, call and ret. Everything else keeps its
- * handler (jit_translate.c calls it).
+ * two-operand arithmetic (add sub and or xor cmp test, adc and sbb),
+ * shl/shr/sar by an immediate, neg, not, inc, dec, imul with two or three
+ * operands, cbw..cqo, cmovcc, setcc, push/pop of a register, and the
+ * block-ending jmp, jcc, call and ret; ah..bh as sources. Everything else
+ * keeps its handler (jit_translate.c calls it).
  *
  * Each lowering does what the handler does, in the handler's order: the
  * same memory accesses through the memory interface (its functions for
@@ -65,7 +65,7 @@ static int source_in(struct jit_xlate *x, const struct emu_operand *o)
 /* --- which forms ------------------------------------------------------ */
 
 enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_CARRY, LOWER_SHIFT, LOWER_UNARY,
-		LOWER_EXTEND,
+		LOWER_STEP, LOWER_EXTEND,
 		LOWER_MULTIPLY, LOWER_CMOV, LOWER_SETCC, LOWER_PUSH, LOWER_POP, LOWER_CALL,
 		LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
 
@@ -156,6 +156,8 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 		       insn->opnd[1].kind == EMU_OPND_IMM ? LOWER_SHIFT : LOWER_NONE;
 	case ZYDIS_MNEMONIC_NEG: case ZYDIS_MNEMONIC_NOT:
 		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_UNARY : LOWER_NONE;
+	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_STEP : LOWER_NONE;
 	case ZYDIS_MNEMONIC_CBW: case ZYDIS_MNEMONIC_CWDE: case ZYDIS_MNEMONIC_CDQE:
 	case ZYDIS_MNEMONIC_CWD: case ZYDIS_MNEMONIC_CDQ: case ZYDIS_MNEMONIC_CQO:
 		return LOWER_EXTEND;
@@ -249,7 +251,7 @@ enum jit_use jit_use_of(const struct emu_insn *insn, unsigned g)
 {
 	switch (lowering_of(insn)) {
 	case LOWER_MOVE: case LOWER_ALU: case LOWER_CARRY: case LOWER_SHIFT: case LOWER_UNARY:
-	case LOWER_MULTIPLY: case LOWER_CMOV: case LOWER_SETCC: case LOWER_PUSH: case LOWER_POP:
+	case LOWER_STEP: case LOWER_MULTIPLY: case LOWER_CMOV: case LOWER_SETCC: case LOWER_PUSH: case LOWER_POP:
 	case LOWER_CALL: case LOWER_RET: case LOWER_JMP: case LOWER_JCC: case LOWER_NOTHING:
 		break;
 	default: /* implicit operands (cbw, cqo), or another file's lowering */
@@ -864,6 +866,42 @@ static void lower_unary(struct jit_xlate *x, const struct emu_insn *insn)
 	x->flags_live = true;
 }
 
+/*
+ * inc and dec of a register, as ops_alu.c's alu_compute: the pending
+ * flags are those of an add or sub of 1 that keeps CF (keep_cf, with the
+ * guest's CF before in cf_value). The host's inc and dec leave CF too, so
+ * once the guest's CF is in the host's (as adc takes it: lower_carry) the
+ * host flags after are the guest's and stay live. Flags nothing reads
+ * (flags_dead) are neither taken nor stored.
+ */
+static void lower_step(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned size = insn->opnd[0].size, g = gpr_of(&insn->opnd[0]);
+	bool inc = insn->mnemonic == ZYDIS_MNEMONIC_INC;
+	int64_t word = (int64_t)(inc ? EMU_LAZY_ADD : EMU_LAZY_SUB) | (int64_t)size << 8 | 1ll << 24;
+	if (!x->flags_dead) {
+		if (host_condition(x, 2) != 2) /* CF from emu_jit_condition's 0 or 1 */
+			emit(x, ZYDIS_MNEMONIC_NEG, jit_r(JR_RAX, 4), jit_none());
+		emit(x, ZYDIS_MNEMONIC_SETB, jit_r(JR_R8, 1), jit_none());
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_CF_VALUE, 1), jit_r(JR_R8, 1));
+	}
+	int a = jit_guest_in(x, g, JR_RAX);
+	if (a != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_i(1));
+	}
+	emit(x, inc ? ZYDIS_MNEMONIC_INC : ZYDIS_MNEMONIC_DEC, jit_r(JR_RDX, size), jit_none());
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i(word));
+	}
+	x->lazy_kind = EMU_LAZY_NONE; /* remake_host_flags takes no kept CF */
+	jit_guest_out(x, g, size, JR_RDX);
+	x->flags_live = true;
+}
+
 /* cbw/cwde/cdqe (half of rax sign-extended into rax) and cwd/cdq/cqo
  * (rax's sign into rdx), as ops_extend.c. */
 static void lower_extend(struct jit_xlate *x, const struct emu_insn *insn)
@@ -1101,6 +1139,7 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	case LOWER_CARRY: lower_carry(x, insn); break;
 	case LOWER_SHIFT: lower_shift(x, insn); break;
 	case LOWER_UNARY: lower_unary(x, insn); break;
+	case LOWER_STEP: lower_step(x, insn); break;
 	case LOWER_EXTEND: lower_extend(x, insn); break;
 	case LOWER_MULTIPLY: lower_multiply(x, insn); break;
 	case LOWER_CMOV: lower_cmov(x, insn); break;

@@ -35,6 +35,7 @@
 #define JIT_LAZY_B ((int64_t)offsetof(struct emu_cpu, lazy.b))
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
+#define JIT_LAZY_CF_VALUE ((int64_t)offsetof(struct emu_cpu, lazy.cf_value))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_CHAIN_LEFT ((int64_t)offsetof(struct emu_cpu, chain_left))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))

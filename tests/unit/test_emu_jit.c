@@ -970,7 +970,7 @@ static bool gen_handled(struct gen *g)
 	ZydisEncoderOperand d = R(dst_reg(g, size), size);
 	ZydisEncoderOperand rm = mem ? m : d;
 	switch (below(r, 17)) {
-	case 0: {
+	case 0: { /* (inc, dec, neg, not of a register are lowered) */
 		static const ZydisMnemonic unary[] = { ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_DEC,
 						       ZYDIS_MNEMONIC_NEG, ZYDIS_MNEMONIC_NOT };
 		return EMITP(a, unary[below(r, 4)], mem ? pre : 0, rm);
