@@ -144,4 +144,16 @@ int emu_jit_note_write(struct emu_cpu *cpu, uint64_t addr, unsigned size,
  * before the translated code). */
 int emu_jit_condition(struct emu_cpu *cpu, unsigned cc);
 
+/* The count of handler runs by mnemonic (jit_handler_counts.c): on when
+ * TTREC_JIT_HANDLER_COUNTS is set as the first translator is made. */
+extern bool emu_jit_counting;
+void emu_jit_counting_init(void);
+/* The counter translated code adds one to before calling insn's handler. */
+uint64_t *jit_handler_counter(const struct emu_insn *insn);
+/* b's instructions, run by their handlers without a translation. */
+void emu_jit_count_interpreted(const struct emu_block *b);
+/* One instruction run by its handler while something observes the run
+ * or the run's budget ends within its block. */
+void emu_jit_count_stepped(const struct emu_insn *insn);
+
 #endif

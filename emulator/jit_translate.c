@@ -63,6 +63,7 @@ static const int saved_hosts[6] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14, JR_R
 
 struct emu_jit *emu_jit_new(void)
 {
+	emu_jit_counting_init();
 	struct emu_jit *jit = calloc(1, sizeof(*jit));
 	if (!jit)
 		return NULL;
@@ -236,6 +237,10 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i, uint16_t reload)
 	}
 	store_guests(x, x->dirty);
 	x->dirty = 0;
+	if (EMU_UNLIKELY(emu_jit_counting)) {
+		jit_mov_imm(&x->a, JR_RAX, (uint64_t)(uintptr_t)jit_handler_counter(insn));
+		emit(x, ZYDIS_MNEMONIC_ADD, jit_m(JR_RAX, JR_NONE, 0, 0, 8), jit_i(1));
+	}
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	jit_mov_imm(&x->a, JR_RSI, (uint64_t)(uintptr_t)insn);
 	jit_call(&x->a, (const void *)insn->handler);

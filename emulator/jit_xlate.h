@@ -35,6 +35,7 @@
 #define JIT_LAZY_B ((int64_t)offsetof(struct emu_cpu, lazy.b))
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
+#define JIT_LAZY_CF_VALUE ((int64_t)offsetof(struct emu_cpu, lazy.cf_value))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_CHAIN_LEFT ((int64_t)offsetof(struct emu_cpu, chain_left))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
@@ -208,6 +209,12 @@ void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn);
 /* After a write of `size` bytes at rsi within one page: what
  * emu_decode_cache_note_write does, the status in its slot. */
 void jit_note_write(struct jit_xlate *x, unsigned size);
+/* `size` bytes at rsi into rax, zero-extended, as the handler's read
+ * (inline when the memory allows; a fault ends the block). */
+void jit_read_at_rsi(struct jit_xlate *x, unsigned size);
+/* emu_set_status_flags(cpu, rcx): the status flags replaced, none left
+ * pending (clobbers rax). */
+void jit_status_flags_from_rcx(struct jit_xlate *x);
 /* The call path of an inline access deferred by the lowering, then a
  * jump back to where its hit goes on (jit_translate.c, after the
  * epilogue). */
@@ -219,6 +226,11 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
  * them; jit_lower emits them). */
 bool jit_shift_count_lowerable(const struct emu_insn *insn);
 void jit_lower_shift_count(struct jit_xlate *x, const struct emu_insn *insn);
+/* --- jit_lower_bit_count.c --- */
+
+/* bsf, bsr, tzcnt, lzcnt and popcnt of a register or memory. */
+bool jit_bit_count_lowerable(const struct emu_insn *insn);
+void jit_lower_bit_count(struct jit_xlate *x, const struct emu_insn *insn);
 /* --- jit_lower_vector.c --- */
 
 /* Whether insn is an SSE move to or from memory made inline, or one of

@@ -970,7 +970,7 @@ static bool gen_handled(struct gen *g)
 	ZydisEncoderOperand d = R(dst_reg(g, size), size);
 	ZydisEncoderOperand rm = mem ? m : d;
 	switch (below(r, 17)) {
-	case 0: {
+	case 0: { /* (inc, dec, neg, not of a register are lowered) */
 		static const ZydisMnemonic unary[] = { ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_DEC,
 						       ZYDIS_MNEMONIC_NEG, ZYDIS_MNEMONIC_NOT };
 		return EMITP(a, unary[below(r, 4)], mem ? pre : 0, rm);
@@ -1046,7 +1046,7 @@ static bool gen_handled(struct gen *g)
 		ZydisEncoderOperand s = mem ? m : R(src_reg(g, size), size);
 		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_MUL : ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, s);
 	}
-	case 11: { /* bit scans and counts */
+	case 11: { /* bit scans and counts (lowered: jit_lower_bit_count.c) */
 		static const ZydisMnemonic scans[] = { ZYDIS_MNEMONIC_BSF, ZYDIS_MNEMONIC_BSR,
 						       ZYDIS_MNEMONIC_POPCNT, ZYDIS_MNEMONIC_LZCNT,
 						       ZYDIS_MNEMONIC_TZCNT };
