@@ -21,6 +21,13 @@
  * when it goes there again, and looks any other up in a table. Such a jump is undone when the successor is
  * retired, when its fetches must be made again (emu_refetch_code), or
  * when the code area is emptied.
+ *
+ * Flags across a chain: a block's last flag writer followed only by its
+ * direct jump or jcc keeps its pending flags in host registers, and the
+ * jump to a successor whose translation replaces every status flag first
+ * (emu_jit_header.overwrites_flags) skips storing them. The decision is
+ * the link's, made from the successor's translation as it is: when that
+ * one goes (retired, rewritten), the link goes home, where they are stored.
  */
 #ifndef TTREC_EMU_JIT_H
 #define TTREC_EMU_JIT_H
@@ -51,6 +58,8 @@ static inline unsigned jit_target_slot(uint64_t rip)
 struct jit_edge {
 	uint8_t *site; /* a jump's rel32 */
 	uint8_t *home; /* where it goes unchained */
+	uint8_t *to;   /* where it goes chained: the successor's chain entry,
+			* or the flag stores on the way there */
 };
 struct emu_jit_header {
 	uint8_t *chain_entry; /* where chained jumps enter (past the prologue) */
@@ -59,6 +68,10 @@ struct emu_jit_header {
 			       * back to the run loop */
 	struct jit_target *targets; /* the translator's table */
 	bool indirect_exit;   /* ends in a return or indirect jump or call */
+	/* Its first instructions replace every status flag before anything
+	 * can leave it or read them (jit_block_overwrites_flags): a
+	 * predecessor's pending flags are dead when it comes next. */
+	bool overwrites_flags;
 	/* An indirect exit predicts the first target it chains to: the
 	 * guest address it compares (a movabs's imm64), the jump taken when
 	 * equal (a rel32, chained like a direct one) and where that jump
@@ -68,6 +81,14 @@ struct emu_jit_header {
 	uint8_t *lookup;
 	struct jit_edge *in;  /* chained jumps into this translation */
 	uint32_t n_in, cap_in;
+	/* A block whose last flag writer's pending flags are kept in host
+	 * registers to its end (jit_flags_deferrable; NULL otherwise): each
+	 * way home stores them, and site[i] chains past the store to a
+	 * successor that overwrites them, else to flag_stub[i], which stores
+	 * them and jumps on by flagged_site[i] (a rel32 chained like site[i],
+	 * unchained to home[i]). */
+	uint8_t *flag_stub[2];
+	uint8_t *flagged_site[2];
 };
 /* A multiple of 64: the code after it starts on a cache line too. */
 #define EMU_JIT_HEADER_BYTES 128
@@ -122,5 +143,17 @@ int emu_jit_note_write(struct emu_cpu *cpu, uint64_t addr, unsigned size,
 /* Condition cc of the current flags (for a jcc whose flags were set
  * before the translated code). */
 int emu_jit_condition(struct emu_cpu *cpu, unsigned cc);
+
+/* The count of handler runs by mnemonic (jit_handler_counts.c): on when
+ * TTREC_JIT_HANDLER_COUNTS is set as the first translator is made. */
+extern bool emu_jit_counting;
+void emu_jit_counting_init(void);
+/* The counter translated code adds one to before calling insn's handler. */
+uint64_t *jit_handler_counter(const struct emu_insn *insn);
+/* b's instructions, run by their handlers without a translation. */
+void emu_jit_count_interpreted(const struct emu_block *b);
+/* One instruction run by its handler while something observes the run
+ * or the run's budget ends within its block. */
+void emu_jit_count_stepped(const struct emu_insn *insn);
 
 #endif

@@ -26,21 +26,28 @@ static bool jump_goes_to(const uint8_t *site, const uint8_t *target)
 	return site + 4 + rel == target;
 }
 
-/* site's jump (unchained: to home) goes to `to`'s translation, and is
- * sent home again when `to` stops being valid. */
-static void link(uint8_t *site, uint8_t *home, struct emu_block *to)
+/* site's jump (unchained: to home) goes to `target` on the way into
+ * `to`'s translation, and is sent home again when `to` stops being
+ * valid. False when the edge could not be kept (the jump stays home). */
+static bool link_via(uint8_t *site, uint8_t *home, struct emu_block *to, uint8_t *target)
 {
 	struct emu_jit_header *t = emu_jit_header_of(to);
 	if (t->n_in == t->cap_in) {
 		uint32_t cap = t->cap_in ? t->cap_in * 2 : 4;
 		struct jit_edge *in = realloc(t->in, cap * sizeof(*in));
 		if (!in)
-			return;
+			return false;
 		t->in = in;
 		t->cap_in = cap;
 	}
-	t->in[t->n_in++] = (struct jit_edge){ site, home };
-	point_jump(site, t->chain_entry);
+	t->in[t->n_in++] = (struct jit_edge){ site, home, target };
+	point_jump(site, target);
+	return true;
+}
+
+static bool link(uint8_t *site, uint8_t *home, struct emu_block *to)
+{
+	return link_via(site, home, to, emu_jit_header_of(to)->chain_entry);
 }
 
 /* An indirect exit's successor: in the table; and the exit's prediction
@@ -60,10 +67,18 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 {
 	struct emu_jit_header *f = emu_jit_header_of(from);
 	uint8_t *site = f->site[slot];
-	if (f->indirect_exit)
+	if (f->indirect_exit) {
 		chain_indirect(f, to);
-	else if (site && jump_goes_to(site, f->home[slot]))
-		link(site, f->home[slot], to);
+	} else if (site && jump_goes_to(site, f->home[slot])) {
+		/* Pending flags kept to the end are stored on the way to a
+		 * successor that may see them: both jumps are its edges. */
+		if (f->flag_stub[slot] && !emu_jit_header_of(to)->overwrites_flags) {
+			if (link(f->flagged_site[slot], f->home[slot], to))
+				link_via(site, f->home[slot], to, f->flag_stub[slot]);
+		} else {
+			link(site, f->home[slot], to);
+		}
+	}
 }
 
 void emu_jit_unchain_into(struct emu_block *b)
@@ -73,7 +88,7 @@ void emu_jit_unchain_into(struct emu_block *b)
 	if (t->rip == b->start && t->entry == h->chain_entry)
 		*t = (struct jit_target){ 0, NULL };
 	for (uint32_t i = 0; i < h->n_in; i++)
-		if (jump_goes_to(h->in[i].site, h->chain_entry))
+		if (jump_goes_to(h->in[i].site, h->in[i].to))
 			point_jump(h->in[i].site, h->in[i].home);
 	free(h->in);
 	h->in = NULL;

@@ -1,11 +1,11 @@
 /*
  * jit_lower.c — one guest instruction as host code, for the forms that
  * make up most of what compilers emit: mov/movzx/movsx/movsxd/lea, the
- * two-operand arithmetic whose flags need no carry in (add sub and or xor
- * cmp test), shl/shr/sar by an immediate, neg, not, imul with two or
- * three operands, cbw..cqo, cmovcc, setcc, push/pop of a register, and
- * the block-ending jmp, jcc, call and ret. Everything else keeps its
- * handler (jit_translate.c calls it).
+ * two-operand arithmetic (add sub and or xor cmp test, adc and sbb),
+ * shl/shr/sar by an immediate, neg, not, inc, dec, imul with two or three
+ * operands, cbw..cqo, cmovcc, setcc, push/pop of a register, and the
+ * block-ending jmp, jcc, call and ret; ah..bh as sources. Everything else
+ * keeps its handler (jit_translate.c calls it).
  *
  * Each lowering does what the handler does, in the handler's order: the
  * same memory accesses through the memory interface (its functions for
@@ -39,10 +39,33 @@ static unsigned gpr_of(const struct emu_operand *o)
 	return o->reg / 8u;
 }
 
+/* A register the lowering can read: any, ah..bh included (source_in). */
+static bool is_gpr_source(const struct emu_operand *o)
+{
+	return o->kind == EMU_OPND_GPR;
+}
+
+/* A register source's value in a host register: its guest register's
+ * (the operation uses the low bytes), or for ah..bh that byte moved down
+ * into rcx, zero-extended, without touching the host flags. */
+static int source_in(struct jit_xlate *x, const struct emu_operand *o)
+{
+	int v = jit_guest_in(x, gpr_of(o), JR_RCX);
+	if (o->reg % 8 == 0)
+		return v;
+	if (v != JR_RCX)
+		jit_op(&x->a, ZYDIS_MNEMONIC_MOV, jit_r(JR_RCX, 8), jit_r(v, 8));
+	/* movzx ecx, ch: the one form of a high byte the encoder is not
+	 * asked for (its register numbering has no ah..bh) */
+	static const uint8_t movzx_ecx_ch[] = { 0x0f, 0xb6, 0xcd };
+	jit_bytes(&x->a, movzx_ecx_ch, sizeof(movzx_ecx_ch));
+	return JR_RCX;
+}
+
 /* --- which forms ------------------------------------------------------ */
 
 enum lowering { LOWER_NONE, LOWER_MOVE, LOWER_ALU, LOWER_CARRY, LOWER_SHIFT, LOWER_UNARY,
-		LOWER_EXTEND,
+		LOWER_STEP, LOWER_EXTEND,
 		LOWER_MULTIPLY, LOWER_CMOV, LOWER_SETCC, LOWER_PUSH, LOWER_POP, LOWER_CALL,
 		LOWER_RET, LOWER_JMP, LOWER_JCC, LOWER_NOTHING };
 
@@ -79,8 +102,8 @@ static bool alu_form(const struct emu_insn *insn)
 	if (s->kind == EMU_OPND_IMM && !imm_fits_op(insn, d->size))
 		return false;
 	if (is_gpr(d))
-		return is_gpr(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
-	return d->kind == EMU_OPND_MEM && (is_gpr(s) || s->kind == EMU_OPND_IMM);
+		return is_gpr_source(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
+	return d->kind == EMU_OPND_MEM && (is_gpr_source(s) || s->kind == EMU_OPND_IMM);
 }
 
 static bool move_form(const struct emu_insn *insn)
@@ -91,12 +114,13 @@ static bool move_form(const struct emu_insn *insn)
 	switch (insn->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV:
 		if (is_gpr(d))
-			return is_gpr(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
-		return d->kind == EMU_OPND_MEM && (is_gpr(s) || s->kind == EMU_OPND_IMM);
+			return is_gpr_source(s) || s->kind == EMU_OPND_IMM || s->kind == EMU_OPND_MEM;
+		return d->kind == EMU_OPND_MEM && (is_gpr_source(s) || s->kind == EMU_OPND_IMM);
 	case ZYDIS_MNEMONIC_LEA:
 		return is_gpr(d) && s->kind == EMU_OPND_AGEN;
 	default: /* movzx, movsx, movsxd */
-		return is_gpr(d) && (is_gpr(s) || s->kind == EMU_OPND_MEM) && s->size < d->size;
+		return is_gpr(d) && (is_gpr_source(s) || s->kind == EMU_OPND_MEM) &&
+		       s->size < d->size;
 	}
 }
 
@@ -132,6 +156,8 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 		       insn->opnd[1].kind == EMU_OPND_IMM ? LOWER_SHIFT : LOWER_NONE;
 	case ZYDIS_MNEMONIC_NEG: case ZYDIS_MNEMONIC_NOT:
 		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_UNARY : LOWER_NONE;
+	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		return insn->nopnd == 1 && is_gpr(&insn->opnd[0]) ? LOWER_STEP : LOWER_NONE;
 	case ZYDIS_MNEMONIC_CBW: case ZYDIS_MNEMONIC_CWDE: case ZYDIS_MNEMONIC_CDQE:
 	case ZYDIS_MNEMONIC_CWD: case ZYDIS_MNEMONIC_CDQ: case ZYDIS_MNEMONIC_CQO:
 		return LOWER_EXTEND;
@@ -167,8 +193,16 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 
 bool jit_lowerable(const struct emu_insn *insn)
 {
-	return lowering_of(insn) != LOWER_NONE || jit_shift_count_lowerable(insn);
+	return lowering_of(insn) != LOWER_NONE || jit_shift_count_lowerable(insn) ||
+	       jit_bit_count_lowerable(insn);
 }
+
+struct alu_lowering {
+	ZydisMnemonic host; /* run on the host: cmp as sub, test as and */
+	enum emu_lazy_kind lazy;
+	bool writes;
+};
+static struct alu_lowering alu_lowering_of(unsigned mnemonic);
 
 static bool touches_memory(const struct emu_insn *insn)
 {
@@ -178,9 +212,12 @@ static bool touches_memory(const struct emu_insn *insn)
 	return false;
 }
 
-bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+/* Whether instructions from `first` on replace every status flag before
+ * anything can see them: a lowered add/sub/cmp/and/or/xor/test of
+ * registers comes with only register moves before it. */
+static bool overwritten_from(const struct emu_block *b, const bool *lowered, unsigned first)
 {
-	for (unsigned j = i + 1; j < b->count; j++) {
+	for (unsigned j = first; j < b->count; j++) {
 		const struct emu_insn *insn = &b->insns[j];
 		/* An access may fault or miss and leave the block: the
 		 * flags must be in cpu->lazy by then. */
@@ -198,11 +235,36 @@ bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsig
 	return false;
 }
 
+bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	return overwritten_from(b, lowered, i + 1);
+}
+
+bool jit_block_overwrites_flags(const struct emu_block *b, const bool *lowered)
+{
+	return overwritten_from(b, lowered, 0);
+}
+
+bool jit_flags_deferrable(const struct emu_block *b, const bool *lowered, unsigned i)
+{
+	const struct emu_insn *insn = &b->insns[i];
+	if (!lowered[i] || lowering_of(insn) != LOWER_ALU ||
+	    (insn->opnd[0].kind == EMU_OPND_MEM && alu_lowering_of(insn->mnemonic).writes))
+		return false;
+	if (i + 1 == b->count) /* a block cut short: it falls through */
+		return !insn->ends_block;
+	if (i + 2 != b->count || !lowered[i + 1])
+		return false;
+	const struct emu_insn *end = &b->insns[i + 1];
+	enum lowering l = lowering_of(end);
+	return l == LOWER_JCC || (l == LOWER_JMP && end->opnd[0].kind == EMU_OPND_IMM);
+}
+
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 {
 	for (unsigned i = 0; i < insn->nopnd && i < 4; i++) {
 		const struct emu_operand *o = &insn->opnd[i];
-		if (is_gpr(o))
+		if (is_gpr_source(o))
 			uses[gpr_of(o)]++;
 		if (o->kind == EMU_OPND_MEM || o->kind == EMU_OPND_AGEN) {
 			if (insn->mem.base != EMU_NO_REG)
@@ -224,7 +286,7 @@ enum jit_use jit_use_of(const struct emu_insn *insn, unsigned g)
 {
 	switch (lowering_of(insn)) {
 	case LOWER_MOVE: case LOWER_ALU: case LOWER_CARRY: case LOWER_SHIFT: case LOWER_UNARY:
-	case LOWER_MULTIPLY: case LOWER_CMOV: case LOWER_SETCC: case LOWER_PUSH: case LOWER_POP:
+	case LOWER_STEP: case LOWER_MULTIPLY: case LOWER_CMOV: case LOWER_SETCC: case LOWER_PUSH: case LOWER_POP:
 	case LOWER_CALL: case LOWER_RET: case LOWER_JMP: case LOWER_JCC: case LOWER_NOTHING:
 		break;
 	default: /* implicit operands (cbw, cqo), or another file's lowering */
@@ -352,7 +414,7 @@ static void read_call(struct jit_xlate *x, unsigned size)
 
 /* The same read; a memory that describes its common read has it made
  * inline (jit_inline_memory.c), the call out of line for the rest. */
-static void read_at_rsi(struct jit_xlate *x, unsigned size)
+void jit_read_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
 	x->flags_live = false;
@@ -511,7 +573,7 @@ static void pop_rax(struct jit_xlate *x)
 	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
 	if (sp != JR_RSI)
 		emit(x, MOV, jit_r(JR_RSI, 8), jit_r(sp, 8));
-	read_at_rsi(x, 8);
+	jit_read_at_rsi(x, 8);
 	adjust_rsp(x, 8);
 }
 
@@ -529,10 +591,10 @@ static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
 	bool sign = insn->mnemonic == ZYDIS_MNEMONIC_MOVSX || insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD;
 	int v;
 	switch (s->kind) {
-	case EMU_OPND_GPR: v = jit_guest_in(x, gpr_of(s), JR_RCX); break;
+	case EMU_OPND_GPR: v = source_in(x, s); break;
 	case EMU_OPND_IMM: jit_mov_imm(&x->a, JR_RCX, insn->imm); v = JR_RCX; break;
 	case EMU_OPND_AGEN: jit_address_to_rsi(x, insn); v = JR_RSI; break;
-	default: jit_address_to_rsi(x, insn); read_at_rsi(x, s->size); v = JR_RAX; break;
+	default: jit_address_to_rsi(x, insn); jit_read_at_rsi(x, s->size); v = JR_RAX; break;
 	}
 	if (sign) {
 		emit(x, s->size == 4 ? ZYDIS_MNEMONIC_MOVSXD : ZYDIS_MNEMONIC_MOVSX, jit_r(JR_RAX, 8),
@@ -553,12 +615,6 @@ static void lower_move(struct jit_xlate *x, const struct emu_insn *insn)
 }
 
 /* --- arithmetic --------------------------------------------------------- */
-
-struct alu_lowering {
-	ZydisMnemonic host; /* run on the host: cmp as sub, test as and */
-	enum emu_lazy_kind lazy;
-	bool writes;
-};
 
 static struct alu_lowering alu_lowering_of(unsigned mnemonic)
 {
@@ -588,6 +644,46 @@ static void set_lazy_result(struct jit_xlate *x, enum emu_lazy_kind kind, unsign
 	x->lazy_size = (uint8_t)size;
 }
 
+/* The operation, its pending flags left in host registers for the
+ * block's end (jit_store_deferred_flags): a and b where they are, unless
+ * the operation replaces them (they are in `into`), then copies in r8 and
+ * r10. Nothing between here and the end writes those registers, rax, rcx,
+ * rdx or the cached ones: only the block's jump and end follow. */
+static void alu_defer_flags(struct jit_xlate *x, struct alu_lowering op, int a,
+			    struct jit_opnd b, unsigned size, int into)
+{
+	struct jit_deferred_flags *d = &x->deferred;
+	*d = (struct jit_deferred_flags){ .on = true, .kind = (uint8_t)op.lazy,
+					  .size = (uint8_t)size, .a = (int8_t)a,
+					  .res = (int8_t)into, .b = b };
+	if (op.lazy != EMU_LAZY_LOGIC) {
+		if (a == into) {
+			emit(x, MOV, jit_r(JR_R8, 8), jit_r(into, 8));
+			d->a = JR_R8;
+		}
+		if (b.kind == JIT_REG && b.reg == into) {
+			emit(x, MOV, jit_r(JR_R10, 8), jit_r(into, 8));
+			d->b = jit_r(JR_R10, 8);
+		}
+	}
+	emit(x, op.host, jit_r(into, size), b);
+	x->lazy_kind = EMU_LAZY_NONE; /* not in cpu->lazy */
+}
+
+void jit_store_deferred_flags(struct jit_xlate *x)
+{
+	const struct jit_deferred_flags *d = &x->deferred;
+	if (d->kind != EMU_LAZY_LOGIC) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(d->a, 8));
+		struct jit_opnd b = d->b;
+		if (b.kind == JIT_REG)
+			b.size = 8;
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b);
+	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(d->res, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i((int64_t)d->kind | (int64_t)d->size << 8));
+}
+
 /* The operation on `into` (rdx, or a's own register) holding a with b,
  * leaving in cpu->lazy what emu_set_lazy_flags leaves. `b` is a register
  * or an immediate. Only moves follow the operation: its host flags stay
@@ -604,6 +700,10 @@ static void alu_compute_in(struct jit_xlate *x, struct alu_lowering op, int a, s
 		 * instruction replaces them (jit_flags_overwritten). */
 		emit(x, op.host, jit_r(into, size), b);
 		x->lazy_kind = EMU_LAZY_NONE;
+		return;
+	}
+	if (x->defer_flags) {
+		alu_defer_flags(x, op, a, b, size, into);
 		return;
 	}
 	/* A logical operation's flags come from its result alone
@@ -634,9 +734,9 @@ static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn
 	const struct emu_operand *s = &insn->opnd[1];
 	unsigned size = insn->opnd[0].size;
 	jit_address_to_rsi(x, insn);
-	read_at_rsi(x, size);
+	jit_read_at_rsi(x, size);
 	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
-						   : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+						   : jit_r(source_in(x, s), size);
 	if (!op.writes) {
 		alu_compute(x, op, JR_RAX, b, size);
 		x->flags_live = true;
@@ -674,13 +774,13 @@ static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)
 	struct jit_opnd b;
 	if (s->kind == EMU_OPND_MEM) {
 		jit_address_to_rsi(x, insn);
-		read_at_rsi(x, size);
+		jit_read_at_rsi(x, size);
 		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
 		b = jit_r(JR_RCX, size);
 	} else if (s->kind == EMU_OPND_IMM) {
 		b = alu_immediate(insn, size);
 	} else {
-		b = jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+		b = jit_r(source_in(x, s), size);
 	}
 	unsigned g = gpr_of(d);
 	if (op.writes && x->host[g] >= 0) {
@@ -723,7 +823,7 @@ static void lower_carry(struct jit_xlate *x, const struct emu_insn *insn)
 	emit(x, MOV, jit_r(JR_R10, 4), jit_i(word));
 	emit(x, ZYDIS_MNEMONIC_CMOVNB, jit_r(JR_R8, 4), jit_r(JR_R10, 4));
 	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
-						   : jit_r(jit_guest_in(x, gpr_of(s), JR_RCX), size);
+						   : jit_r(source_in(x, s), size);
 	int a = jit_guest_in(x, gpr_of(d), JR_RAX);
 	if (a != JR_RDX)
 		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
@@ -839,6 +939,42 @@ static void lower_unary(struct jit_xlate *x, const struct emu_insn *insn)
 	x->flags_live = true;
 }
 
+/*
+ * inc and dec of a register, as ops_alu.c's alu_compute: the pending
+ * flags are those of an add or sub of 1 that keeps CF (keep_cf, with the
+ * guest's CF before in cf_value). The host's inc and dec leave CF too, so
+ * once the guest's CF is in the host's (as adc takes it: lower_carry) the
+ * host flags after are the guest's and stay live. Flags nothing reads
+ * (flags_dead) are neither taken nor stored.
+ */
+static void lower_step(struct jit_xlate *x, const struct emu_insn *insn)
+{
+	unsigned size = insn->opnd[0].size, g = gpr_of(&insn->opnd[0]);
+	bool inc = insn->mnemonic == ZYDIS_MNEMONIC_INC;
+	int64_t word = (int64_t)(inc ? EMU_LAZY_ADD : EMU_LAZY_SUB) | (int64_t)size << 8 | 1ll << 24;
+	if (!x->flags_dead) {
+		if (host_condition(x, 2) != 2) /* CF from emu_jit_condition's 0 or 1 */
+			emit(x, ZYDIS_MNEMONIC_NEG, jit_r(JR_RAX, 4), jit_none());
+		emit(x, ZYDIS_MNEMONIC_SETB, jit_r(JR_R8, 1), jit_none());
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_CF_VALUE, 1), jit_r(JR_R8, 1));
+	}
+	int a = jit_guest_in(x, g, JR_RAX);
+	if (a != JR_RDX)
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_i(1));
+	}
+	emit(x, inc ? ZYDIS_MNEMONIC_INC : ZYDIS_MNEMONIC_DEC, jit_r(JR_RDX, size), jit_none());
+	if (!x->flags_dead) {
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i(word));
+	}
+	x->lazy_kind = EMU_LAZY_NONE; /* remake_host_flags takes no kept CF */
+	jit_guest_out(x, g, size, JR_RDX);
+	x->flags_live = true;
+}
+
 /* cbw/cwde/cdqe (half of rax sign-extended into rax) and cwd/cdq/cqo
  * (rax's sign into rdx), as ops_extend.c. */
 static void lower_extend(struct jit_xlate *x, const struct emu_insn *insn)
@@ -874,7 +1010,7 @@ static void lower_multiply(struct jit_xlate *x, const struct emu_insn *insn)
 	int src;
 	if (s->kind == EMU_OPND_MEM) {
 		jit_address_to_rsi(x, insn);
-		read_at_rsi(x, size);
+		jit_read_at_rsi(x, size);
 		emit(x, MOV, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
 		src = JR_RCX;
 	} else {
@@ -903,7 +1039,12 @@ static void lower_multiply(struct jit_xlate *x, const struct emu_insn *insn)
 	emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), jit_r(JR_RAX, 1));
 	emit(x, ZYDIS_MNEMONIC_SHL, jit_r(JR_RAX, 4), jit_i(7)); /* SF is bit 7 */
 	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
-	/* emu_set_status_flags */
+	jit_status_flags_from_rcx(x);
+	jit_guest_out(x, gpr_of(d), size, JR_RDX);
+}
+
+void jit_status_flags_from_rcx(struct jit_xlate *x)
+{
 	emit(x, MOV, jit_r(JR_RAX, 8), jit_cpu_field(JIT_RFLAGS, 8));
 	emit(x, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), jit_i(~(int64_t)EMU_STATUS_FLAGS));
 	emit(x, ZYDIS_MNEMONIC_OR, jit_r(JR_RAX, 8), jit_r(JR_RCX, 8));
@@ -911,7 +1052,6 @@ static void lower_multiply(struct jit_xlate *x, const struct emu_insn *insn)
 	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i(EMU_LAZY_NONE));
 	x->lazy_kind = EMU_LAZY_NONE;
 	x->flags_live = false;
-	jit_guest_out(x, gpr_of(d), size, JR_RDX);
 }
 
 /* --- stack and control transfers ------------------------------------------ */
@@ -942,7 +1082,7 @@ static bool target_to_rax(struct jit_xlate *x, const struct emu_insn *insn)
 		return false;
 	if (t->kind == EMU_OPND_MEM) {
 		jit_address_to_rsi(x, insn);
-		read_at_rsi(x, 8);
+		jit_read_at_rsi(x, 8);
 		return true;
 	}
 	int v = jit_guest_in(x, gpr_of(t), JR_RAX);
@@ -1032,7 +1172,7 @@ static void lower_cmov(struct jit_xlate *x, const struct emu_insn *insn)
 	unsigned size = d->size;
 	if (s->kind == EMU_OPND_MEM) {
 		jit_address_to_rsi(x, insn);
-		read_at_rsi(x, size);
+		jit_read_at_rsi(x, size);
 		emit(x, MOV, jit_slot(JIT_SLOT_B, 8), jit_r(JR_RAX, 8));
 	}
 	unsigned cc = host_condition(x, insn->op & 15);
@@ -1072,6 +1212,7 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 	case LOWER_CARRY: lower_carry(x, insn); break;
 	case LOWER_SHIFT: lower_shift(x, insn); break;
 	case LOWER_UNARY: lower_unary(x, insn); break;
+	case LOWER_STEP: lower_step(x, insn); break;
 	case LOWER_EXTEND: lower_extend(x, insn); break;
 	case LOWER_MULTIPLY: lower_multiply(x, insn); break;
 	case LOWER_CMOV: lower_cmov(x, insn); break;
@@ -1088,6 +1229,8 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 			jit_lower_vector_move(x, insn);
 		else if (jit_shift_count_lowerable(insn))
 			jit_lower_shift_count(x, insn);
+		else if (jit_bit_count_lowerable(insn))
+			jit_lower_bit_count(x, insn);
 		else
 			x->a.failed = true;
 		break;

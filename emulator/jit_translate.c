@@ -29,7 +29,9 @@ struct jit_layout {
 	size_t site[2]; /* 0: no such jump */
 	size_t home[2];
 	bool indirect_exit;
+	bool overwrites_flags;
 	size_t predicted_rip, predicted_site, lookup; /* 0: none */
+	size_t flag_stub[2], flagged_site[2]; /* 0: none */
 	size_t part_end[EMU_JIT_PARTS]; /* where each emu_jit_part ends */
 };
 
@@ -61,6 +63,7 @@ static const int saved_hosts[6] = { JR_RBX, JR_RBP, JR_R12, JR_R13, JR_R14, JR_R
 
 struct emu_jit *emu_jit_new(void)
 {
+	emu_jit_counting_init();
 	struct emu_jit *jit = calloc(1, sizeof(*jit));
 	if (!jit)
 		return NULL;
@@ -234,6 +237,10 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i, uint16_t reload)
 	}
 	store_guests(x, x->dirty);
 	x->dirty = 0;
+	if (EMU_UNLIKELY(emu_jit_counting)) {
+		jit_mov_imm(&x->a, JR_RAX, (uint64_t)(uintptr_t)jit_handler_counter(insn));
+		emit(x, ZYDIS_MNEMONIC_ADD, jit_m(JR_RAX, JR_NONE, 0, 0, 8), jit_i(1));
+	}
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	jit_mov_imm(&x->a, JR_RSI, (uint64_t)(uintptr_t)insn);
 	jit_call(&x->a, (const void *)insn->handler);
@@ -368,8 +375,9 @@ static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jum
 }
 
 /* The way home of direct successor `slot` (its budget's jump and its
- * chainable jump unchained): rip stored there, then on to `common`, or
- * straight there when something stored rip already. */
+ * chainable jump unchained): the pending flags kept to the end stored,
+ * rip stored there, then on to `common`, or straight there when
+ * something stored rip already. */
 static void assemble_home(struct jit_xlate *x, struct jit_layout *layout, unsigned slot,
 			  const size_t *home_jumps, unsigned n_home, bool store_rip, uint64_t rip)
 {
@@ -378,6 +386,8 @@ static void assemble_home(struct jit_xlate *x, struct jit_layout *layout, unsign
 		jit_bind(&x->a, home_jumps[i]);
 	if (layout->site[slot])
 		jit_point(&x->a, layout->site[slot], layout->home[slot]);
+	if (x->deferred.on)
+		jit_store_deferred_flags(x);
 	if (store_rip)
 		jit_set_rip(x, rip);
 }
@@ -454,6 +464,23 @@ static void assemble_end(struct jit_xlate *x, const bool *lowered, struct jit_la
 	jit_mov_imm(&x->a, JR_RDX, (uint64_t)(uintptr_t)b);
 }
 
+/* For pending flags kept to the end: per direct successor, the way to a
+ * successor that may read them (emu_jit_chain links site[slot] here when
+ * the successor does not overwrite them first): they are stored, then a
+ * chainable jump, home until chained. */
+static void assemble_flag_stubs(struct jit_xlate *x, struct jit_layout *layout)
+{
+	for (unsigned slot = 0; slot < 2; slot++) {
+		layout->flag_stub[slot] = layout->flagged_site[slot] = 0;
+		if (!x->deferred.on || !layout->site[slot])
+			continue;
+		layout->flag_stub[slot] = x->a.pos;
+		jit_store_deferred_flags(x);
+		layout->flagged_site[slot] = jit_jmp_forward(&x->a);
+		jit_point(&x->a, layout->flagged_site[slot], layout->home[slot]);
+	}
+}
+
 /* The host code of b into x->a, after room for its header; false when
  * it is not worth running. */
 static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_target *targets)
@@ -476,6 +503,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	if (n_lowered == 0)
 		return false;
 	choose_cached(x, lowered);
+	layout->overwrites_flags = jit_block_overwrites_flags(b, lowered);
 
 	x->a.pos = EMU_JIT_HEADER_BYTES;
 	for (unsigned i = 0; i < 6; i++)
@@ -494,6 +522,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 		}
 		x->wrote = false;
 		x->flags_dead = jit_flags_overwritten(b, lowered, i);
+		x->defer_flags = !x->flags_dead && jit_flags_deferrable(b, lowered, i);
 		jit_lower(x, &b->insns[i]);
 		if (x->wrote && i + 1 < b->count) {
 			/* The write's status waits in its slot until the
@@ -512,6 +541,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	for (int i = 5; i >= 0; i--)
 		emit(x, ZYDIS_MNEMONIC_POP, jit_r(saved_hosts[i], 8), jit_none());
 	emit(x, ZYDIS_MNEMONIC_RET, jit_none(), jit_none());
+	assemble_flag_stubs(x, layout);
 	layout->part_end[2] = x->a.pos;
 	/* The memory calls out of line add exits: before those. */
 	for (unsigned c = 0; c < x->n_cold; c++)
@@ -548,6 +578,7 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			h->chain_entry = code + layout.chain_entry;
 			h->targets = jit->targets;
 			h->indirect_exit = layout.indirect_exit;
+			h->overwrites_flags = layout.overwrites_flags;
 			if (layout.predicted_site) {
 				h->predicted_rip = code + layout.predicted_rip;
 				h->predicted_site = code + layout.predicted_site;
@@ -556,6 +587,10 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			for (unsigned i = 0; i < 2; i++) {
 				h->site[i] = layout.site[i] ? code + layout.site[i] : NULL;
 				h->home[i] = code + layout.home[i];
+				if (layout.flag_stub[i]) {
+					h->flag_stub[i] = code + layout.flag_stub[i];
+					h->flagged_site[i] = code + layout.flagged_site[i];
+				}
 			}
 			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
 			jit->translations++;

@@ -35,6 +35,7 @@
 #define JIT_LAZY_B ((int64_t)offsetof(struct emu_cpu, lazy.b))
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
+#define JIT_LAZY_CF_VALUE ((int64_t)offsetof(struct emu_cpu, lazy.cf_value))
 #define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_CHAIN_LEFT ((int64_t)offsetof(struct emu_cpu, chain_left))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
@@ -80,6 +81,16 @@ struct jit_cold {
 	unsigned cur;
 };
 
+/* The pending flags of a block's last flag writer kept in host registers
+ * to the block's end (jit_flags_deferrable): what its ways home and its
+ * flag stubs store in cpu->lazy. */
+struct jit_deferred_flags {
+	bool on;
+	uint8_t kind, size;
+	int8_t a, res;       /* host registers (a unused for a logic kind) */
+	struct jit_opnd b;   /* a host register or an immediate */
+};
+
 struct jit_xlate {
 	struct jit_asm a;
 	const struct emu_cpu *cpu;
@@ -93,6 +104,10 @@ struct jit_xlate {
 	bool flags_dead;            /* the current instruction's flags are
 				     * overwritten before anything can see
 				     * them (jit_flags_overwritten) */
+	bool defer_flags;           /* the current instruction's flags are
+				     * stored at the block's end only
+				     * (jit_flags_deferrable) */
+	struct jit_deferred_flags deferred;
 	/* What cpu->lazy holds, when a lowered instruction of this block
 	 * set it (EMU_LAZY_NONE when unknown here): a conditional jump can
 	 * then remake the host flags from it. */
@@ -177,6 +192,16 @@ bool jit_lowerable(const struct emu_insn *insn);
  * add/sub/cmp/and/or/xor/test of registers overwrites them with only
  * register moves between, so no read, handler or exit can see them. */
 bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i);
+/* Whether b's first instructions replace every status flag with only
+ * register moves before (emu_jit_header.overwrites_flags). */
+bool jit_block_overwrites_flags(const struct emu_block *b, const bool *lowered);
+/* Whether instruction i's pending flags may be kept in host registers to
+ * the block's end: a lowered add/sub/cmp/and/or/xor/test (not one that
+ * writes memory) followed by nothing but the block's lowered direct jmp or
+ * jcc, so no exit, handler or read comes between. */
+bool jit_flags_deferrable(const struct emu_block *b, const bool *lowered, unsigned i);
+/* The deferred pending flags (x->deferred) into cpu->lazy. */
+void jit_store_deferred_flags(struct jit_xlate *x);
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
 /* The instruction's memory operand's address into rsi, as emu_mem_addr
  * computes it, without touching the host flags. */
@@ -184,6 +209,12 @@ void jit_address_to_rsi(struct jit_xlate *x, const struct emu_insn *insn);
 /* After a write of `size` bytes at rsi within one page: what
  * emu_decode_cache_note_write does, the status in its slot. */
 void jit_note_write(struct jit_xlate *x, unsigned size);
+/* `size` bytes at rsi into rax, zero-extended, as the handler's read
+ * (inline when the memory allows; a fault ends the block). */
+void jit_read_at_rsi(struct jit_xlate *x, unsigned size);
+/* emu_set_status_flags(cpu, rcx): the status flags replaced, none left
+ * pending (clobbers rax). */
+void jit_status_flags_from_rcx(struct jit_xlate *x);
 /* The call path of an inline access deferred by the lowering, then a
  * jump back to where its hit goes on (jit_translate.c, after the
  * epilogue). */
@@ -195,6 +226,11 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
  * them; jit_lower emits them). */
 bool jit_shift_count_lowerable(const struct emu_insn *insn);
 void jit_lower_shift_count(struct jit_xlate *x, const struct emu_insn *insn);
+/* --- jit_lower_bit_count.c --- */
+
+/* bsf, bsr, tzcnt, lzcnt and popcnt of a register or memory. */
+bool jit_bit_count_lowerable(const struct emu_insn *insn);
+void jit_lower_bit_count(struct jit_xlate *x, const struct emu_insn *insn);
 /* --- jit_lower_vector.c --- */
 
 /* Whether insn is an SSE move to or from memory made inline, or one of

@@ -220,6 +220,8 @@ static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, u
 			return false;
 		}
 		cpu->regs.rip = insn->addr + insn->len;
+		if (EMU_UNLIKELY(emu_jit_counting) && cpu->jit)
+			emu_jit_count_stepped(insn);
 		emu_handler *handler = insn->handler;
 		if (EMU_UNLIKELY(b->unfused != NULL) && insn == &b->insns[b->fused_count - 1])
 			handler = b->unfused;
@@ -275,8 +277,11 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 				cpu->chain_left = room > INT64_MAX ? INT64_MAX : (int64_t)room;
 				if (!run_block_translated(cpu, &b, &stale))
 					break;
-			} else if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale))) {
-				break;
+			} else {
+				if (EMU_UNLIKELY(emu_jit_counting) && cpu->jit)
+					emu_jit_count_interpreted(b);
+				if (EMU_UNLIKELY(!run_block_unobserved(cpu, b, &stale)))
+					break;
 			}
 		} else if (!run_block_stepwise(cpu, b, end, &stale)) {
 			break;

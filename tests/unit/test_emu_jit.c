@@ -970,7 +970,7 @@ static bool gen_handled(struct gen *g)
 	ZydisEncoderOperand d = R(dst_reg(g, size), size);
 	ZydisEncoderOperand rm = mem ? m : d;
 	switch (below(r, 17)) {
-	case 0: {
+	case 0: { /* (inc, dec, neg, not of a register are lowered) */
 		static const ZydisMnemonic unary[] = { ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_DEC,
 						       ZYDIS_MNEMONIC_NEG, ZYDIS_MNEMONIC_NOT };
 		return EMITP(a, unary[below(r, 4)], mem ? pre : 0, rm);
@@ -1046,7 +1046,7 @@ static bool gen_handled(struct gen *g)
 		ZydisEncoderOperand s = mem ? m : R(src_reg(g, size), size);
 		return EMITP(a, chance(r, 50) ? ZYDIS_MNEMONIC_MUL : ZYDIS_MNEMONIC_IMUL, mem ? pre : 0, s);
 	}
-	case 11: { /* bit scans and counts */
+	case 11: { /* bit scans and counts (lowered: jit_lower_bit_count.c) */
 		static const ZydisMnemonic scans[] = { ZYDIS_MNEMONIC_BSF, ZYDIS_MNEMONIC_BSR,
 						       ZYDIS_MNEMONIC_POPCNT, ZYDIS_MNEMONIC_LZCNT,
 						       ZYDIS_MNEMONIC_TZCNT };
@@ -2059,6 +2059,154 @@ START_TEST(test_indirect_targets)
 }
 END_TEST
 
+/* --- pending flags across chained blocks ---------------------------------------- */
+
+/*
+ * A block whose last flag writer comes right before its direct jump keeps
+ * the pending flags in host registers, and its chain skips storing them
+ * into a successor whose translation replaces them first. Loops of a
+ * block A (ENTRY_ADDR) going on to blocks on the next page, where each
+ * successor:
+ *   F_OVERWRITES   replaces the flags first (the store is skipped)
+ *   F_SETCC        reads CF first (setb)
+ *   F_PUSHF        reads them all first (pushfq, a handler)
+ *   F_FAULTS       faults before its flag writer (an add from memory, the
+ *                  address unmapped from the 301st iteration on)
+ *   F_REWRITTEN    its first instruction rewritten by A, from sub eax, eax
+ *                  (overwrites) to adc eax, eax (reads CF) and back: its
+ *                  translation retired under A's chain, made again
+ *   F_TWO_WAYS     A ends in cmp mem, reg + jb: the fall-through
+ *                  successor overwrites the flags, the taken one reads
+ *                  them (pushfq)
+ * Successors count into r10; the loop's end (end_counted_loop) chains to
+ * A, whose first flag writer comes after moves only.
+ */
+enum flag_case { F_OVERWRITES, F_SETCC, F_PUSHF, F_FAULTS, F_REWRITTEN, F_TWO_WAYS, F_COUNT };
+static const char *const flag_case_names[F_COUNT] = {
+	"flags: successor overwrites them", "flags: successor reads CF",
+	"flags: successor reads them all", "flags: successor faults before writing them",
+	"flags: successor rewritten to read them", "flags: jcc to an overwriter and a reader" };
+
+/* rax = flags (pushfq; pop), added to r10. */
+static void emit_flags_into_r10(struct asmb *a)
+{
+	ck_assert(EMIT0(a, ZYDIS_MNEMONIC_PUSHFQ));
+	ck_assert(EMIT(a, ZYDIS_MNEMONIC_POP, R(EMU_RAX, 8)));
+	ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(EMU_R10, 8), R(EMU_RAX, 8)));
+}
+
+static void build_flag_chain(struct program *p, enum flag_case k)
+{
+	memset(p, 0, sizeof(*p));
+	struct asmb a = { p->image[R_CODE] + (ENTRY_ADDR - CODE_BASE), 0,
+			  regions[R_CODE].size - (ENTRY_ADDR - CODE_BASE), ENTRY_ADDR };
+	const uint64_t at_b = CODE_BASE + 0x1040, at_c = CODE_BASE + 0x1080,
+		       at_end = CODE_BASE + 0x10c0;
+	ZydisEncoderOperand r8 = R(EMU_R8, 8), r9 = R(EMU_R9, 8), rax = R(EMU_RAX, 8);
+	/* A: moves, then its last flag writer right before its jump. */
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RDX, 8), M(EMU_RBX, EMU_RCX, 8, 0, 8, 8)));
+	if (k == F_REWRITTEN) {
+		/* The byte at B: adc's opcode (0x11) while the counter's bit
+		 * 8 is set, else sub's (0x29), written every 128th turn. */
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RDX, 8), R(EMU_RBX, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R11, 4), I(0x29)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R12, 4), I(0x11)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(256)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVNZ, R(EMU_R11, 4), R(EMU_R12, 4)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RCX, 4), I(127)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMOVZ, R(EMU_RDX, 8), R(EMU_RSI, 8)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RDX, NO_REG, 0, 0, 1, 8), R(EMU_R11, 1)));
+	}
+	if (k == F_TWO_WAYS) {
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, r8, r9));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMP, M(EMU_RDX, NO_REG, 0, 0, 8, 8), r8));
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JB, at_c, false));
+	} else {
+		/* add of a register to itself: both operands replaced by
+		 * the operation (kept in copies to the end). */
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R11, 8), r8));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, r8, r9));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R11, 8), R(EMU_R11, 8)));
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_b, false));
+	}
+	if (k != F_TWO_WAYS) /* (its successor falls through) */
+		place(&a, at_b);
+	switch (k) {
+	case F_OVERWRITES:
+	case F_TWO_WAYS:
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, rax, r8));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, rax, r9));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R10, 8), rax));
+		break;
+	case F_SETCC:
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SETB, R(EMU_RAX, 1)));
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R10, 8), rax));
+		break;
+	case F_PUSHF:
+		emit_flags_into_r10(&a);
+		break;
+	case F_FAULTS:
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R10, 8), M(EMU_RDX, NO_REG, 0, 0, 8, 8)));
+		break;
+	default: /* F_REWRITTEN */
+		p->gpr[EMU_RSI] = a.base + a.len;
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RAX, 4), R(EMU_RAX, 4)));
+		ck_assert(p->image[R_CODE][p->gpr[EMU_RSI] - CODE_BASE] == 0x29);
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R10, 8), rax));
+		break;
+	}
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_end, false));
+	if (k == F_TWO_WAYS) {
+		place(&a, at_c);
+		emit_flags_into_r10(&a);
+		ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_JMP, at_end, false));
+	}
+	place(&a, at_end);
+	end_counted_loop(p, &a);
+	/* A's data: 400 slots from rbx + 8 (F_FAULTS: only the last 300
+	 * of them mapped). */
+	p->gpr[EMU_RBX] = k == F_FAULTS ? DATA_BASE - 8 * 100 : DATA_BASE + 0x100;
+	p->gpr[EMU_R8] = 0x0123456789abcdefull;
+	p->gpr[EMU_R9] = 0x9e3779b97f4a7c15ull;
+	for (unsigned i = 0; i < 0x1000; i += 8) {
+		uint64_t v = 0x5851f42d4c957f2dull * (i + 1);
+		memcpy(p->image[R_DATA] + i, &v, 8);
+	}
+}
+
+START_TEST(test_flags_across_chains)
+{
+	struct program *p = malloc(sizeof(*p));
+	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	ck_assert(p && a && b);
+	struct rng r = { test_seed() | 1 };
+	for (int k = 0; k < F_COUNT; k++) {
+		build_flag_chain(p, (enum flag_case)k);
+		for (int v = 0; v < V_COUNT; v++) {
+			struct context c = { flag_case_names[k], test_seed(), 0, v };
+			compare_whole(&c, p, a, b, ENTRY_ADDR);
+			const struct emu_exit_info *e = emu_exit_info(a->cpu);
+			/* The loop ran to its end (or to its fault). */
+			ck_assert_msg(e->reason == EMU_EXIT_FAULT &&
+					      e->fault == (k == F_FAULTS ? EMU_FAULT_PF : EMU_FAULT_UD),
+				      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64,
+				      flag_case_names[k], e->fault, emu_regs(a->cpu)->rip, e->fault_addr,
+				      emu_icount(a->cpu));
+			if (k == F_FAULTS)
+				ck_assert_uint_eq(e->fault_addr, DATA_BASE - 8);
+			ck_assert_uint_gt(emu_jit_translations(b->cpu), 2);
+			for (int n = 0; n < 8; n++)
+				compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+		}
+	}
+	machine_free(a);
+	machine_free(b);
+	free(a);
+	free(b);
+	free(p);
+}
+END_TEST
+
 /* --- SSE moves ----------------------------------------------------------------- */
 
 /* A writable address outside [avoid, avoid + 16) whose prediction-cache
@@ -2414,6 +2562,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_sse);
 	tcase_add_test(tc, test_self_modifying);
 	tcase_add_test(tc, test_indirect_targets);
+	tcase_add_test(tc, test_flags_across_chains);
 	suite_add_tcase(s, tc);
 	return s;
 }
