@@ -2184,7 +2184,7 @@ START_TEST(test_flags_across_chains)
 		build_flag_chain(p, (enum flag_case)k);
 		for (int v = 0; v < V_COUNT; v++) {
 			struct context c = { flag_case_names[k], test_seed(), 0, v };
-			compare_whole(&c, p, a, b, ENTRY_ADDR);
+			compare_whole(&c, p, a, b);
 			const struct emu_exit_info *e = emu_exit_info(a->cpu);
 			/* The loop ran to its end (or to its fault). */
 			ck_assert_msg(e->reason == EMU_EXIT_FAULT &&
@@ -2196,7 +2196,7 @@ START_TEST(test_flags_across_chains)
 				ck_assert_uint_eq(e->fault_addr, DATA_BASE - 8);
 			ck_assert_uint_gt(emu_jit_translations(b->cpu), 2);
 			for (int n = 0; n < 8; n++)
-				compare_chunked(&c, p, a, b, ENTRY_ADDR, rnd(&r));
+				compare_chunked(&c, p, a, b, rnd(&r));
 		}
 	}
 	machine_free(a);
