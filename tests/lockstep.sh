@@ -6,7 +6,8 @@
 # faulting; without it, ttrec reports that the CPU's answers were used); a value changed behind
 # the program's back is reported as a divergence (status 1, the differing
 # register marked, a one-line verdict); options about the trace are refused;
-# a missing program is a clear error.
+# a missing program is a clear error; an xsavec whose XSTATE_BV keeps an
+# initial component in use is taken as the CPU's.
 set -u
 BUILD=${BUILD:-build}
 BUILD=$(cd "$BUILD" && pwd)
