@@ -315,6 +315,7 @@ static bool adopt_xstate_in_use(struct lockstep *ls, const struct emu_regs *befo
 	if (!extra || (emu_bv & ~cpu_bv) || (extra & ~h.requested))
 		return false;
 	write_overlay_ops.write(&ls->overlay, h.xstate_bv_addr, actual, sizeof(actual));
+	ls->st->xstate_bv_taken++;
 	return true;
 }
 
@@ -616,6 +617,10 @@ void lockstep_print_summary(FILE *f, struct lockstep_stats *st,
 		(unsigned long long)st->native, total ? 100.0 * (double)st->native / (double)total : 0.0,
 		(unsigned long long)st->signals, st->seconds, rate, opt->policy->name,
 		st->cpuid_faulting ? "" : " (no CPUID faulting)");
+	/* Says whether a run met the CPU's own in-use choice at all. */
+	if (st->xstate_bv_taken)
+		fprintf(f, MSG "%llu xsave headers took the CPU's XSTATE_BV (initial components it "
+			"counts as in use)\n", (unsigned long long)st->xstate_bv_taken);
 	if (brief || !st->natives.n)
 		return;
 	fprintf(f, MSG "native steps by instruction:\n");
