@@ -497,4 +497,25 @@ bool emu_model_specific(const uint8_t *bytes, size_t len, const struct emu_regs 
 /* The MXCSR_MASK this machine's CPU stores with fxsave. */
 uint32_t emu_host_mxcsr_mask(void);
 
+/*
+ * The XSAVE header's XSTATE_BV: xsave, xsaveopt and xsavec store bit i
+ * from XINUSE[i] (for xsave and xsaveopt, bits outside the request keep
+ * memory's value). The architecture lets any CPU track a component in its
+ * initial configuration as in use (one that loaded zeros into an XMM
+ * register does, on some CPUs); the emulator clears the bit of exactly the
+ * components in their initial configuration (ops_fpu_state.c). A CPU's
+ * XSTATE_BV with more bits set, within the request, is therefore the same
+ * state. emu_xstate_header: for such an instruction in `bytes` run from the
+ * registers `before`, where XSTATE_BV is (8 bytes) and the request
+ * (edx:eax, before the AND with XCR0); false for any other instruction
+ * (fxsave has no header).
+ */
+struct emu_xstate_header {
+	uint64_t xstate_bv_addr;
+	uint64_t requested;
+};
+
+bool emu_xstate_header(const uint8_t *bytes, size_t len, const struct emu_regs *before,
+		       struct emu_xstate_header *out);
+
 #endif

@@ -20,6 +20,11 @@
  *   row as a (reserved) NOP for operands it does not prefetch; AMD's
  *   defines only its memory forms (PREFETCH/PREFETCHW) and raises #UD for
  *   the register form.
+ *
+ * And one choice the architecture leaves to every implementation, of any
+ * vendor (emu_xstate_header): whether a state component in its initial
+ * configuration counts as in use (XINUSE), which decides its XSTATE_BV bit
+ * in what xsave, xsaveopt and xsavec store.
  */
 #include <pthread.h>
 #include <string.h>
@@ -76,10 +81,10 @@ static bool operand_address(const ZydisDecodedInstruction *zi, const ZydisDecode
 	return true;
 }
 
-static bool is_fpu_save(ZydisMnemonic m)
+/* The forms that write an XSAVE header, XSTATE_BV from XINUSE. */
+static bool is_xsave(ZydisMnemonic m)
 {
 	switch (m) {
-	case ZYDIS_MNEMONIC_FXSAVE: case ZYDIS_MNEMONIC_FXSAVE64:
 	case ZYDIS_MNEMONIC_XSAVE: case ZYDIS_MNEMONIC_XSAVE64:
 	case ZYDIS_MNEMONIC_XSAVEOPT: case ZYDIS_MNEMONIC_XSAVEOPT64:
 	case ZYDIS_MNEMONIC_XSAVEC: case ZYDIS_MNEMONIC_XSAVEC64:
@@ -87,6 +92,19 @@ static bool is_fpu_save(ZydisMnemonic m)
 	default:
 		return false;
 	}
+}
+
+static bool is_fpu_save(ZydisMnemonic m)
+{
+	return m == ZYDIS_MNEMONIC_FXSAVE || m == ZYDIS_MNEMONIC_FXSAVE64 || is_xsave(m);
+}
+
+/* Decodes `bytes`; false when they are no instruction. */
+static bool decode(const uint8_t *bytes, size_t len, ZydisDecodedInstruction *zi,
+		   ZydisDecodedOperand *ops)
+{
+	pthread_once(&decoder_once, init_decoder);
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, bytes, len, zi, ops));
 }
 
 /* The registers the emulator writes back for a rep string instruction
@@ -116,11 +134,10 @@ static uint32_t zero_count_writes(ZydisMnemonic m)
 bool emu_model_specific(const uint8_t *bytes, size_t len, const struct emu_regs *before,
 			struct emu_model_specific *out)
 {
-	pthread_once(&decoder_once, init_decoder);
 	memset(out, 0, sizeof(*out));
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, bytes, len, &zi, ops)))
+	if (!decode(bytes, len, &zi, ops))
 		return false;
 
 	if (is_fpu_save(zi.mnemonic) && zi.operand_count_visible >= 1 &&
@@ -151,4 +168,19 @@ bool emu_model_specific(const uint8_t *bytes, size_t len, const struct emu_regs 
 		return true;
 	}
 	return false;
+}
+
+bool emu_xstate_header(const uint8_t *bytes, size_t len, const struct emu_regs *before,
+		       struct emu_xstate_header *out)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint64_t area;
+	if (!decode(bytes, len, &zi, ops) || !is_xsave(zi.mnemonic) ||
+	    zi.operand_count_visible < 1 || ops[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    !operand_address(&zi, &ops[0], before, &area))
+		return false;
+	out->xstate_bv_addr = area + 512;
+	out->requested = before->gpr[EMU_RDX] << 32 | (uint32_t)before->gpr[EMU_RAX];
+	return true;
 }

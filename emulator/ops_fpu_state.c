@@ -15,9 +15,11 @@
  * The CPU's "in use" tracking (XINUSE, which decides XSTATE_BV and what the
  * init optimisation skips) is modelled as "differs from the component's
  * initial configuration" (for SSE: an XMM register is not zero; xsavec
- * also keeps SSE when MXCSR is not 1F80H). A state the CPU reached by loading the
- * initial values explicitly (xrstor with the XSTATE_BV bit set over zeros)
- * may still count as in use on the CPU: there the two differ. xsaveopt is xsave with the init optimisation; the
+ * also keeps SSE when MXCSR is not 1F80H). The architecture lets a CPU
+ * count a component in its initial configuration as in use (some do after
+ * movaps loads a zero into an XMM register): there the CPU's XSTATE_BV has
+ * bits the emulator's lacks, the same state (emu_xstate_header in emu.h,
+ * which `ttrec run --verify` uses to accept it). xsaveopt is xsave with the init optimisation; the
  * modified optimisation (skipping components unchanged since an xrstor
  * from the same area) is not modelled: it only ever skips writing bytes
  * that already hold the value written.

@@ -291,6 +291,34 @@ static void adopt_x87_pointers(struct lockstep *ls, const struct emu_regs *cpu_s
 	r->fop = 0;
 }
 
+/*
+ * On any CPU: an xsave* whose stored XSTATE_BV has more bits set than the
+ * emulator's, within the request, and none fewer, stores the same state
+ * (emu_xstate_header: the CPU tracks a component in its initial
+ * configuration as in use; the emulator clears the bit only for such a
+ * component). The emulator takes the CPU's XSTATE_BV; the bytes the CPU
+ * wrote for that component are ones the emulator did not write, which are
+ * not compared, and a later xrstor from the area reads the process's
+ * memory, the CPU's. True when it took it.
+ */
+static bool adopt_xstate_in_use(struct lockstep *ls, const struct emu_regs *before)
+{
+	uint8_t bytes[16], held[8], actual[8];
+	struct emu_xstate_header h;
+	size_t n = remote_memory_fetch(&ls->rm, before->rip, bytes, sizeof(bytes));
+	if (!n || !emu_xstate_header(bytes, n, before, &h) ||
+	    !write_overlay_held(&ls->overlay, h.xstate_bv_addr, held, sizeof(held)) ||
+	    remote_memory_read(&ls->rm, h.xstate_bv_addr, actual, sizeof(actual)) != EMU_MEM_OK)
+		return false;
+	uint64_t emu_bv = le_value(held, 8), cpu_bv = le_value(actual, 8);
+	uint64_t extra = cpu_bv & ~emu_bv;
+	if (!extra || (emu_bv & ~cpu_bv) || (extra & ~h.requested))
+		return false;
+	write_overlay_ops.write(&ls->overlay, h.xstate_bv_addr, actual, sizeof(actual));
+	ls->st->xstate_bv_taken++;
+	return true;
+}
+
 static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *before)
 {
 	struct emu_regs cpu_state;
@@ -304,6 +332,8 @@ static enum step_outcome compare(struct lockstep *ls, const struct emu_regs *bef
 	struct overlay_mismatch m;
 	bool mem_ok = write_overlay_matches(&ls->overlay, &m);
 	if (!mem_ok && undo_pushf_trap_flag(ls, before, &m))
+		mem_ok = write_overlay_matches(&ls->overlay, &m);
+	if (!mem_ok && adopt_xstate_in_use(ls, before))
 		mem_ok = write_overlay_matches(&ls->overlay, &m);
 	bool regs_ok = state_equal(emu_state, &cpu_state);
 	if (mem_ok && regs_ok)
@@ -587,6 +617,10 @@ void lockstep_print_summary(FILE *f, struct lockstep_stats *st,
 		(unsigned long long)st->native, total ? 100.0 * (double)st->native / (double)total : 0.0,
 		(unsigned long long)st->signals, st->seconds, rate, opt->policy->name,
 		st->cpuid_faulting ? "" : " (no CPUID faulting)");
+	/* Says whether a run met the CPU's own in-use choice at all. */
+	if (st->xstate_bv_taken)
+		fprintf(f, MSG "%llu xsave headers took the CPU's XSTATE_BV (initial components it "
+			"counts as in use)\n", (unsigned long long)st->xstate_bv_taken);
 	if (brief || !st->natives.n)
 		return;
 	fprintf(f, MSG "native steps by instruction:\n");

@@ -25,6 +25,7 @@ struct lockstep_stats {
 	uint64_t emulated;   /* executed by both and compared equal */
 	uint64_t native;     /* stepped on the CPU only (special, unimplemented, faulting) */
 	uint64_t signals;    /* signals delivered to the program */
+	uint64_t xstate_bv_taken; /* xsave* headers whose extra in-use bits were the CPU's */
 	double seconds;      /* the verified part, not the native rest */
 	bool limit_reached;  /* max_insns verified; the rest ran natively */
 	bool exited;         /* the program ended: exit_status or killed_by */

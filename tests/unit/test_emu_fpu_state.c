@@ -412,12 +412,40 @@ START_TEST(test_state_instructions)
 }
 END_TEST
 
+/* emu_xstate_header: where xsave, xsaveopt and xsavec (plain and REX.W)
+ * store XSTATE_BV, and their request; fxsave stores no header. */
+START_TEST(test_xstate_header)
+{
+	static const struct { uint8_t len, bytes[8]; } with[] = {
+		{ 4, { 0x0f, 0xae, 0x63, 0x40 } },       /* xsave [rbx+0x40] */
+		{ 5, { 0x48, 0x0f, 0xae, 0x73, 0x40 } }, /* xsaveopt64 [rbx+0x40] */
+		{ 4, { 0x0f, 0xc7, 0x63, 0x40 } },       /* xsavec [rbx+0x40] */
+		{ 5, { 0x48, 0x0f, 0xc7, 0x63, 0x40 } }, /* xsavec64 [rbx+0x40] */
+	};
+	static const uint8_t fxsave[] = { 0x0f, 0xae, 0x43, 0x40 }, xrstor[] = { 0x0f, 0xae, 0x6b, 0x40 };
+	struct emu_regs r;
+	memset(&r, 0, sizeof(r));
+	r.gpr[EMU_RBX] = 0x10000;
+	r.gpr[EMU_RAX] = 0xffffffff00000003ull; /* the upper half is not edx */
+	r.gpr[EMU_RDX] = 0x5;
+	struct emu_xstate_header h;
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++) {
+		ck_assert(emu_xstate_header(with[i].bytes, with[i].len, &r, &h));
+		ck_assert_uint_eq(h.xstate_bv_addr, 0x10000 + 0x40 + 512);
+		ck_assert_uint_eq(h.requested, 0x500000003ull);
+	}
+	ck_assert(!emu_xstate_header(fxsave, sizeof(fxsave), &r, &h));
+	ck_assert(!emu_xstate_header(xrstor, sizeof(xrstor), &r, &h));
+}
+END_TEST
+
 static Suite *fpu_state_suite(void)
 {
 	Suite *s = suite_create("emu_fpu_state");
 	TCase *tc = tcase_create("differential");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_state_instructions);
+	tcase_add_test(tc, test_xstate_header);
 	suite_add_tcase(s, tc);
 	return s;
 }
