@@ -3,7 +3,7 @@
 # name and --quick possibly in $1: checks the build, makes a scratch folder
 # $tmp (removed on exit) and the set's inputs in it (data.txt,
 # data-small.txt, numbers.txt), and sets TTREC, PYTHON, the sizes
-# (mb, lines, scale, loops) and now().
+# (mb, lines, scale, loops), now() and native_run.
 BUILD=${BUILD:-build}
 BUILD=$(cd "$BUILD" && pwd)
 TTREC=$BUILD/ttrec
@@ -33,3 +33,16 @@ awk -v n=$lines 'BEGIN { srand(5); for (i = 0; i < n; i++) printf "%d\n", int(ra
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
 now() { date +%s.%N; }
+
+# native_run NAME INPUT -- COMMAND...: the program run natively, its output
+# in $tmp/native.out (what every other run is compared with); prints its
+# wall seconds, or says it failed (status 1).
+native_run() {
+	local name=$1 input=$2
+	shift 3
+	local t0 t1
+	t0=$(now)
+	"$@" <"$input" >"$tmp/native.out" 2>/dev/null || { echo "$name: native run failed" >&2; return 1; }
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}

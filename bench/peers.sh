@@ -45,12 +45,8 @@ printf '%-10s %9s %16s %16s %16s %16s\n' program native_s qemu-x86_64 valgrind-n
 bench() {
 	local name=$1 input=$2
 	shift 3
-	local t0 t1
-	t0=$(now)
-	"$@" <"$input" >"$tmp/native.out" 2>/dev/null || { echo "$name: native run failed" >&2; return; }
-	t1=$(now)
 	local native q=- v=- r j
-	native=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	native=$(native_run "$name" "$input" -- "$@") || return
 	# qemu-x86_64 does not search PATH.
 	[ -n "$QEMU" ] && q=$(timed "$input" -- "$QEMU" "$(command -v "$1")" "${@:2}")
 	[ -n "$VALGRIND" ] && v=$(timed "$input" -- "$VALGRIND" -q --tool=none "$@")

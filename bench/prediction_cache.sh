@@ -31,11 +31,8 @@ printf '%-8s %6s %8s %12s %12s %12s %12s\n' program cache bits/ins 'record wall'
 bench() {
 	local name=$1 input=$2
 	shift 3
-	local t0 t1 native
-	t0=$(now)
-	"$@" <"$input" >"$tmp/native.out" 2>/dev/null || { echo "$name: native run failed" >&2; return; }
-	t1=$(now)
-	native=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	local native
+	native=$(native_run "$name" "$input" -- "$@") || return
 	local size
 	for size in $SIZES; do
 		if ! measure "$tmp/rec" -- "$TTREC" run --prediction-cache="$size" -o "$tmp/rec.idna" -- "$@" \

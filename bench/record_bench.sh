@@ -16,9 +16,8 @@ printf '%-14s %9s %9s %8s %13s %12s %12s %8s\n' program native_s recorded_s slow
 bench() {
 	local name=$1 input=$2
 	shift 3
-	local t0 t1 t2
-	t0=$(now)
-	"$@" <"$input" >"$tmp/native.out" 2>/dev/null || { echo "$name: native run failed" >&2; return; }
+	local native t1 t2
+	native=$(native_run "$name" "$input" -- "$@") || return
 	t1=$(now)
 	"$TTREC" run -o "$tmp/$name.idna" -- "$@" <"$input" >"$tmp/rec.out" 2>"$tmp/rec.err"
 	local rc=$?
@@ -31,8 +30,8 @@ bench() {
 	local insns bytes
 	insns=$(sed -n 's/^ttrec: trace .*: \([0-9]*\) instructions,.*/\1/p' "$tmp/rec.err")
 	bytes=$(stat -c %s "$tmp/$name.idna")
-	awk -v name="$name" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v i="$insns" -v b="$bytes" 'BEGIN {
-		n = t1 - t0; r = t2 - t1
+	awk -v name="$name" -v n="$native" -v t1="$t1" -v t2="$t2" -v i="$insns" -v b="$bytes" 'BEGIN {
+		r = t2 - t1
 		printf "%-14s %9.3f %9.2f %7.1fx %13.0f %12.3g %12.0f %8.3f\n", name, n, r, r / n, i, i / r, b, b * 8 / i }'
 	rm -f "$tmp/$name.idna"
 }
