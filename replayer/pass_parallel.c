@@ -404,7 +404,7 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 			s->summary.serial_reason = PASS_NO_THREAD_CUT;
 		goto out;
 	}
-	pass_plan(s, w, n, starts, n_starts, 0, s->snapshots[0].icount, REPLAY_SNAPSHOT_INTERVAL);
+	pass_plan(s, w, n, starts, n_starts, 0, s->snapshots[0].icount, s->snapshot_interval);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pass_workers_wait(w, tids, 0, n, pass_workers_start(w, tids, 0, n));

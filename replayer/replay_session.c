@@ -436,7 +436,7 @@ int replay_session_open(struct replay_session *s, const char *path,
 	s->use_index = opt->use_index;
 	s->jobs = opt->jobs ? opt->jobs : 1;
 	s->summary_only = opt->summary_only;
-	s->snapshot_interval = REPLAY_SNAPSHOT_INTERVAL;
+	s->snapshot_interval = opt->snapshot_interval ? opt->snapshot_interval : REPLAY_SNAPSHOT_INTERVAL;
 	s->snapshot_budget = opt->snapshot_memory ? opt->snapshot_memory : default_snapshot_budget();
 	s->index_snapshots = opt->index_snapshots ? opt->index_snapshots : REPLAY_INDEX_SNAPSHOTS;
 	s->path = strdup(path);

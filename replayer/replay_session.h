@@ -109,6 +109,10 @@ struct replay_options {
 	/* Snapshots are kept within this many bytes of heap (0: 512 MiB, or
 	 * a quarter of the machine's memory when less). */
 	uint64_t snapshot_memory;
+	/* Instructions between the first pass's snapshots (0:
+	 * REPLAY_SNAPSHOT_INTERVAL): longer, fewer page copies for a program
+	 * that rewrites much memory, and longer re-simulations going back. */
+	uint64_t snapshot_interval;
 	/* An index written holds at most about this many snapshots (0: 256;
 	 * replay_session_index.c). */
 	size_t index_snapshots;

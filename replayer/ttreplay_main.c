@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		"  --snapshot-memory SIZE  memory for the snapshots that make going back fast\n"
 		"                   (K, M, G suffixes; default: 512M, less on machines\n"
 		"                   with under 2G of RAM)\n"
+		"  --snapshot-interval N  instructions between the first pass's snapshots\n"
+		"                   (K, M, G suffixes; default 4M; from 64K to 1G)\n"
 		"  -p, --process PID|COMMAND  the process PID of the recording (its own, or a\n"
 		"                   child's trace written by ttrec --follow-fork), or the first\n"
 		"                   process that ran a program named COMMAND, from its exec of\n"
@@ -384,7 +386,7 @@ static int make_index(struct replay_session *s, const char *path, const struct r
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY,
+	enum { OPT_PORT = 256, OPT_BIND, OPT_VERIFY, OPT_INFO, OPT_JSON, OPT_SNAPSHOT_MEMORY, OPT_SNAPSHOT_INTERVAL,
 	       OPT_GDB_COMMANDS, OPT_VERSION, OPT_NO_JIT, OPT_INDEX, OPT_NO_INDEX, OPT_EXEC,
 	       OPT_JOBS, OPT_INDEX_SNAPSHOTS };
 	/* -p and -g keep their short letters as rr's replay has them. */
@@ -395,6 +397,7 @@ int main(int argc, char **argv)
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snapshot-memory", required_argument, NULL, OPT_SNAPSHOT_MEMORY },
+		{ "snapshot-interval", required_argument, NULL, OPT_SNAPSHOT_INTERVAL },
 		{ "gdb-commands", no_argument, NULL, OPT_GDB_COMMANDS },
 		{ "process", required_argument, NULL, 'p' },
 		{ "goto", required_argument, NULL, 'g' },
@@ -467,6 +470,14 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_SNAPSHOT_INTERVAL:
+			if (size_arg_parse(optarg, &options.snapshot_interval) != 0 ||
+			    options.snapshot_interval < (64u << 10) || options.snapshot_interval > (1u << 30)) {
+				fprintf(stderr, "ttreplay: bad --snapshot-interval '%s' (instructions, "
+					"64K to 1G)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_NO_JIT: options.no_jit = true; break;
 		case OPT_INDEX: do_index = true; break;
 		case OPT_NO_INDEX: options.use_index = false; break;
@@ -533,7 +544,7 @@ int main(int argc, char **argv)
 	if (do_index && (!options.use_index || do_info || do_verify || start_time != UINT64_MAX ||
 			 port >= 0 || gdb_args)) {
 		fprintf(stderr, "ttreplay: --index goes alone with a trace (and --no-jit, "
-			"--snapshot-memory, -p)\n");
+			"--snapshot-memory, --snapshot-interval, -p)\n");
 		return EXIT_USAGE;
 	}
 	if (!options.jobs)

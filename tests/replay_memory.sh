@@ -4,7 +4,9 @@
 # file, or, where none can be made, thinned away) answers a gdb script
 # (goto back and forth, reverse-continue to breakpoints, watchpoints both
 # ways, who wrote a value) exactly like one whose budget keeps them all,
-# over a program that rewrites a megabyte all through its history.
+# over a program that rewrites a megabyte all through its history; and
+# so does one whose snapshots are closer or further apart
+# (--snapshot-interval).
 set -u
 here=$(cd "$(dirname "$0")/replay" && pwd)
 . "$(dirname "$0")/shared/checks.sh"
@@ -68,6 +70,28 @@ else bad "--index-snapshots 4 with $all snapshots: $(cat index4.out)"; fi
 session read-index4.out ''
 expect read-index4.out.raw '^first pass: read from .*churn\.idna\.idx$' "the bounded index was read"
 same large.out read-index4.out "an index of at most 4 snapshots"
+# --snapshot-interval: snapshots closer together or further apart than the
+# default's 4M instructions (more of them, or fewer page copies), the
+# answers the same, and an index made with the wider spacing too.
+session narrow.out '--no-index --snapshot-interval 1M'
+session wide.out '--no-index --snapshot-interval 32M'
+narrow=$(field narrow.out.raw snapshots) wide=$(field wide.out.raw snapshots)
+if [ -n "$narrow" ] && [ -n "$wide" ] && [ "$narrow" -gt "$all" ] && [ "$wide" -lt "$all" ]; then ok
+else bad "snapshots with 1M / 4M / 32M intervals: '$narrow' / '$all' / '$wide'"; fi
+same large.out narrow.out "snapshots every 1M instructions"
+same large.out wide.out "snapshots every 32M instructions"
+rm -f churn.idna.idx
+"$build/ttreplay" --index --snapshot-interval 32M churn.idna > index-wide.out 2>&1
+status_is 0 $? "--index --snapshot-interval 32M"
+session read-wide-index.out ''
+expect read-wide-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the wide index was read"
+same large.out read-wide-index.out "an index of snapshots 32M instructions apart"
+rm -f churn.idna.idx
+for bad_interval in 0 1000 2G many; do
+	"$build/ttreplay" --snapshot-interval "$bad_interval" churn.idna > interval.out 2>&1
+	status_is 64 $? "--snapshot-interval $bad_interval"
+	expect interval.out "bad --snapshot-interval '$bad_interval'" "--snapshot-interval $bad_interval says why"
+done
 "$build/ttreplay" --index-snapshots 0 churn.idna > zero.out 2>&1
 status_is 64 $? "--index-snapshots 0"
 expect zero.out "bad --index-snapshots" "--index-snapshots 0 says why"
