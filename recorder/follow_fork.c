@@ -181,7 +181,7 @@ bool follow_fork_recorder_ended(struct recording *rec, pid_t pid, int status)
 static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover *h,
 			    int *taken_read_fd)
 {
-	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], resume[64];
+	char trace[4096], pid_arg[24], cpuid[64], interval[48], ring[48], cache[48], resume[64];
 	idna_child_trace_name(rec->opt->trace_name ? rec->opt->trace_name : rec->opt->trace_path,
 			      child, trace, sizeof(trace));
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
@@ -221,6 +221,12 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 	if (rec->opt->ring_bytes) {
 		snprintf(ring, sizeof(ring), "--ring=%" PRIu64, rec->opt->ring_bytes);
 		argv[n++] = ring;
+	}
+	if (rec->opt->cache_log2_entries) {
+		/* 8-byte entries (ttrec run --prediction-cache). */
+		snprintf(cache, sizeof(cache), "--prediction-cache=%" PRIu64,
+			 UINT64_C(8) << rec->opt->cache_log2_entries);
+		argv[n++] = cache;
 	}
 	if (rec->opt->no_jit)
 		argv[n++] = "--no-jit";

@@ -3,7 +3,8 @@
 # recording's output is the native run's, and the trace replays
 # consistently alone, cut into ranges (--jobs 2) and through its index,
 # smallest (128 bytes: 16 entries) and large (8M) alike, one thread and
-# several. A smaller cache misses more: its trace is larger. Sizes that are
+# several, and in the traces of children (--follow-fork). A smaller cache
+# misses more: its trace is larger. Sizes that are
 # not a power of two from 128 to 128M are usage errors that write nothing.
 set -u
 shared=$(cd "$(dirname "$0")/shared" && pwd)
@@ -43,6 +44,17 @@ recorded tiny 128 16 -- "$programs/long_history" plain
 recorded large 8M 1048576 -- "$programs/long_history" plain
 recorded threads 1K 128 -- "$programs/threads_compute"
 recorded default 1M 131072 -- "$programs/long_history" plain
+
+# A child recorded with --follow-fork has its parent's cache size.
+"$build/ttrec" run -q --follow-fork --prediction-cache 4K -o fork.idna \
+	-- "$programs/fork_pipe" > fork.out 2> fork.err
+status_is 0 $? "fork_pipe recorded with --follow-fork"
+children=$(ls fork.[0-9]*.idna 2>/dev/null)
+if [ -n "$children" ]; then ok; else bad "no child trace beside fork.idna"; fi
+for t in fork.idna $children; do
+	got=$(entries "$t")
+	if [ "$got" = 512 ]; then ok; else bad "$t: '$got' entries, not 512"; fi
+done
 
 # The program reads the same memory either way; 16 entries miss more.
 tiny=$(stat -c %s tiny.idna) large=$(stat -c %s large.idna)
