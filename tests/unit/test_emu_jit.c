@@ -1735,6 +1735,17 @@ static void compare_chunked_runs(const struct context *c, const struct program *
 		compare_chunked(c, p, a, b, rnd(r));
 }
 
+/* The interpreted run ended at fault `want` (a hand-built program's end:
+ * its ud2, or the fault it is built to take). */
+static void assert_ends_in_fault(const char *name, const struct machine *a,
+				 enum emu_fault_vector want)
+{
+	const struct emu_exit_info *e = emu_exit_info(a->cpu);
+	ck_assert_msg(e->reason == EMU_EXIT_FAULT && e->fault == want,
+		      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64, name, e->fault,
+		      emu_regs(a->cpu)->rip, e->fault_addr, emu_icount(a->cpu));
+}
+
 static uint64_t test_seed(void)
 {
 	const char *s = getenv("JIT_TEST_SEED");
@@ -2037,11 +2048,7 @@ START_TEST(test_indirect_targets)
 		for (int v = 0; v < V_COUNT; v++) {
 			struct context c = { indirect_names[k], test_seed(), 0, v };
 			compare_whole(&c, p, a, b);
-			ck_assert_msg(emu_exit_info(a->cpu)->fault == EMU_FAULT_UD,
-				      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64,
-				      indirect_names[k], emu_exit_info(a->cpu)->fault,
-				      emu_regs(a->cpu)->rip, emu_exit_info(a->cpu)->fault_addr,
-				      emu_icount(a->cpu));
+			assert_ends_in_fault(indirect_names[k], a, EMU_FAULT_UD);
 			/* Both ways were taken, or the code changed. */
 			if (k == I_JMP_REWRITTEN) {
 				uint32_t imm;
@@ -2176,34 +2183,25 @@ static void build_flag_chain(struct program *p, enum flag_case k)
 
 START_TEST(test_flags_across_chains)
 {
-	struct program *p = malloc(sizeof(*p));
-	struct machine *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	ck_assert(p && a && b);
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
 	struct rng r = { test_seed() | 1 };
 	for (int k = 0; k < F_COUNT; k++) {
 		build_flag_chain(p, (enum flag_case)k);
 		for (int v = 0; v < V_COUNT; v++) {
 			struct context c = { flag_case_names[k], test_seed(), 0, v };
 			compare_whole(&c, p, a, b);
-			const struct emu_exit_info *e = emu_exit_info(a->cpu);
 			/* The loop ran to its end (or to its fault). */
-			ck_assert_msg(e->reason == EMU_EXIT_FAULT &&
-					      e->fault == (k == F_FAULTS ? EMU_FAULT_PF : EMU_FAULT_UD),
-				      "%s: fault %d at %#" PRIx64 " (%#" PRIx64 ") after %" PRIu64,
-				      flag_case_names[k], e->fault, emu_regs(a->cpu)->rip, e->fault_addr,
-				      emu_icount(a->cpu));
+			assert_ends_in_fault(flag_case_names[k], a,
+					     k == F_FAULTS ? EMU_FAULT_PF : EMU_FAULT_UD);
 			if (k == F_FAULTS)
-				ck_assert_uint_eq(e->fault_addr, DATA_BASE - 8);
+				ck_assert_uint_eq(emu_exit_info(a->cpu)->fault_addr, DATA_BASE - 8);
 			ck_assert_uint_gt(emu_jit_translations(b->cpu), 2);
-			for (int n = 0; n < 8; n++)
-				compare_chunked(&c, p, a, b, rnd(&r));
+			compare_chunked_runs(&c, p, a, b, &r);
 		}
 	}
-	machine_free(a);
-	machine_free(b);
-	free(a);
-	free(b);
-	free(p);
+	rig_free(&g);
 }
 END_TEST
 
