@@ -186,8 +186,10 @@ fi
 # in between: ttrec and the program on different CPUs make that the
 # usual case (else both clear it, and the run checks nothing more).
 pin_ttrec=() pin_program=()
-if [ "$(nproc)" -ge 2 ]; then
-	pin_ttrec=(taskset -c 0) pin_program=(taskset -c 1)
+# The first two CPUs this test may use (a container's set may not start at 0).
+read -r cpu_a cpu_b < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
+if [ -n "${cpu_b:-}" ]; then
+	pin_ttrec=(taskset -c "$cpu_a") pin_program=(taskset -c "$cpu_b")
 fi
 out=$(timeout "$LIMIT" "${pin_ttrec[@]}" "$TTREC" run --verify -- "${pin_program[@]}" \
 	"$PROGRAMS/xsave_in_use" 2>"$tmp/xsave.log")
