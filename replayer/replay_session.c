@@ -419,6 +419,49 @@ int replay_session_summarise_history(struct replay_session *s, enum resim_status
 	return replay_session_summarise_replay(s, &s->sim, &s->sim.counts, st);
 }
 
+/* How long the history is at least: each stream's last checkpoint's
+ * instructions, summed (0 when the table says nothing usable). */
+static uint64_t history_lower_bound(const struct idna_reader *r)
+{
+	size_t n = idna_reader_checkpoint_count(r), streams = 0;
+	for (size_t i = 0; i < n; i++)
+		if (idna_reader_checkpoint(r, i)->stream >= streams)
+			streams = (size_t)idna_reader_checkpoint(r, i)->stream + 1;
+	uint64_t *last = streams <= (1u << 20) ? calloc(streams + 1, sizeof(*last)) : NULL, sum = 0;
+	if (!last)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct idna_checkpoint *cp = idna_reader_checkpoint(r, i);
+		if (cp->icount > last[cp->stream])
+			last[cp->stream] = cp->icount;
+	}
+	for (size_t i = 0; i < streams; i++)
+		sum = sum + last[i] < sum ? UINT64_MAX : sum + last[i];
+	free(last);
+	return sum;
+}
+
+/*
+ * ttreplay --index: the index keeps snapshots about 1/index_snapshots of
+ * the history apart (replay_session_index.c), so the pass takes them that
+ * far apart, on its grid (a multiple of the interval). At every 4 M
+ * instructions, the pass of sort -n of 10^6 numbers (5.2 G instructions)
+ * took, spilled and read back 1,300 snapshots for the index to keep 246
+ * (BENCHMARKS.md).
+ */
+static void widen_for_index(struct replay_session *s)
+{
+	uint64_t spacing = history_lower_bound(s->reader) / s->index_snapshots;
+	uint64_t cap = 1ull << 30; /* the widest --snapshot-interval */
+	if (spacing > cap - s->snapshot_interval)
+		spacing = cap - s->snapshot_interval;
+	/* Rounded up: the index would drop every other one of a spacing a
+	 * little under its own. */
+	if (spacing >= 2 * s->snapshot_interval)
+		s->snapshot_interval = (spacing + s->snapshot_interval - 1) / s->snapshot_interval *
+				       s->snapshot_interval;
+}
+
 /* Snapshots the opening part of the first pass takes: the start of
  * history and one segment after it, in which the program's start-up
  * reads its stack (argc, environment, auxiliary vector), so that memory
@@ -450,6 +493,8 @@ int replay_session_open(struct replay_session *s, const char *path,
 		return -1;
 	}
 	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
+	if (opt->index_spacing)
+		widen_for_index(s);
 	struct memory_image *image = memory_image_new();
 	s->future = memory_image_new();
 	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, s->jit, image) != 0) {

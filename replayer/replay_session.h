@@ -116,6 +116,11 @@ struct replay_options {
 	/* An index written holds at most about this many snapshots (0: 256;
 	 * replay_session_index.c). */
 	size_t index_snapshots;
+	/* The session is opened to write the index and exit (ttreplay
+	 * --index): its first pass takes snapshots only about as far apart
+	 * as the index keeps them (a multiple of snapshot_interval), since
+	 * it would drop the others when writing it. */
+	bool index_spacing;
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */
 	bool no_jit;

@@ -369,11 +369,13 @@ static int make_index(struct replay_session *s, const char *path, const struct r
 		fprintf(stderr, "ttreplay: %s\n", s->error);
 	else if (s->index_state == REPLAY_INDEX_READ)
 		printf("ttreplay: %s is up to date\n", s->index_path);
-	else if (s->index_state == REPLAY_INDEX_WRITTEN)
+	else if (s->index_state == REPLAY_INDEX_WRITTEN) {
 		printf("ttreplay: wrote %s (%" PRIu64 " instructions, %zu snapshots)\n",
 		       s->index_path, s->summary.instructions,
 		       s->index_snapshots_written);
-	else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
+		printf("ttreplay: the first pass took a snapshot every %" PRIu64 " instructions\n",
+		       s->snapshot_interval);
+	} else if (s->index_state == REPLAY_INDEX_UNWRITTEN)
 		fprintf(stderr, "ttreplay: %s\n", s->index_error);
 	else
 		printf("ttreplay: %s: the history is short (%" PRIu64
@@ -550,6 +552,7 @@ int main(int argc, char **argv)
 	if (!options.jobs)
 		options.jobs = online_cores();
 	options.summary_only = do_info || do_verify;
+	options.index_spacing = do_index;
 	struct replay_session s;
 	if (replay_session_open(&s, path, &options) != 0) {
 		fprintf(stderr, "ttreplay: %s\n", s.error);

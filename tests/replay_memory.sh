@@ -67,6 +67,16 @@ rm -f churn.idna.idx
 held=$(sed -n 's/^ttreplay: wrote .*, \([0-9]*\) snapshots)$/\1/p' index4.out)
 if [ -n "$held" ] && [ "$held" -ge 2 ] && [ "$held" -le 5 ] && [ "$all" -gt 5 ]; then ok
 else bad "--index-snapshots 4 with $all snapshots: $(cat index4.out)"; fi
+# The pass itself took its snapshots about that far apart (on its grid of
+# 4M instructions), not every 4M to drop most of them; it knows the
+# history's length up to its last checkpoint, so at least a quarter of that.
+apart=$(sed -n 's/^ttreplay: the first pass took a snapshot every \([0-9]*\) instructions$/\1/p' index4.out)
+length=$(field large.out.raw instructions)
+if [ -n "$apart" ] && [ -n "$length" ] && [ "$apart" -ge $((2 * 4194304)) ] &&
+   [ "$apart" -le $((length / 4 + 4194304)) ] && [ $((apart % 4194304)) = 0 ]; then ok
+else bad "--index-snapshots 4 over $length instructions: a snapshot every '$apart'"; fi
+apart=$(sed -n 's/^ttreplay: the first pass took a snapshot every \([0-9]*\) instructions$/\1/p' index.out)
+[ "$apart" = 4194304 ] && ok || bad "--index of a short history: a snapshot every '$apart'"
 session read-index4.out ''
 expect read-index4.out.raw '^first pass: read from .*churn\.idna\.idx$' "the bounded index was read"
 same large.out read-index4.out "an index of at most 4 snapshots"
