@@ -259,6 +259,13 @@ struct emu_observer {
 	bool (*insn_start)(void *ctx, uint64_t rip);
 	void (*sync)(void *ctx, enum emu_sync kind, uint64_t rip);
 	void (*flow)(void *ctx, enum emu_flow kind, uint64_t from, uint64_t to);
+	/* With insn_start alone (no sync, no flow): whether a block whose
+	 * instructions span [start, end) has one insn_start must see. When
+	 * false, the block runs whole, translated when it is hot, and
+	 * insn_start hears of none of its instructions: a debugger's
+	 * breakpoints cost the blocks they are in, not every instruction.
+	 * NULL: every instruction is seen. */
+	bool (*block_watched)(void *ctx, uint64_t start, uint64_t end);
 };
 
 struct emu_cpu;

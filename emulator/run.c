@@ -246,6 +246,15 @@ static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, u
 	return true;
 }
 
+/* Whether the observer must see b's instructions one by one. */
+static bool block_observed(struct emu_cpu *cpu, const struct emu_block *b)
+{
+	const struct emu_observer *o = &cpu->obs;
+	if (!o->block_watched || o->sync || o->flow)
+		return true;
+	return o->block_watched(o->ctx, b->start, b->next_rip);
+}
+
 enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 {
 	uint64_t end = max_insns > UINT64_MAX - cpu->icount ? UINT64_MAX : cpu->icount + max_insns;
@@ -268,11 +277,14 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 			break;
 		}
 		bool stale = false;
-		if (EMU_LIKELY(!cpu->has_observer && end - cpu->icount >= b->count)) {
+		bool observed = cpu->has_observer && block_observed(cpu, b);
+		if (EMU_LIKELY(!observed && end - cpu->icount >= b->count)) {
 			if (cpu->jit && !b->jit && ++b->heat == EMU_JIT_HOT)
 				emu_jit_translate(cpu, b);
 			if (b->jit) {
-				uint64_t room = cpu->chain_limit > cpu->icount
+				/* Observed runs chain no further: the next block
+				 * is asked about first. */
+				uint64_t room = cpu->chain_limit > cpu->icount && !cpu->has_observer
 						? cpu->chain_limit - cpu->icount : 0;
 				cpu->chain_left = room > INT64_MAX ? INT64_MAX : (int64_t)room;
 				if (!run_block_translated(cpu, &b, &stale))

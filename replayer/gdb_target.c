@@ -150,8 +150,8 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 		return true; /* just after the accessing instruction */
 	}
 	w->watch_pending = false;
-	if ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) == 0 && w->interrupted &&
-	    w->interrupted(w->interrupt_ctx)) {
+	if (w->interrupt_due || ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) == 0 &&
+				 w->interrupted && w->interrupted(w->interrupt_ctx))) {
 		w->was_interrupted = true;
 		return true;
 	}
@@ -172,6 +172,31 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 	w->hit = (struct gdbstub_stop){ .reason = GDBSTUB_STOP_BREAKPOINT, .tid = target_current_tid(t),
 					.addr = rip, .kind = bp->kind };
 	return true;
+}
+
+/* What a block counts toward the interrupt check (the emulator's longest). */
+#define BLOCK_INSNS_AT_MOST 32
+
+/* A block to see instruction by instruction: one with a breakpoint in it,
+ * or every block while a watchpoint needs each access's time. A run of
+ * unseen blocks still looks for gdb's interrupt, about as often. */
+static bool block_watched(void *ctx, uint64_t start, uint64_t end)
+{
+	struct gdb_target *t = ctx;
+	struct run_watch *w = t->watch;
+	if (t->s->sim.proc.on_access)
+		return true;
+	w->started += BLOCK_INSNS_AT_MOST;
+	if ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) < BLOCK_INSNS_AT_MOST && w->interrupted &&
+	    w->interrupted(w->interrupt_ctx))
+		w->interrupt_due = true;
+	if (w->interrupt_due)
+		return true;
+	for (size_t i = 0; i < t->n_points; i++)
+		if (t->points[i].kind <= GDBSTUB_BREAK_HARDWARE && t->points[i].addr >= start &&
+		    t->points[i].addr < end)
+			return true;
+	return false;
 }
 
 static bool watch_matches(const struct point *p, bool write)
@@ -232,7 +257,8 @@ static bool any_watchpoints(const struct gdb_target *t)
 static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w, uint64_t target)
 {
 	struct replay_session *s = t->s;
-	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start };
+	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start,
+				    .block_watched = block_watched };
 	t->watch = w;
 	emu_set_observer(s->sim.cpu, &obs);
 	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;

@@ -47,6 +47,7 @@ struct run_watch {
 	gdbstub_interrupt_fn interrupted;
 	void *interrupt_ctx;
 	bool was_interrupted;
+	bool interrupt_due;   /* gdb interrupted: stop at the next instruction seen */
 };
 
 struct gdb_target {
