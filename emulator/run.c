@@ -269,7 +269,10 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		b = emu_block_next(cpu, b, cpu->regs.rip);
 		if (EMU_UNLIKELY(b && b->fetch_epoch != cpu->fetch_epoch))
 			b = emu_block_refetch(cpu, b);
-		if (from && from->jit && b && b->jit && !from->retired)
+		/* (Observed runs go home after every block: no use for a
+		 * link, and an indirect exit's would rewrite its table each
+		 * time.) */
+		if (from && from->jit && b && b->jit && !from->retired && !cpu->has_observer)
 			emu_jit_chain(from, cpu->regs.rip == from->next_rip ? 0 : 1, b);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
