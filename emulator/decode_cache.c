@@ -354,6 +354,21 @@ void emu_decode_cache_unchain_all(struct emu_decode_cache *c)
 				emu_jit_unchain_into(b);
 }
 
+void emu_unchain_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len)
+{
+	if (len == 0 || addr + len < addr)
+		return;
+	uint64_t first = addr >> PAGE_SHIFT, last = (addr + len - 1) >> PAGE_SHIFT;
+	for (uint64_t pg = first; pg <= last; pg++) {
+		struct code_page *p = find_page(cpu->cache, pg, false);
+		for (size_t i = 0; p && i < p->count; i++) {
+			struct emu_block *b = p->blocks[i];
+			if (b->jit && b->start < addr + len && b->next_rip > addr)
+				emu_jit_unchain_into(b);
+		}
+	}
+}
+
 /* Handler for an instruction whose bytes could not all be fetched. */
 static int fetch_fault(struct emu_cpu *cpu, const struct emu_insn *insn)
 {

@@ -261,9 +261,11 @@ struct emu_observer {
 	void (*flow)(void *ctx, enum emu_flow kind, uint64_t from, uint64_t to);
 	/* With insn_start alone (no sync, no flow): whether a block whose
 	 * instructions span [start, end) has one insn_start must see. When
-	 * false, the block runs whole, translated when it is hot, and
+	 * false, the block runs whole, translated when it is hot (and may
+	 * be chained into from then on: see emu_unchain_code), and
 	 * insn_start hears of none of its instructions: a debugger's
 	 * breakpoints cost the blocks they are in, not every instruction.
+	 * Asked at least every OBSERVED_CHAIN_INSNS instructions or so.
 	 * NULL: every instruction is seen. */
 	bool (*block_watched)(void *ctx, uint64_t start, uint64_t end);
 };
@@ -337,6 +339,14 @@ void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
  * emu_invalidate_code(everything) without the cost of decoding again.
  */
 void emu_refetch_code(struct emu_cpu *cpu);
+
+/*
+ * Translated blocks overlapping [addr, addr+len) are entered from the run
+ * loop only, until it chains them again: an observer's block_watched is
+ * asked before they run. An observed run chains only into blocks it said
+ * no for, so a debugger calls this for its breakpoints before each run.
+ */
+void emu_unchain_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
 
 /*
  * Has each block decoded so far call report(ctx, addr, len) with the

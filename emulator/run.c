@@ -246,6 +246,10 @@ static bool run_block_stepwise(struct emu_cpu *cpu, const struct emu_block *b, u
 	return true;
 }
 
+/* An observed run's chains of translated blocks go home after about this
+ * many instructions (emu_observer.block_watched). */
+#define OBSERVED_CHAIN_INSNS (1u << 16)
+
 /* Whether the observer must see b's instructions one by one. */
 static bool block_observed(struct emu_cpu *cpu, const struct emu_block *b)
 {
@@ -269,26 +273,26 @@ enum emu_exit emu_run(struct emu_cpu *cpu, uint64_t max_insns)
 		b = emu_block_next(cpu, b, cpu->regs.rip);
 		if (EMU_UNLIKELY(b && b->fetch_epoch != cpu->fetch_epoch))
 			b = emu_block_refetch(cpu, b);
-		/* (Observed runs go home after every block: no use for a
-		 * link, and an indirect exit's would rewrite its table each
-		 * time.) */
-		if (from && from->jit && b && b->jit && !from->retired && !cpu->has_observer)
-			emu_jit_chain(from, cpu->regs.rip == from->next_rip ? 0 : 1, b);
 		if (EMU_UNLIKELY(!b)) {
 			cpu->exit.reason = EMU_EXIT_UNIMPLEMENTED;
 			cpu->exit.mnemonic = "(decode cache out of memory)";
 			break;
 		}
-		bool stale = false;
+		/* An observed run links only into blocks the observer need
+		 * not see (emu_unchain_code). */
 		bool observed = cpu->has_observer && block_observed(cpu, b);
+		if (from && from->jit && b->jit && !from->retired && !observed)
+			emu_jit_chain(from, cpu->regs.rip == from->next_rip ? 0 : 1, b);
+		bool stale = false;
 		if (EMU_LIKELY(!observed && end - cpu->icount >= b->count)) {
 			if (cpu->jit && !b->jit && ++b->heat == EMU_JIT_HOT)
 				emu_jit_translate(cpu, b);
 			if (b->jit) {
-				/* Observed runs chain no further: the next block
-				 * is asked about first. */
-				uint64_t room = cpu->chain_limit > cpu->icount && !cpu->has_observer
+				uint64_t room = cpu->chain_limit > cpu->icount
 						? cpu->chain_limit - cpu->icount : 0;
+				/* Back to the observer's question now and then. */
+				if (cpu->has_observer && room > OBSERVED_CHAIN_INSNS)
+					room = OBSERVED_CHAIN_INSNS;
 				cpu->chain_left = room > INT64_MAX ? INT64_MAX : (int64_t)room;
 				if (!run_block_translated(cpu, &b, &stale))
 					break;

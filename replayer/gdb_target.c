@@ -174,22 +174,22 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 	return true;
 }
 
-/* What a block counts toward the interrupt check (the emulator's longest). */
-#define BLOCK_INSNS_AT_MOST 32
-
 /* A block to see instruction by instruction: one with a breakpoint in it,
  * or every block while a watchpoint needs each access's time. A run of
- * unseen blocks still looks for gdb's interrupt, about as often. */
+ * unseen blocks still looks for gdb's interrupt, about as often (by the
+ * time: the emulator asks between chains of blocks). */
 static bool block_watched(void *ctx, uint64_t start, uint64_t end)
 {
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
 	if (t->s->sim.proc.on_access)
 		return true;
-	w->started += BLOCK_INSNS_AT_MOST;
-	if ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) < BLOCK_INSNS_AT_MOST && w->interrupted &&
-	    w->interrupted(w->interrupt_ctx))
-		w->interrupt_due = true;
+	uint64_t now = replay_session_now(t->s);
+	if (now - w->last_interrupt_check >= INTERRUPT_CHECK_INTERVAL) {
+		w->last_interrupt_check = now;
+		if (w->interrupted && w->interrupted(w->interrupt_ctx))
+			w->interrupt_due = true;
+	}
 	if (w->interrupt_due)
 		return true;
 	for (size_t i = 0; i < t->n_points; i++)
@@ -259,6 +259,12 @@ static enum resim_status observed_run(struct gdb_target *t, struct run_watch *w,
 	struct replay_session *s = t->s;
 	struct emu_observer obs = { .ctx = t, .insn_start = on_insn_start,
 				    .block_watched = block_watched };
+	/* A block with a breakpoint may have been chained into by a run
+	 * nothing observed. */
+	for (size_t i = 0; i < t->n_points; i++)
+		if (t->points[i].kind <= GDBSTUB_BREAK_HARDWARE)
+			emu_unchain_code(s->sim.cpu, t->points[i].addr, 1);
+	w->last_interrupt_check = replay_session_now(s);
 	t->watch = w;
 	emu_set_observer(s->sim.cpu, &obs);
 	s->sim.proc.on_access = any_watchpoints(t) ? on_access : NULL;

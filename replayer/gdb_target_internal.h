@@ -48,6 +48,7 @@ struct run_watch {
 	void *interrupt_ctx;
 	bool was_interrupted;
 	bool interrupt_due;   /* gdb interrupted: stop at the next instruction seen */
+	uint64_t last_interrupt_check; /* the time gdb's interrupt was last looked for */
 };
 
 struct gdb_target {
