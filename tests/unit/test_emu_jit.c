@@ -2494,6 +2494,74 @@ START_TEST(test_chain_limit)
 }
 END_TEST
 
+/* --- observed runs: blocks the observer need not see ------------------------ */
+
+struct watch_probe {
+	uint64_t watched;       /* the address whose block is seen, or none */
+	unsigned asked, started;
+};
+
+static bool probe_insn_start(void *ctx, uint64_t rip)
+{
+	struct watch_probe *w = ctx;
+	w->started++;
+	return rip == w->watched;
+}
+
+static bool probe_block_watched(void *ctx, uint64_t start, uint64_t end)
+{
+	struct watch_probe *w = ctx;
+	w->asked++;
+	return w->watched >= start && w->watched < end;
+}
+
+/* Under an observer with block_watched, a loop of two blocks it need not
+ * see runs translated, each block chained into the other (few questions,
+ * no instruction seen); once the observer watches an address in the
+ * first and that block is unchained (emu_unchain_code, as gdb's
+ * breakpoints are), a run from the second stops there within the turn,
+ * where an interpreter would. */
+START_TEST(test_observed_chains)
+{
+	enum { FIRST = 3, TURN = 7, TURNS = 1000 }; /* add, add, jmp; add, add, sub, jnz */
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct asmb as = loop_code(p);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), I(1)));
+	ck_assert(emit_branch(&as, ZYDIS_MNEMONIC_JMP, as.base + as.len + 2, true));
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), I(1)));
+	end_counted_loop(p, &as);
+	p->gpr[EMU_RCX] = 100 * TURNS;
+	machines_start(a, b, p, V_PLAIN);
+	struct watch_probe w = { .watched = UINT64_MAX };
+	struct emu_observer obs = { .ctx = &w, .insn_start = probe_insn_start,
+				    .block_watched = probe_block_watched };
+	emu_set_observer(b->cpu, &obs);
+	emu_run(b->cpu, TURN * TURNS + FIRST); /* to the second block */
+	ck_assert_uint_eq(emu_jit_translations(b->cpu), 2);
+	ck_assert_uint_eq(w.started, 0);
+	ck_assert_uint_lt(w.asked, TURNS / 4);
+	ck_assert_uint_eq(emu_regs(b->cpu)->gpr[EMU_RAX], 4 * TURNS + 2);
+
+	w.watched = ENTRY_ADDR + 4; /* the first block's second add */
+	emu_unchain_code(b->cpu, w.watched, 1);
+	uint64_t before = emu_icount(b->cpu);
+	ck_assert_int_eq(emu_run(b->cpu, TURN * TURNS), EMU_EXIT_STOPPED);
+	ck_assert_uint_eq(emu_regs(b->cpu)->rip, ENTRY_ADDR + 4);
+	ck_assert_uint_eq(emu_icount(b->cpu), before + TURN - FIRST + 1);
+	ck_assert_uint_eq(w.started, 2);
+	/* The interpreter, unobserved, agrees on the state there. */
+	emu_run(a->cpu, TURN * TURNS + TURN + 1);
+	ck_assert_uint_eq(emu_regs(a->cpu)->gpr[EMU_RAX], emu_regs(b->cpu)->gpr[EMU_RAX]);
+	ck_assert_uint_eq(emu_regs(a->cpu)->rip, ENTRY_ADDR + 4);
+	emu_set_observer(b->cpu, NULL);
+	rig_free(&g);
+}
+END_TEST
+
 /* --- cached registers loaded on entry only when read first -------------------- */
 
 /* Block A replaces rbx whole before reading it (not loaded on entry), but
@@ -2551,6 +2619,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_vector_moves);
 	tcase_add_test(tc, test_unaligned_vector_moves);
 	tcase_add_test(tc, test_chain_limit);
+	tcase_add_test(tc, test_observed_chains);
 	tcase_add_test(tc, test_entry_loads);
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
