@@ -37,6 +37,8 @@ struct replay_index_writer {
 	size_t n_written;        /* frames in the file so far */
 	const struct resim_state *last; /* the state added last (the next one's base) */
 	bool failed;
+	unsigned jobs;
+	size_t owned_in_flight;  /* owned states of frames not yet in the file */
 };
 
 /* What put_* write to. */
@@ -400,6 +402,8 @@ static int write_oldest(struct replay_index_writer *w)
 	int rc = index_pool_take(w->pool, &z);
 	if (k)
 		drop_owned(w, k - 1);
+	if (w->owned[k])
+		w->owned_in_flight--;
 	return rc == 0 ? write_frame(w->f, &w->frames[k], &z) : -1;
 }
 
@@ -421,6 +425,7 @@ struct replay_index_writer *replay_index_writer_open(FILE *f, unsigned jobs)
 		return NULL;
 	}
 	w->f = f;
+	w->jobs = jobs ? jobs : 1;
 	return w;
 }
 
@@ -457,7 +462,12 @@ static bool grow(struct replay_index_writer *w)
 static int add_frame(struct replay_index_writer *w, const struct resim_state *st,
 		     struct resim_state *owned)
 {
-	if (w->failed || !grow(w) || (index_pool_full(w->pool) && write_oldest(w) != 0)) {
+	/* A state read back from the spill file holds pages of its own
+	 * (tens of MB for a sort of 10^6 numbers): a ring full of them
+	 * took 0.9 GB. Past a few in flight, the oldest frame goes first. */
+	bool heavy = owned && w->owned_in_flight >= 2 * (size_t)w->jobs + 1;
+	if (w->failed || !grow(w) ||
+	    ((index_pool_full(w->pool) || heavy) && write_oldest(w) != 0)) {
 		w->failed = true;
 		if (owned) {
 			resim_state_free(owned);
@@ -467,6 +477,7 @@ static int add_frame(struct replay_index_writer *w, const struct resim_state *st
 	}
 	const struct resim_state *base = replay_index_snapshot_whole(w->n_frames) ? NULL : w->last;
 	w->owned[w->n_frames++] = owned;
+	w->owned_in_flight += owned != NULL;
 	w->last = st;
 	index_pool_give(w->pool, gather_state, st, base);
 	return 0;
