@@ -265,7 +265,7 @@ struct emu_observer {
 	 * be chained into from then on: see emu_unchain_code), and
 	 * insn_start hears of none of its instructions: a debugger's
 	 * breakpoints cost the blocks they are in, not every instruction.
-	 * Asked at least every OBSERVED_CHAIN_INSNS instructions or so.
+	 * Asked again at least every 64 K instructions or so.
 	 * NULL: every instruction is seen. */
 	bool (*block_watched)(void *ctx, uint64_t start, uint64_t end);
 };
