@@ -137,6 +137,18 @@ const struct point *target_breakpoint_at(const struct gdb_target *t, uint64_t ri
 	return NULL;
 }
 
+/* Whether gdb asked to stop (Ctrl-C): looked for once every
+ * INTERRUPT_CHECK_INTERVAL instructions of replay, by the time, since
+ * blocks run whole are not counted one by one. */
+static bool interrupt_requested(struct run_watch *w, uint64_t now)
+{
+	if (!w->interrupt_due && now - w->last_interrupt_check >= INTERRUPT_CHECK_INTERVAL) {
+		w->last_interrupt_check = now;
+		w->interrupt_due = w->interrupted && w->interrupted(w->interrupt_ctx);
+	}
+	return w->interrupt_due;
+}
+
 static bool on_insn_start(void *ctx, uint64_t rip)
 {
 	struct gdb_target *t = ctx;
@@ -150,8 +162,7 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 		return true; /* just after the accessing instruction */
 	}
 	w->watch_pending = false;
-	if (w->interrupt_due || ((w->started & (INTERRUPT_CHECK_INTERVAL - 1)) == 0 &&
-				 w->interrupted && w->interrupted(w->interrupt_ctx))) {
+	if (interrupt_requested(w, icount)) {
 		w->was_interrupted = true;
 		return true;
 	}
@@ -175,22 +186,13 @@ static bool on_insn_start(void *ctx, uint64_t rip)
 }
 
 /* A block to see instruction by instruction: one with a breakpoint in it,
- * or every block while a watchpoint needs each access's time. A run of
- * unseen blocks still looks for gdb's interrupt, about as often (by the
- * time: the emulator asks between chains of blocks). */
+ * or every block while a watchpoint needs each access's time; every one
+ * once gdb interrupted (on_insn_start stops at its first). */
 static bool block_watched(void *ctx, uint64_t start, uint64_t end)
 {
 	struct gdb_target *t = ctx;
 	struct run_watch *w = t->watch;
-	if (t->s->sim.proc.on_access)
-		return true;
-	uint64_t now = replay_session_now(t->s);
-	if (now - w->last_interrupt_check >= INTERRUPT_CHECK_INTERVAL) {
-		w->last_interrupt_check = now;
-		if (w->interrupted && w->interrupted(w->interrupt_ctx))
-			w->interrupt_due = true;
-	}
-	if (w->interrupt_due)
+	if (t->s->sim.proc.on_access || interrupt_requested(w, replay_session_now(t->s)))
 		return true;
 	for (size_t i = 0; i < t->n_points; i++)
 		if (t->points[i].kind <= GDBSTUB_BREAK_HARDWARE && t->points[i].addr >= start &&

@@ -37,7 +37,7 @@ struct run_watch {
 				 one the run starts from (gdb steps over it);
 				 a signal's handler starts at the same icount */
 	uint64_t limit;       /* backward search: hits must be before this */
-	uint64_t started;     /* instructions started in this run */
+	uint64_t started;     /* instructions started one by one in this run */
 	bool watch_pending;   /* the last instruction touched a watched range */
 	struct gdbstub_stop pending;
 	bool have_hit;
