@@ -442,14 +442,19 @@ static uint64_t history_lower_bound(const struct idna_reader *r)
 }
 
 /*
- * ttreplay --index: the index keeps snapshots about 1/index_snapshots of
- * the history apart (replay_session_index.c), so the pass takes them that
- * far apart, on its grid (a multiple of the interval). At every 4 M
- * instructions, the pass of sort -n of 10^6 numbers (5.2 G instructions)
- * took, spilled and read back 1,300 snapshots for the index to keep 246
- * (BENCHMARKS.md).
+ * The first pass takes its snapshots as far apart as an index keeps them:
+ * about 1/index_snapshots of the history (known up to its last checkpoint
+ * before the pass), on its grid (a multiple of the interval), never closer
+ * than the interval. Closer ones cost more than they give on a long
+ * history: at every 4 M instructions the pass of sort -n of 10^6 numbers
+ * (5.2 G instructions) took 1,230 snapshots, 1,175 of which went to the
+ * spill file (a third of the pass compressing them), for an index to keep
+ * 246 of them; 24 M apart the pass took 11.7 s instead of 20.1 and going
+ * to an arbitrary time was no slower, reading back spilled snapshots
+ * having cost as much as replaying the wider spacing (BENCHMARKS.md).
+ * Where a session goes, it keeps snapshots of its own (step_history.c).
  */
-static void widen_for_index(struct replay_session *s)
+static void widen_for_history(struct replay_session *s)
 {
 	uint64_t spacing = history_lower_bound(s->reader) / s->index_snapshots;
 	uint64_t cap = 1ull << 30; /* the widest --snapshot-interval */
@@ -493,8 +498,8 @@ int replay_session_open(struct replay_session *s, const char *path,
 		return -1;
 	}
 	s->cache_log2 = idna_reader_header(s->reader)->cache_log2_entries;
-	if (opt->index_spacing)
-		widen_for_index(s);
+	if (!opt->snapshot_interval || opt->index_spacing)
+		widen_for_history(s);
 	struct memory_image *image = memory_image_new();
 	s->future = memory_image_new();
 	if (!image || !s->future || resim_open(&s->sim, s->reader, s->cache_log2, s->jit, image) != 0) {

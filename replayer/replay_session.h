@@ -26,10 +26,12 @@
 #include "trace-format/code_page_set.h"
 #include "trace-format/idna.h"
 
-/* Instructions between the snapshots the first pass takes: going back in
- * time re-simulates at most this many (past the memory budget, snapshots
- * go to a spill file; where none can be made, every other one goes and
- * the spacing doubles each time). */
+/* Instructions between the snapshots the first pass takes, at least (a
+ * history longer than REPLAY_INDEX_SNAPSHOTS of them has its snapshots
+ * about 1/REPLAY_INDEX_SNAPSHOTS of it apart): going back in time
+ * re-simulates at most this many (past the memory budget, snapshots go
+ * to a spill file; where none can be made, every other one goes and the
+ * spacing doubles each time). */
 #define REPLAY_SNAPSHOT_INTERVAL (1ull << 22)
 /* At most about this many snapshots in an index written (see
  * replay_session_index.c). */
@@ -110,16 +112,17 @@ struct replay_options {
 	 * a quarter of the machine's memory when less). */
 	uint64_t snapshot_memory;
 	/* Instructions between the first pass's snapshots (0:
-	 * REPLAY_SNAPSHOT_INTERVAL): longer, fewer page copies for a program
-	 * that rewrites much memory, and longer re-simulations going back. */
+	 * REPLAY_SNAPSHOT_INTERVAL, widened on a long history as below):
+	 * longer, fewer page copies for a program that rewrites much memory,
+	 * and longer re-simulations going back. */
 	uint64_t snapshot_interval;
 	/* An index written holds at most about this many snapshots (0: 256;
-	 * replay_session_index.c). */
+	 * replay_session_index.c), and the first pass takes snapshots about
+	 * that far apart when the history is longer than this many
+	 * intervals (a multiple of the interval). */
 	size_t index_snapshots;
-	/* The session is opened to write the index and exit (ttreplay
-	 * --index): its first pass takes snapshots only about as far apart
-	 * as the index keeps them (a multiple of snapshot_interval), since
-	 * it would drop the others when writing it. */
+	/* The same widening for a snapshot_interval given (ttreplay --index:
+	 * the pass would take snapshots only for the index to drop them). */
 	bool index_spacing;
 	/* Interpret every instruction: no block translation (ttreplay
 	 * --no-jit; the replay is the same, slower). */

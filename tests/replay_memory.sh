@@ -6,7 +6,7 @@
 # ways, who wrote a value) exactly like one whose budget keeps them all,
 # over a program that rewrites a megabyte all through its history; and
 # so does one whose snapshots are closer or further apart
-# (--snapshot-interval).
+# (--snapshot-interval, or a long history's wider spacing).
 set -u
 here=$(cd "$(dirname "$0")/replay" && pwd)
 . "$(dirname "$0")/shared/checks.sh"
@@ -80,6 +80,15 @@ apart=$(sed -n 's/^ttreplay: the first pass took a snapshot every \([0-9]*\) ins
 session read-index4.out ''
 expect read-index4.out.raw '^first pass: read from .*churn\.idna\.idx$' "the bounded index was read"
 same large.out read-index4.out "an index of at most 4 snapshots"
+# Every first pass, not only --index's, takes its snapshots that far apart
+# when the history is longer than that many intervals (the default of 256
+# over 1 G instructions; 4 here, over churn's), and answers the same.
+session spaced.out '--no-index --index-snapshots 4'
+spaced=$(field spaced.out.raw snapshots)
+# (Counted with the opening ones and those the script's moves kept.)
+if [ -n "$spaced" ] && [ "$spaced" -ge 2 ] && [ $((3 * spaced)) -lt "$all" ]; then ok
+else bad "a session's pass over 4 snapshots' spacing took '$spaced' of $all"; fi
+same large.out spaced.out "a pass with snapshots a quarter of the history apart"
 # --snapshot-interval: snapshots closer together or further apart than the
 # default's 4M instructions (more of them, or fewer page copies), the
 # answers the same, and an index made with the wider spacing too.
