@@ -260,6 +260,7 @@ static bool adopt_spilled(struct replay_session *s, struct pass_worker *w,
 {
 	if (!u->base || !u->top || !u->top_base || s->spill_failed)
 		return false;
+	replay_session_spill_reap(s, true); /* the file is this function's */
 	if (!s->spill && !(s->spill = replay_spill_open())) {
 		s->spill_failed = true;
 		return false;

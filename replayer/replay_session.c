@@ -105,6 +105,7 @@ uint64_t replay_snapshot_bytes(const struct replay_snapshot *snap)
  */
 static int thin_snapshots(struct replay_session *s)
 {
+	replay_session_spill_reap(s, true);
 	size_t kept = 1;
 	for (size_t i = 1; i < s->n_snapshots; i++) {
 		struct replay_snapshot *snap = &s->snapshots[i];
@@ -211,13 +212,17 @@ static void keep_budget(struct replay_session *s)
 {
 	if (s->n_snapshots)
 		s->snapshot_bytes += replay_snapshot_bytes(&s->snapshots[s->n_snapshots - 1]);
-	if (s->n_snapshots >= 2 * MIN_SNAPSHOTS && s->n_snapshots % BUDGET_CHECK_EVERY == 0 &&
-	    replay_memory_in_use(s) > s->snapshot_budget && replay_session_spill_some(s) != 0)
+	replay_session_spill_reap(s, false);
+	if (s->n_snapshots < 2 * MIN_SNAPSHOTS || s->n_snapshots % BUDGET_CHECK_EVERY != 0)
+		return;
+	uint64_t in_use = replay_memory_in_use(s);
+	if (in_use > s->snapshot_budget && replay_session_spill_some(s, in_use) != 0)
 		thin_snapshots(s);
 }
 
 int replay_session_add_snapshot(struct replay_session *s, const struct replay_snapshot *snap)
 {
+	replay_session_spill_reap(s, true);
 	keep_budget(s);
 	if (snapshot_room(s) != 0)
 		return -1;
@@ -363,6 +368,9 @@ void replay_session_pass_hooks(struct replay_session *s, bool on)
 		emu_report_code(s->sim.cpu, note_code, s);
 		return;
 	}
+	/* The pass stops running: what it sent to the spill file is there
+	 * before anything else looks at the snapshots. */
+	replay_session_spill_reap(s, true);
 	if (s->sim.proc.written_incomplete || s->sim.proc.read_incomplete)
 		s->summary_incomplete = true;
 	process_memory_note_writes(&s->sim.proc, NULL);
@@ -667,6 +675,7 @@ int replay_session_finish_pass(struct replay_session *s)
 
 void replay_session_close(struct replay_session *s)
 {
+	replay_session_spill_reap(s, true);
 	if (s->sim_open)
 		resim_close(&s->sim);
 	s->sim_open = false;

@@ -141,6 +141,7 @@ struct replay_options {
 };
 
 struct replay_index_file;
+struct spill_writer;
 
 /* What became of the replay index (replay_index.h). */
 enum replay_index_state {
@@ -164,6 +165,7 @@ struct replay_session {
 	size_t index_snapshots;  /* see replay_options */
 	size_t index_snapshots_written; /* by the last index written */
 	struct snapshot_spill *spill; /* snapshots beyond the budget, once any */
+	struct spill_writer *spill_writer; /* writing them, once any */
 	/* The replay index the snapshots were read from (their states are
 	 * read from it on demand), and the decoded ones, least recently
 	 * used first (replay_session_index.c). */
@@ -262,9 +264,17 @@ size_t replay_session_snapshot_for(const struct replay_session *s, uint64_t t);
 
 /* --- snapshots beyond the budget (replay_session_spill.c) ---------------- */
 
-/* Sends every other snapshot in memory to the spill file. 0, or -1 when
- * there is no spill file (the caller thins the snapshots instead). */
-int replay_session_spill_some(struct replay_session *s);
+/* Sends every other snapshot in memory to the spill file, written by a
+ * thread of its own (spill_writer.h) while the pass goes on; in_use: the
+ * replay's memory now. 0, or -1 when there is no spill file (the caller
+ * thins the snapshots instead). */
+int replay_session_spill_some(struct replay_session *s, uint64_t in_use);
+/* The snapshots the writer thread has written since the last call now
+ * keep only their numbers (with wait: once it has written all it was
+ * given). Every use of the snapshots' states or of the spill file but the
+ * pass's own taking of new ones comes after a wait. Returns how many are
+ * still being written. */
+size_t replay_session_spill_reap(struct replay_session *s, bool wait);
 /* The same for any array of snapshots (a range's of the parallel pass,
  * pass_join.c), to file f: each spilled one's spill_base is the time of
  * the one before it that stays, on whose image it is read back. Fewer
@@ -281,7 +291,7 @@ struct snapshot_spill *replay_spill_open(void);
 const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
 							struct resim_state *tmp);
 /* How many snapshots are in the spill file, and its size. */
-size_t replay_session_spilled_count(const struct replay_session *s);
+size_t replay_session_spilled_count(struct replay_session *s);
 void replay_session_spill_close(struct replay_session *s);
 
 #endif

@@ -22,6 +22,7 @@
 #include "replayer/replay_session.h"
 #include "replayer/segment_summary.h"
 #include "replayer/snapshot_spill.h"
+#include "replayer/spill_writer.h"
 
 /* Spilling stops when fewer snapshots than this stay in memory. */
 #define MIN_IN_MEMORY 8
@@ -41,31 +42,34 @@ struct snapshot_spill *replay_spill_open(void)
 	return f ? f : snapshot_spill_open(NULL);
 }
 
-/* snaps[k] to file f, base its in-memory predecessor snaps[b]. */
-static int spill_one(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t k, size_t b)
+/* What stays in memory of a snapshot written to the spill file. */
+static void keep_only_numbers(struct replay_snapshot *snap, uint64_t base_time,
+			      const struct spill_ref *ref)
 {
-	struct replay_snapshot *snap = &snaps[k];
-	if (snapshot_spill_put(f, &snap->state, snaps[b].state.image, &snap->spill) != 0)
-		return -1;
 	uint64_t time = snap->state.time;
 	struct resim_counts counts = snap->state.counts;
 	resim_state_free(&snap->state);
 	snap->state.time = time;
 	snap->state.counts = counts; /* segment_may_have_events reads them */
-	snap->spill_base = snaps[b].icount;
+	snap->spill_base = base_time;
+	snap->spill = *ref;
 	snap->spilled = true;
-	return 0;
 }
 
-void replay_snapshots_spill_half(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t n)
+/*
+ * One round: of the snapshots in memory, m0 (the first), m1, m2, ...,
+ * the last, m1, m3, ... go, each based on the one before it, which stays:
+ * go(ctx, k, b) for each, until it says no. Fewer than MIN_IN_MEMORY in
+ * memory: none goes.
+ */
+static void spill_round(struct replay_snapshot *snaps, size_t n,
+			bool (*go)(void *ctx, size_t k, size_t b), void *ctx)
 {
 	size_t in_memory = 0;
 	for (size_t i = 0; i < n; i++)
 		in_memory += !snaps[i].spilled;
 	if (in_memory < MIN_IN_MEMORY)
 		return;
-	/* In memory: m0 (the first), m1, m2, ..., the last. m1, m3, ... go,
-	 * each based on the one before it, which stays. */
 	size_t base = 0, seen = 0;
 	for (size_t i = 1; i + 1 < n; i++) {
 		if (snaps[i].spilled)
@@ -74,16 +78,77 @@ void replay_snapshots_spill_half(struct snapshot_spill *f, struct replay_snapsho
 			base = i;
 			continue;
 		}
-		if (spill_one(f, snaps, i, base) != 0)
-			/* The disk is full, say: what went stays readable, the
-			 * rest stays in memory, over the budget, and no
-			 * snapshot may be thinned away from under a spilled
-			 * one's base. */
+		if (!go(ctx, i, base))
 			return;
 	}
 }
 
-int replay_session_spill_some(struct replay_session *s)
+struct spill_now {
+	struct snapshot_spill *f;
+	struct replay_snapshot *snaps;
+};
+
+/* snaps[k] written now, on snaps[b]. */
+static bool spill_one(void *ctx, size_t k, size_t b)
+{
+	struct spill_now *now = ctx;
+	struct replay_snapshot *snap = &now->snaps[k];
+	struct spill_ref ref;
+	if (snapshot_spill_put(now->f, &snap->state, now->snaps[b].state.image, &ref) != 0)
+		/* The disk is full, say: what went stays readable, the rest
+		 * stays in memory, over the budget, and no snapshot may be
+		 * thinned away from under a spilled one's base. */
+		return false;
+	keep_only_numbers(snap, now->snaps[b].icount, &ref);
+	return true;
+}
+
+void replay_snapshots_spill_half(struct snapshot_spill *f, struct replay_snapshot *snaps, size_t n)
+{
+	struct spill_now now = { f, snaps };
+	spill_round(snaps, n, spill_one, &now);
+}
+
+/* snaps[k] queued for the writer thread, on snaps[b]; it stays in memory
+ * until reaped (spill_writer.h: neither it nor its base changes before). */
+static bool queue_one(void *ctx, size_t k, size_t b)
+{
+	struct replay_session *s = ctx;
+	struct replay_snapshot *snap = &s->snapshots[k];
+	if (spill_writer_queue(s->spill_writer, &snap->state, s->snapshots[b].state.image,
+			       snap->icount) != 0)
+		return false;
+	snap->spill_base = s->snapshots[b].icount;
+	return true;
+}
+
+/* A job of the writer finished: its snapshot (found by time) now keeps
+ * only its numbers, or, when it could not be written, stays whole. */
+static void spilled_by_writer(void *ctx, uint64_t time, const struct spill_ref *ref)
+{
+	struct replay_session *s = ctx;
+	size_t k = replay_session_snapshot_for(s, time);
+	if (k >= s->n_snapshots || s->snapshots[k].icount != time || s->snapshots[k].spilled)
+		return; /* (not reached: the array keeps its order while jobs run) */
+	struct replay_snapshot *snap = &s->snapshots[k];
+	if (ref)
+		keep_only_numbers(snap, snap->spill_base, ref);
+	else
+		snap->spill_base = 0;
+}
+
+size_t replay_session_spill_reap(struct replay_session *s, bool wait)
+{
+	return s->spill_writer ? spill_writer_reap(s->spill_writer, wait, spilled_by_writer, s) : 0;
+}
+
+/* While a round is being written the pass goes on; the next round waits
+ * for it only when the heap has grown this many times past the budget
+ * meanwhile (the writer compresses about ten times faster than the pass
+ * takes snapshots: BENCHMARKS.md). */
+#define IN_FLIGHT_SLACK 2
+
+int replay_session_spill_some(struct replay_session *s, uint64_t in_use)
 {
 	if (s->spill_failed)
 		return -1;
@@ -91,13 +156,25 @@ int replay_session_spill_some(struct replay_session *s)
 		s->spill_failed = true;
 		return -1;
 	}
-	replay_snapshots_spill_half(s->spill, s->snapshots, s->n_snapshots);
+	if (!s->spill_writer)
+		s->spill_writer = spill_writer_start(s->spill);
+	if (!s->spill_writer) {
+		replay_snapshots_spill_half(s->spill, s->snapshots, s->n_snapshots);
+		return 0;
+	}
+	if (replay_session_spill_reap(s, false) > 0) {
+		if (in_use / IN_FLIGHT_SLACK <= s->snapshot_budget)
+			return 0;
+		replay_session_spill_reap(s, true);
+	}
+	spill_round(s->snapshots, s->n_snapshots, queue_one, s);
 	return 0;
 }
 
 const struct resim_state *replay_session_snapshot_state(struct replay_session *s, size_t k,
 							struct resim_state *tmp)
 {
+	replay_session_spill_reap(s, true);
 	if (s->snapshots[k].indexed)
 		return replay_session_indexed_state(s, k);
 	if (!s->snapshots[k].spilled)
@@ -154,13 +231,17 @@ const struct resim_state *replay_session_snapshot_state(struct replay_session *s
 
 void replay_session_spill_close(struct replay_session *s)
 {
+	replay_session_spill_reap(s, true);
+	spill_writer_stop(s->spill_writer);
+	s->spill_writer = NULL;
 	snapshot_spill_close(s->spill);
 	s->spill = NULL;
 	s->spill_failed = false;
 }
 
-size_t replay_session_spilled_count(const struct replay_session *s)
+size_t replay_session_spilled_count(struct replay_session *s)
 {
+	replay_session_spill_reap(s, true);
 	size_t n = 0;
 	for (size_t i = 0; i < s->n_snapshots; i++)
 		n += s->snapshots[i].spilled;

@@ -24,6 +24,10 @@ session() { # OUT OPTIONS [ENV...]: the script's answers, without the pass's pro
 }
 session large.out '--no-index --snapshot-memory 4G'
 session small.out '--no-index --snapshot-memory 1M'
+# Spill files are written by a thread of their own while the pass goes on:
+# at 1M every round waits for the one before; at 48M (churn's heap a little
+# over it) the pass goes on past a check while a round is being written.
+session inflight.out '--no-index --snapshot-memory 48M'
 # No spill file can be made: the snapshots are thinned instead.
 session thin.out '--no-index --snapshot-memory 1M' XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
 # The index a session with spilled snapshots writes holds every snapshot,
@@ -46,6 +50,7 @@ expect large.out '^next-write of ' "the script ran to its end"
 expect large.out '^Old value = 13$' "a watchpoint back to the first of three writes"
 expect large.out 'Breakpoint 1, start_round \(k=34\)' "reverse-continue twice to a breakpoint"
 same large.out small.out "a 1M budget (snapshots in the spill file)"
+same large.out inflight.out "a 48M budget (the pass going on while snapshots are written)"
 same large.out thin.out "a 1M budget without a spill file (thinned)"
 expect read-index.out.raw '^first pass: read from .*churn\.idna\.idx$' "the index was read"
 same large.out write-index.out "a 1M budget writing the index"

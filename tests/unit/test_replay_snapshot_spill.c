@@ -6,7 +6,8 @@
  * written; a record cut short, two read as one or one read from the
  * wrong place is refused; a record copied to another file with a patch
  * reads back as the state the patch was written from; records read
- * ahead on a thread come in their order.
+ * ahead on a thread come in their order, and so do records written on
+ * one (spill_writer.c), those after a failed one failing too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "check_main.h"
 #include "replayer/snapshot_spill.h"
 #include "replayer/spill_read_ahead.h"
+#include "replayer/spill_writer.h"
 #include "trace-format/predict_cache.h"
 #include "tests/fuzz-index/sample_index.h"
 
@@ -315,6 +317,79 @@ START_TEST(reads_records_ahead_in_order)
 }
 END_TEST
 
+struct reaped {
+	uint64_t tags[16];
+	struct spill_ref refs[16];
+	bool ok[16];
+	size_t n;
+};
+
+static void note_reaped(void *ctx, uint64_t tag, const struct spill_ref *ref)
+{
+	struct reaped *r = ctx;
+	ck_assert_uint_lt(r->n, 16);
+	r->tags[r->n] = tag;
+	r->ok[r->n] = ref != NULL;
+	if (ref)
+		r->refs[r->n] = *ref;
+	r->n++;
+}
+
+/* Records queued for the writer thread are written in their order, each
+ * the state as it was queued (a shallow copy: the caller's struct may
+ * change); a job that cannot be written fails the ones queued after it
+ * in the same round, untried; once all are reaped, a new round writes
+ * again. */
+START_TEST(writes_queued_records_in_order)
+{
+	struct replay_index_contents c;
+	sample_index_contents(&c);
+	struct resim_state *st = &c.snapshots[1].state;
+	struct snapshot_spill *f = snapshot_spill_open(NULL);
+	ck_assert_ptr_nonnull(f);
+	struct spill_writer *w = spill_writer_start(f);
+	ck_assert_ptr_nonnull(w);
+	enum { N = 9, BAD = 6 };
+	uint64_t time = st->time;
+	for (uint64_t i = 0; i < N; i++) {
+		st->time = 2000 + i;
+		if (i == BAD) /* its base holds a page it does not */
+			ck_assert_int_eq(spill_writer_queue(w, &c.snapshots[0].state, st->image, i), 0);
+		else
+			ck_assert_int_eq(spill_writer_queue(w, st, NULL, i), 0);
+	}
+	st->time = time;
+	struct reaped r = { 0 };
+	ck_assert_uint_eq(spill_writer_reap(w, true, note_reaped, &r), 0);
+	ck_assert_uint_eq(r.n, N);
+	for (size_t i = 0; i < N; i++) {
+		ck_assert_uint_eq(r.tags[i], i);
+		ck_assert(r.ok[i] == (i < BAD));
+		if (!r.ok[i])
+			continue;
+		struct resim_state back;
+		ck_assert_int_eq(snapshot_spill_get(f, &r.refs[i], NULL, &back), 0);
+		ck_assert_uint_eq(back.time, 2000 + i);
+		resim_state_free(&back);
+	}
+	r.n = 0;
+	ck_assert_uint_eq(spill_writer_reap(w, false, note_reaped, &r), 0);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert_int_eq(spill_writer_queue(w, st, NULL, 77), 0);
+	ck_assert_uint_eq(spill_writer_reap(w, true, note_reaped, &r), 0);
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_uint_eq(r.tags[0], 77);
+	ck_assert(r.ok[0]);
+	/* Stopping with jobs queued writes them first. */
+	uint64_t before = snapshot_spill_bytes(f);
+	ck_assert_int_eq(spill_writer_queue(w, st, NULL, 78), 0);
+	spill_writer_stop(w);
+	ck_assert_uint_eq(snapshot_spill_bytes(f), before + r.refs[0].length);
+	snapshot_spill_close(f);
+	replay_index_contents_free(&c);
+}
+END_TEST
+
 static Suite *snapshot_spill_suite(void)
 {
 	Suite *s = suite_create("replay_snapshot_spill");
@@ -326,6 +401,7 @@ static Suite *snapshot_spill_suite(void)
 	tcase_add_test(tc, refuses_every_cut_and_shift);
 	tcase_add_test(tc, adopts_a_record_with_its_patch);
 	tcase_add_test(tc, reads_records_ahead_in_order);
+	tcase_add_test(tc, writes_queued_records_in_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
