@@ -11,5 +11,7 @@
 /* crc32c(0, data, n) is the standard CRC-32C of data; pass a previous
  * result as crc to continue over more bytes. */
 uint32_t crc32c(uint32_t crc, const void *data, size_t n);
+/* The same in plain C (what crc32c uses on a CPU without SSE4.2). */
+uint32_t crc32c_portable(uint32_t crc, const void *data, size_t n);
 
 #endif
