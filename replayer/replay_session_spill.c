@@ -143,11 +143,13 @@ size_t replay_session_spill_reap(struct replay_session *s, bool wait)
 }
 
 /* While a round is being written the pass goes on; the next round waits
- * for it only when the heap has grown this many times past the budget
- * meanwhile. (The writer keeps up: over the 10 s pass of sort -n of 10^6
- * numbers it has about 0.9 GB to compress, zstd's level 1 taking about
- * 500 MB/s of such records here: BENCHMARKS.md.) */
-#define IN_FLIGHT_SLACK 2
+ * for it once the heap has grown past the budget by 1/IN_FLIGHT_SLACK of
+ * it meanwhile, the resident size then staying within that much of the
+ * budget. (The writer does not always keep up: at every 4 M instructions
+ * a round of xz's spilled snapshots, large records on distant bases, took
+ * longer than the pass took 32 more; not waiting, the pass of xz of 1 MB
+ * peaked at 1 GB for a 512 MiB budget: BENCHMARKS.md.) */
+#define IN_FLIGHT_SLACK 4
 
 int replay_session_spill_some(struct replay_session *s, uint64_t in_use)
 {
@@ -164,7 +166,7 @@ int replay_session_spill_some(struct replay_session *s, uint64_t in_use)
 		return 0;
 	}
 	if (replay_session_spill_reap(s, false) > 0) {
-		if (in_use / IN_FLIGHT_SLACK <= s->snapshot_budget)
+		if (in_use <= s->snapshot_budget + s->snapshot_budget / IN_FLIGHT_SLACK)
 			return 0;
 		replay_session_spill_reap(s, true);
 	}
