@@ -24,9 +24,11 @@ session() { # OUT OPTIONS [ENV...]: the script's answers, without the pass's pro
 }
 session large.out '--no-index --snapshot-memory 4G'
 session small.out '--no-index --snapshot-memory 1M'
-# Spill files are written by a thread of their own while the pass goes on:
-# at 1M every round waits for the one before; at 48M (churn's heap a little
-# over it) the pass goes on past a check while a round is being written.
+# Spill rounds are written by a thread of their own while the pass goes on
+# (reading the snapshots as the replay runs): at 1M the pass waits for each
+# round at its next look at the budget; at 48M, churn's heap a little over
+# it, it goes on past a look when a round is still being written then
+# (which depends on timing: the answers may not).
 session inflight.out '--no-index --snapshot-memory 48M'
 # No spill file can be made: the snapshots are thinned instead.
 session thin.out '--no-index --snapshot-memory 1M' XDG_CACHE_HOME=$PWD/none HOME=$PWD/none TMPDIR=$PWD/none
