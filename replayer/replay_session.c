@@ -457,7 +457,7 @@ static uint64_t history_lower_bound(const struct idna_reader *r)
  * history: at every 4 M instructions the pass of sort -n of 10^6 numbers
  * (5.2 G instructions) took 1,230 snapshots, 1,175 of which went to the
  * spill file (a third of the pass compressing them), for an index to keep
- * 246 of them; 24 M apart the pass took 11.7 s instead of 20.1 and going
+ * 246 of them; 24 M apart the pass took 11.8 s instead of 19.6 and going
  * to an arbitrary time was no slower, reading back spilled snapshots
  * having cost as much as replaying the wider spacing (BENCHMARKS.md).
  * Where a session goes, it keeps snapshots of its own (step_history.c).
