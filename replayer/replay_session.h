@@ -27,7 +27,7 @@
 #include "trace-format/idna.h"
 
 /* Instructions between the snapshots the first pass takes, at least (a
- * history longer than REPLAY_INDEX_SNAPSHOTS of them has its snapshots
+ * history of 2 * REPLAY_INDEX_SNAPSHOTS of them or more has its snapshots
  * about 1/REPLAY_INDEX_SNAPSHOTS of it apart): going back in time
  * re-simulates at most this many (past the memory budget, snapshots go
  * to a spill file; where none can be made, every other one goes and the
@@ -118,8 +118,8 @@ struct replay_options {
 	uint64_t snapshot_interval;
 	/* An index written holds at most about this many snapshots (0: 256;
 	 * replay_session_index.c), and the first pass takes snapshots about
-	 * that far apart when the history is longer than this many
-	 * intervals (a multiple of the interval). */
+	 * that far apart when the history is twice this many intervals or
+	 * longer (a multiple of the interval). */
 	size_t index_snapshots;
 	/* The same widening for a snapshot_interval given (ttreplay --index:
 	 * the pass would take snapshots only for the index to drop them). */

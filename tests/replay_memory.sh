@@ -88,8 +88,8 @@ session read-index4.out ''
 expect read-index4.out.raw '^first pass: read from .*churn\.idna\.idx$' "the bounded index was read"
 same large.out read-index4.out "an index of at most 4 snapshots"
 # Every first pass, not only --index's, takes its snapshots that far apart
-# when the history is longer than that many intervals (the default of 256
-# over 1 G instructions; 4 here, over churn's), and answers the same.
+# when the history is twice that many intervals or longer (the default of
+# 256: from 2 G instructions; 4 here, over churn's), and answers the same.
 session spaced.out '--no-index --index-snapshots 4'
 spaced=$(field spaced.out.raw snapshots)
 # (Counted with the opening ones and those the script's moves kept.)
