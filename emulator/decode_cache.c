@@ -486,6 +486,10 @@ struct emu_block *emu_decode_cache_lookup(struct emu_cpu *cpu, uint64_t rip)
 		b->hash_next = c->buckets[h];
 		c->buckets[h] = b;
 		note_occupied(c, h);
+		/* Before the block runs: inline writes there must call. */
+		if (cpu->mem->decoded_code_page)
+			for (uint64_t pg = b->first_page; pg <= b->last_page; pg++)
+				cpu->mem->decoded_code_page(cpu->mem_ctx, pg << PAGE_SHIFT);
 	}
 	j->rip = rip;
 	j->block = b;

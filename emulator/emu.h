@@ -184,6 +184,21 @@ struct emu_memory_ops {
 	 * only with the context.
 	 */
 	const struct emu_inline_memory *(*inline_memory)(void *ctx);
+	/*
+	 * Optional, with inline_memory whose writes_inline is set: a memory
+	 * that never lets translated code write inline to a page holding
+	 * decoded code. It keeps EMU_INLINE_PAGE_WRITABLE off every page
+	 * whose bit is set in emu_code_page_filter() (bit page_addr >> 12
+	 * modulo EMU_CODE_PAGE_FILTER_BITS), and this is called, before
+	 * any of its code runs, for each page the emulator decodes code
+	 * on (page_addr; its bit is set by then): the memory takes
+	 * WRITABLE off that page's entry. Translated code's inline writes
+	 * then skip their own check for self-modifying code (a call to
+	 * the decode cache when the bit is set), which such a write could
+	 * never need; written code is still found on the calls' path.
+	 * Every context of one cpu must answer for the same table.
+	 */
+	void (*decoded_code_page)(void *ctx, uint64_t page_addr);
 };
 
 /* Why emu_run() returned. */
@@ -330,6 +345,13 @@ void emu_set_icount(struct emu_cpu *cpu, uint64_t icount);
  * change). len == UINT64_MAX forgets everything.
  */
 void emu_invalidate_code(struct emu_cpu *cpu, uint64_t addr, uint64_t len);
+
+/* The decode cache's filter of pages that may hold decoded code: bit
+ * (page number modulo EMU_CODE_PAGE_FILTER_BITS) is set for every page
+ * holding some (and may be for others). Read-only, for memories with
+ * decoded_code_page; the same array for the cpu's life. */
+#define EMU_CODE_PAGE_FILTER_BITS (1u << 20)
+const uint64_t *emu_code_page_filter(const struct emu_cpu *cpu);
 
 /*
  * Keeps decoded instructions, but has each block fetch its bytes again

@@ -251,7 +251,7 @@ struct emu_cpu {
 	struct emu_jit *jit;
 };
 
-#define EMU_CODE_FILTER_BITS (1u << 20)
+#define EMU_CODE_FILTER_BITS EMU_CODE_PAGE_FILTER_BITS
 
 /* Records a fault and returns EMU_STOP, for handlers: return emu_fault(...). */
 static inline int emu_fault(struct emu_cpu *cpu, enum emu_fault_vector v)

@@ -525,8 +525,11 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	if (ops->write_uint && ops->inline_memory && ops->write_uint_sized[size_index(size)]) {
 		struct jit_misses m;
 		jit_inline_write_misses(x, size, &m);
-		size_t note_at = x->a.pos;
-		note_write_from(x, size, 0);
+		size_t note_at = 0;
+		if (!jit_inline_writes_miss_code(x)) {
+			note_at = x->a.pos;
+			note_write_from(x, size, 0);
+		}
 		defer_call(x, &m, size, true, note_at);
 		return;
 	}

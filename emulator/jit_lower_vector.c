@@ -174,7 +174,7 @@ void jit_lower_vector_move(struct jit_xlate *x, const struct emu_insn *insn)
 		jit_bind(&x->a, hit_any);
 	if (load)
 		load_hit(x, insn, size);
-	else
+	else if (!jit_inline_writes_miss_code(x))
 		jit_note_write(x, size);
 	jit_bind(&x->a, done);
 }

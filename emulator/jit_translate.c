@@ -511,6 +511,8 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	layout->chain_entry = x->a.pos;
+	if (jit_inline_writes_miss_code(x))
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	load_guests(x, read_before_written(x, lowered, 0));
 	layout->part_end[0] = x->a.pos;
 

@@ -182,6 +182,15 @@ size_t jit_inline_write(struct jit_xlate *x, unsigned size);
  * call, made out of line). */
 void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+/* True when the memory keeps inline writes off pages of decoded code
+ * (emu_memory_ops.decoded_code_page): an inline write's hit then needs
+ * no check for self-modifying code, and leaves the write status slot
+ * as the block's entry set it (EMU_OK). */
+static inline bool jit_inline_writes_miss_code(const struct jit_xlate *x)
+{
+	return x->cpu->mem->decoded_code_page &&
+	       x->cpu->mem_inline.write_tag_bit == EMU_INLINE_PAGE_WRITABLE;
+}
 
 /* --- jit_lower.c --- */
 

@@ -30,6 +30,11 @@ struct emu_cpu *emu_new(const struct emu_memory_ops *mem, void *mem_ctx)
 	return cpu;
 }
 
+const uint64_t *emu_code_page_filter(const struct emu_cpu *cpu)
+{
+	return cpu->code_page_filter;
+}
+
 void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 {
 	cpu->mem_ctx = mem_ctx;

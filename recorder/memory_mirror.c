@@ -65,10 +65,12 @@ struct memory_mirror {
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
 	memory_mirror_stack_grower *grow_stack; /* optional */
 	void *grow_ctx;
-	/* memory_mirror_guard_writes: pages whose bit is set here are never
-	 * WRITABLE in the translation cache. */
-	const uint64_t *guard;
-	uint64_t guard_mask;
+	/* memory_mirror_guard_writes: pages whose bit is set in either are
+	 * never WRITABLE in the translation cache. */
+	struct {
+		const uint64_t *bits;
+		uint64_t mask;
+	} guards[MIRROR_GUARDS];
 };
 
 _Static_assert(offsetof(struct mirror_page, dirty_bits) ==
@@ -88,10 +90,14 @@ static struct mirror_page *tlb_page(const struct memory_mirror *m, uint64_t page
 
 static bool write_guarded(const struct memory_mirror *m, uint64_t page_addr)
 {
-	if (!m->guard)
-		return false;
-	uint64_t b = (page_addr >> 12) & m->guard_mask;
-	return (m->guard[b / 64] >> (b % 64)) & 1;
+	for (unsigned g = 0; g < MIRROR_GUARDS; g++) {
+		if (!m->guards[g].bits)
+			continue;
+		uint64_t b = (page_addr >> 12) & m->guards[g].mask;
+		if ((m->guards[g].bits[b / 64] >> (b % 64)) & 1)
+			return true;
+	}
+	return false;
 }
 
 /* Makes p the page its translation-cache entry serves. Writes take the
@@ -339,10 +345,11 @@ void memory_mirror_guard_changed(struct memory_mirror *m, uint64_t page_addr)
 	}
 }
 
-void memory_mirror_guard_writes(struct memory_mirror *m, const uint64_t *bitmap, uint64_t mask)
+void memory_mirror_guard_writes(struct memory_mirror *m, enum mirror_guard kind,
+				const uint64_t *bitmap, uint64_t mask)
 {
-	m->guard = bitmap;
-	m->guard_mask = mask;
+	m->guards[kind].bits = bitmap;
+	m->guards[kind].mask = mask;
 	memory_mirror_guard_changed(m, UINT64_MAX);
 }
 

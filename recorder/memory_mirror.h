@@ -87,13 +87,18 @@ void memory_mirror_free(struct memory_mirror *m);
  * Writes to the pages of a bitmap never take the inline path (the C one
  * above and translated code's, which then need not look at the bitmap):
  * a page whose bit ((addr >> 12) & mask) is set in `bitmap` is never
- * WRITABLE in the translation cache. The bitmap is borrowed (NULL: none);
- * after its bits change, memory_mirror_guard_changed(m, page) for a bit
- * set for page (only the entry that can hold such a page changes when
- * mask + 1 is a multiple of MIRROR_TLB_ENTRIES), or UINT64_MAX for any
- * change (bits cleared: pages become writable inline again).
+ * WRITABLE in the translation cache. Two bitmaps may guard at once, one
+ * per kind: the pages that may hold logged code (the recorder's code-page
+ * filter) and those that may hold code the emulator decoded (its
+ * emu_code_page_filter). A bitmap is borrowed (NULL: none); after its
+ * bits change, memory_mirror_guard_changed(m, page) for a bit set for
+ * page (only the entry that can hold such a page changes when mask + 1
+ * is a multiple of MIRROR_TLB_ENTRIES), or UINT64_MAX for any change
+ * (bits cleared: pages become writable inline again).
  */
-void memory_mirror_guard_writes(struct memory_mirror *m, const uint64_t *bitmap, uint64_t mask);
+enum mirror_guard { MIRROR_GUARD_LOGGED_CODE, MIRROR_GUARD_DECODED_CODE, MIRROR_GUARDS };
+void memory_mirror_guard_writes(struct memory_mirror *m, enum mirror_guard kind,
+				const uint64_t *bitmap, uint64_t mask);
 void memory_mirror_guard_changed(struct memory_mirror *m, uint64_t page_addr);
 
 /* The emulator's memory interface over a mirror (ctx = the mirror). */

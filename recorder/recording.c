@@ -749,6 +749,9 @@ static int start(struct recording *rec)
 			   &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
+	/* traced_memory_ops.decoded_code_page's half of the bargain. */
+	memory_mirror_guard_writes(rec->mirror, MIRROR_GUARD_DECODED_CODE,
+				   emu_code_page_filter(rec->cpu), EMU_CODE_PAGE_FILTER_BITS - 1);
 	if (!rec->opt->no_jit)
 		jit_perf_map_from_environment();
 	if (slice_switch_to(rec, first) != 0)
@@ -838,6 +841,8 @@ static void finish(struct recording *rec)
 	struct stat st;
 	if (stat(rec->opt->trace_path, &st) == 0)
 		res->trace_bytes = (uint64_t)st.st_size;
+	if (rec->mirror) /* the filter goes with the cpu */
+		memory_mirror_guard_writes(rec->mirror, MIRROR_GUARD_DECODED_CODE, NULL, 0);
 	emu_free(rec->cpu);
 	threads_free(rec);
 	memory_mirror_free(rec->mirror);

@@ -33,7 +33,7 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 	/* Writes to pages that may hold logged code un-log them: they call
 	 * (translated code's writes test only the page's WRITABLE bit). */
 	if (tm->owns_code_pages)
-		memory_mirror_guard_writes(mirror, tm->code_pages->filter,
+		memory_mirror_guard_writes(mirror, MIRROR_GUARD_LOGGED_CODE, tm->code_pages->filter,
 					   CODE_PAGE_SET_FILTER_BITS - 1);
 	return 0;
 }
@@ -42,7 +42,7 @@ void traced_memory_fini(struct traced_memory *tm)
 {
 	predict_cache_fini(&tm->cache);
 	if (tm->owns_code_pages) {
-		memory_mirror_guard_writes(tm->mirror, NULL, 0);
+		memory_mirror_guard_writes(tm->mirror, MIRROR_GUARD_LOGGED_CODE, NULL, 0);
 		code_page_set_free(tm->code_pages);
 	}
 	tm->code_pages = NULL;
@@ -351,9 +351,18 @@ static size_t traced_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	.read_uint_sized = { traced_read_u1, traced_read_u2, traced_read_u4, traced_read_u8 }, \
 	.write_uint_sized = { traced_write_u1, traced_write_u2, traced_write_u4, traced_write_u8 }
 
+/* The emulator decoded code on a page: its entry loses WRITABLE (the
+ * mirror guards the emulator's filter, recording.c). */
+static void traced_decoded_code_page(void *ctx, uint64_t page_addr)
+{
+	struct traced_memory *tm = ctx;
+	memory_mirror_guard_changed(tm->mirror, page_addr);
+}
+
 const struct emu_memory_ops traced_memory_ops = {
 	TRACED_MEMORY_CALLS,
 	.inline_memory = traced_inline_memory,
+	.decoded_code_page = traced_decoded_code_page,
 };
 
 const struct emu_memory_ops traced_memory_ops_8_byte_lines = { TRACED_MEMORY_CALLS };

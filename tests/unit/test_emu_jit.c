@@ -101,6 +101,10 @@ struct tmem {
 	uint64_t cache[1u << INLINE_CACHE_LOG2];
 	uint64_t hits_settled, hits_since_miss, called_hits;
 	uint64_t watched[INLINE_WATCH_BITS / 64];
+	/* The guarded variant's (emu.h, decoded_code_page): the emulator's
+	 * filter of pages holding decoded code, never WRITABLE here; no
+	 * page is watched then. */
+	const uint64_t *decoded;
 	/* Dirty bits, one per byte written, at a fixed distance from the
 	 * bytes (a page's bits in the first 512 bytes of its shadow page). */
 	uint8_t *dirty[R_COUNT];
@@ -178,14 +182,32 @@ static void cache_take(struct tmem *m, uint64_t addr, const uint8_t *bytes, size
 static bool watched(const struct tmem *m, uint64_t addr)
 {
 	uint64_t bit = (addr >> 12) & (INLINE_WATCH_BITS - 1);
-	return (m->watched[bit / 64] >> (bit % 64)) & 1;
+	if ((m->watched[bit / 64] >> (bit % 64)) & 1)
+		return true;
+	uint64_t code = (addr >> 12) & (EMU_CODE_PAGE_FILTER_BITS - 1);
+	return m->decoded && ((m->decoded[code / 64] >> (code % 64)) & 1);
+}
+
+/* The emulator decodes code on the page: writes there call from now on. */
+static void t_decoded_code_page(void *ctx, uint64_t page_addr)
+{
+	struct tmem *m = ctx;
+	struct emu_inline_page *e = &m->pages[(page_addr >> 12) & (INLINE_PAGES - 1)];
+	ck_assert(watched(m, page_addr));
+	if (e->tag == (page_addr | EMU_INLINE_PAGE_WRITABLE))
+		e->tag = page_addr;
 }
 
 /* The page holding addr enters the table, unless it is the data region's
- * second page (never: its reads all make calls) or in the upper half. */
+ * second page (never: its reads all make calls) or in the upper half. A
+ * page in the table stays as it is (as in the recorder's mirror: only
+ * decoded_code_page takes WRITABLE off it). */
 static void table_fill(struct tmem *m, uint64_t addr)
 {
 	uint64_t page = addr & ~4095ull;
+	if ((m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) ==
+	    page)
+		return;
 	uint8_t *p = tmem_at(m, page, 4096, A_READ);
 	if (!p || page == DATA_BASE + 0x1000 || page >= KHIGH_BASE)
 		return;
@@ -286,6 +308,9 @@ static size_t t_fetch(void *ctx, uint64_t addr, void *buf, size_t size)
 	if (addr >= CODE_BASE && off < regions[R_CODE].size) {
 		n = regions[R_CODE].size - off < size ? regions[R_CODE].size - off : size;
 		memcpy(buf, m->bytes[R_CODE] + off, n);
+		/* The recorder's mirror loads a fetched page as a read one. */
+		if (m->predicting)
+			table_fill(m, addr);
 	}
 	tmem_log(m, A_FETCH, VIA_BUFFER, EMU_MEM_OK, size, addr, n);
 	return n;
@@ -345,8 +370,9 @@ SIZED(8)
  * calls directly, with read_uint/write_uint only, with neither (the
  * translation's helpers, as over emu_self_memory_ops), and with the
  * sized functions and the tables of the common read (predicting). */
-enum { V_SIZED, V_UINT, V_PLAIN, V_INLINE, V_COUNT };
-static const char *const variant_names[V_COUNT] = { "sized", "uint", "plain", "inline" };
+enum { V_SIZED, V_UINT, V_PLAIN, V_INLINE, V_GUARDED, V_COUNT };
+static const char *const variant_names[V_COUNT] = { "sized", "uint", "plain", "inline",
+						    "inline, code pages guarded" };
 static const struct emu_memory_ops variant_ops[V_COUNT] = {
 	[V_SIZED] = { .read = t_read, .write = t_write, .fetch = t_fetch,
 		      .read_uint = t_read_uint, .write_uint = t_write_uint,
@@ -360,6 +386,15 @@ static const struct emu_memory_ops variant_ops[V_COUNT] = {
 		       .read_uint_sized = { t_read_1, t_read_2, t_read_4, t_read_8 },
 		       .write_uint_sized = { t_write_1, t_write_2, t_write_4, t_write_8 },
 		       .inline_memory = t_inline_memory },
+	/* The same, the code's pages kept from inline writes by the filter
+	 * of decoded code rather than watched: translated code's inline
+	 * writes skip their check for self-modifying code. */
+	[V_GUARDED] = { .read = t_read, .write = t_write, .fetch = t_fetch,
+			.read_uint = t_read_uint, .write_uint = t_write_uint,
+			.read_uint_sized = { t_read_1, t_read_2, t_read_4, t_read_8 },
+			.write_uint_sized = { t_write_1, t_write_2, t_write_4, t_write_8 },
+			.inline_memory = t_inline_memory,
+			.decoded_code_page = t_decoded_code_page },
 };
 
 /* --- random numbers --------------------------------------------------------- */
@@ -1429,7 +1464,7 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 		m->mem.dirty[r] = m->dirty[r];
 	}
 	m->mem.n = 0;
-	m->mem.predicting = variant == V_INLINE;
+	m->mem.predicting = variant == V_INLINE || variant == V_GUARDED;
 	if (m->mem.predicting) /* half the data lines zero (see zero_lines) */
 		zero_lines(m->bytes[R_DATA], regions[R_DATA].size);
 	for (unsigned i = 0; i < INLINE_PAGES; i++)
@@ -1438,12 +1473,16 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	m->mem.hits_settled = m->mem.hits_since_miss = m->mem.called_hits = 0;
 	m->mem.called_inline_writes = 0;
 	memset(m->mem.watched, 0, sizeof(m->mem.watched));
-	for (uint64_t page = CODE_BASE; page < CODE_BASE + regions[R_CODE].size; page += 4096) {
+	m->mem.decoded = NULL;
+	for (uint64_t page = CODE_BASE;
+	     variant != V_GUARDED && page < CODE_BASE + regions[R_CODE].size; page += 4096) {
 		uint64_t bit = (page >> 12) & (INLINE_WATCH_BITS - 1);
 		m->mem.watched[bit / 64] |= 1ull << (bit % 64);
 	}
 	m->cpu = emu_new(&variant_ops[variant], &m->mem);
 	ck_assert_ptr_nonnull(m->cpu);
+	if (variant == V_GUARDED)
+		m->mem.decoded = emu_code_page_filter(m->cpu);
 	if (jit)
 		ck_assert(emu_set_jit(m->cpu, true));
 	struct emu_regs *r = emu_regs(m->cpu);
@@ -1785,9 +1824,9 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 	       stats.inline_write_programs);
 	/* Loops mostly of SSE make fewer of the general accesses. */
 	unsigned most = sse_percent > 50 ? count / 5 : count / 2;
-	if (variant == V_SIZED || variant == V_INLINE)
+	if (variant == V_SIZED || variant == V_INLINE || variant == V_GUARDED)
 		ck_assert_uint_gt(stats.sized_programs, most);
-	if (variant == V_INLINE) {
+	if (variant == V_INLINE || variant == V_GUARDED) {
 		ck_assert_uint_gt(stats.inline_programs, most);
 		ck_assert_uint_gt(stats.inline_write_programs, most);
 	}
@@ -1816,6 +1855,13 @@ END_TEST
 START_TEST(test_random_inline)
 {
 	random_programs("inline interface", V_INLINE, test_programs(600), 0x3333);
+}
+END_TEST
+
+START_TEST(test_random_guarded)
+{
+	random_programs("inline interface, code pages guarded", V_GUARDED, test_programs(300),
+			0x5555);
 }
 END_TEST
 
@@ -1957,7 +2003,8 @@ START_TEST(test_self_modifying)
 					translated |= b->mem.log[i].kind == A_WRITE &&
 						      b->mem.log[i].via == VIA_SIZED &&
 						      b->mem.log[i].addr == p->gpr[EMU_RSI];
-				ck_assert_msg(translated || (v != V_SIZED && v != V_INLINE) ||
+				ck_assert_msg(translated ||
+						      (v != V_SIZED && v != V_INLINE && v != V_GUARDED) ||
 						      w >= W_INC,
 					      "%s: no write from translated code", what);
 				compare_chunked_runs(&c, p, a, b, &r);
@@ -2282,7 +2329,7 @@ static void vector_moves(const char *what, void (*build)(struct program *), unsi
 		compare_whole(&c, p, a, b);
 		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
 		ck_assert_uint_eq(emu_icount(a->cpu), 400 * insns);
-		if (v == V_INLINE)
+		if (v == V_INLINE || v == V_GUARDED)
 			ck_assert(b->mem.called_hits * fewer_reads < a->mem.called_hits &&
 				  b->mem.called_inline_writes * fewer_writes <
 					  a->mem.called_inline_writes);
@@ -2626,6 +2673,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
+	tcase_add_test(tc, test_random_guarded);
 	tcase_add_test(tc, test_random_sse);
 	tcase_add_test(tc, test_self_modifying);
 	tcase_add_test(tc, test_indirect_targets);

@@ -470,7 +470,7 @@ START_TEST(test_guarded_pages_never_writable_inline)
 	static uint64_t guard[1024]; /* 65,536 bits, as the code-page filter */
 	uint8_t b[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	memset(guard, 0, sizeof(guard));
-	memory_mirror_guard_writes(mirror, guard, 65535);
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_LOGGED_CODE, guard, 65535);
 	ck_assert_int_eq(memory_mirror_write(mirror, 0x12008, b, 8), EMU_MEM_OK);
 	ck_assert(writable_inline(0x12008));
 	guard[0] |= 1ull << 0x13;
@@ -488,7 +488,38 @@ START_TEST(test_guarded_pages_never_writable_inline)
 	memory_mirror_guard_changed(mirror, UINT64_MAX);
 	ck_assert(writable_inline(0x12008));
 	ck_assert(writable_inline(0x13008));
-	memory_mirror_guard_writes(mirror, NULL, 0);
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_LOGGED_CODE, NULL, 0);
+}
+END_TEST
+
+/* The emulator's filter of decoded code guards beside the logged-code
+ * one: a page either guards is never writable inline. */
+START_TEST(test_two_guards)
+{
+	static uint64_t logged[1024], decoded[1u << 14]; /* 65,536 and 2^20 bits */
+	uint8_t b[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	memset(logged, 0, sizeof(logged));
+	memset(decoded, 0, sizeof(decoded));
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_LOGGED_CODE, logged, 65535);
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_DECODED_CODE, decoded, (1u << 20) - 1);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x12008, b, 8), EMU_MEM_OK);
+	ck_assert_int_eq(memory_mirror_write(mirror, 0x13008, b, 8), EMU_MEM_OK);
+	ck_assert(writable_inline(0x12008) && writable_inline(0x13008));
+	decoded[0] |= 1ull << 0x12;
+	memory_mirror_guard_changed(mirror, 0x12000);
+	ck_assert(!writable_inline(0x12008));
+	ck_assert(writable_inline(0x13008));
+	logged[0] |= 1ull << 0x13;
+	memory_mirror_guard_changed(mirror, 0x13000);
+	ck_assert(!writable_inline(0x13008));
+	/* One guard cleared: the other still holds its page. */
+	memset(logged, 0, sizeof(logged));
+	memory_mirror_guard_changed(mirror, UINT64_MAX);
+	ck_assert(!writable_inline(0x12008));
+	ck_assert(writable_inline(0x13008));
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_DECODED_CODE, NULL, 0);
+	ck_assert(writable_inline(0x12008));
+	memory_mirror_guard_writes(mirror, MIRROR_GUARD_LOGGED_CODE, NULL, 0);
 }
 END_TEST
 
@@ -676,6 +707,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_many_pages_stay_found);
 	tcase_add_test(tc, test_cached_read_only_page_refuses_writes);
 	tcase_add_test(tc, test_guarded_pages_never_writable_inline);
+	tcase_add_test(tc, test_two_guards);
 	tcase_add_test(tc, test_access_below_stack_grows_it);
 	tcase_add_test(tc, test_refresh_matches_reload);
 	tcase_add_test(tc, test_private_file_page_aliases);
