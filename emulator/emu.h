@@ -187,16 +187,18 @@ struct emu_memory_ops {
 	/*
 	 * Optional, with inline_memory whose writes_inline is set: a memory
 	 * that never lets translated code write inline to a page holding
-	 * decoded code. It keeps EMU_INLINE_PAGE_WRITABLE off every page
-	 * whose bit is set in emu_code_page_filter() (bit page_addr >> 12
-	 * modulo EMU_CODE_PAGE_FILTER_BITS), and this is called, before
-	 * any of its code runs, for each page the emulator decodes code
-	 * on (page_addr; its bit is set by then): the memory takes
-	 * WRITABLE off that page's entry. Translated code's inline writes
-	 * then skip their own check for self-modifying code (a call to
-	 * the decode cache when the bit is set), which such a write could
-	 * never need; written code is still found on the calls' path.
-	 * Every context of one cpu must answer for the same table.
+	 * decoded code. This is called, before any of its code runs, for
+	 * each page the emulator decodes code on (page_addr): from then on
+	 * the memory keeps EMU_INLINE_PAGE_WRITABLE off that page's entry
+	 * for as long as the page may hold decoded code, that is at least
+	 * while its bit in emu_code_page_filter() is set (bit page_addr >>
+	 * 12 modulo EMU_CODE_PAGE_FILTER_BITS; set by the time of the call).
+	 * A memory may consult that filter or keep its own record.
+	 * Translated code's inline writes then skip their own check for
+	 * self-modifying code (a call to the decode cache when the bit is
+	 * set), which such a write could never need; written code is still
+	 * found on the calls' path. Every context of one cpu must answer
+	 * for the same table.
 	 */
 	void (*decoded_code_page)(void *ctx, uint64_t page_addr);
 };

@@ -46,9 +46,11 @@ int process_memory_init(struct process_memory *p, struct memory_image *image)
 	memset(p, 0, sizeof(*p));
 	p->code_pages = code_page_set_new();
 	p->inline_pages = malloc(INLINE_PAGES * sizeof(*p->inline_pages));
-	if (!p->code_pages || !p->inline_pages) {
+	p->decoded_filter = calloc(DECODED_FILTER_BITS / 64, sizeof(uint64_t));
+	if (!p->code_pages || !p->inline_pages || !p->decoded_filter) {
 		code_page_set_free(p->code_pages);
 		free(p->inline_pages);
+		free(p->decoded_filter);
 		memory_image_free(image);
 		return -1;
 	}
@@ -85,9 +87,11 @@ void process_memory_fini(struct process_memory *p)
 	code_page_set_free(p->code_pages);
 	memory_image_free(p->image);
 	free(p->inline_pages);
+	free(p->decoded_filter);
 	p->code_pages = NULL;
 	p->image = NULL;
 	p->inline_pages = NULL;
+	p->decoded_filter = NULL;
 }
 
 int replay_memory_init(struct replay_memory *m, unsigned cache_log2, unsigned cache_log2_line,
@@ -208,6 +212,25 @@ static inline void offer_inline_page(struct process_memory *p, uint64_t pg)
 		*e = (struct emu_inline_page){ .tag = pg * PAGE_SIZE, .data = data };
 }
 
+static inline bool decoded_may_contain(const struct process_memory *p, uint64_t pg)
+{
+	unsigned b = (unsigned)(pg % DECODED_FILTER_BITS);
+	return (p->decoded_filter[b / 64] >> (b % 64)) & 1;
+}
+
+/* The emulator decoded code on the page: writes there call from now on
+ * (emu.h, decoded_code_page). */
+static void replay_decoded_code_page(void *ctx, uint64_t page_addr)
+{
+	struct process_memory *p = ((struct replay_memory *)ctx)->proc;
+	uint64_t pg = page_addr / PAGE_SIZE;
+	unsigned b = (unsigned)(pg % DECODED_FILTER_BITS);
+	p->decoded_filter[b / 64] |= 1ull << (b % 64);
+	struct emu_inline_page *e = &p->inline_pages[pg % INLINE_PAGES];
+	if (e->tag == (page_addr | EMU_INLINE_PAGE_WRITABLE))
+		e->tag = page_addr;
+}
+
 /*
  * After a write to page pg the replay noted (or keeps no written set
  * for), by a thread whose translated code knows its cache: when the page
@@ -227,7 +250,7 @@ static inline void offer_writable_page(struct replay_memory *m, uint64_t pg)
 	if (e->tag != pg * PAGE_SIZE || m->cache.bytes != m->inline_cache ||
 	    m->cache.group_log2 != PREDICT_CACHE_GROUP_LOG2 || p->on_access ||
 	    (p->written_pages && p->noted_pages[pg % NOTED_PAGES] != pg + 1) ||
-	    code_page_set_may_contain(p->code_pages, pg))
+	    code_page_set_may_contain(p->code_pages, pg) || decoded_may_contain(p, pg))
 		return;
 	if (memory_image_page_data(p->image, pg * PAGE_SIZE, true) == e->data)
 		e->tag |= EMU_INLINE_PAGE_WRITABLE;
@@ -658,4 +681,5 @@ const struct emu_memory_ops replay_memory_ops = {
 	.read_uint_sized = { replay_read_u1, replay_read_u2, replay_read_u4, replay_read_u8 },
 	.write_uint_sized = { replay_write_u1, replay_write_u2, replay_write_u4, replay_write_u8 },
 	.inline_memory = replay_inline_memory,
+	.decoded_code_page = replay_decoded_code_page,
 };

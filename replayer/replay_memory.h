@@ -89,6 +89,12 @@ struct process_memory {
 	 * image's page data, by page number modulo INLINE_PAGES. */
 #define INLINE_PAGES 1024u
 	struct emu_inline_page *inline_pages;
+	/* Pages the emulator has decoded code on (replay_memory_ops'
+	 * decoded_code_page sets bit page % DECODED_FILTER_BITS; nothing
+	 * clears one): never writable inline, so that translated code's
+	 * inline writes need no check for self-modifying code. */
+#define DECODED_FILTER_BITS (1u << 16)
+	uint64_t *decoded_filter;
 };
 
 /* Takes ownership of image (freed on failure too). 0, or -1. */

@@ -110,12 +110,42 @@ START_TEST(a_page_written_before_it_is_read_takes_inline_writes)
 }
 END_TEST
 
+/* A page the emulator decoded code on (emu.h, decoded_code_page) loses
+ * its inline writes and does not take them again: translated code's
+ * inline writes skip the check for self-modifying code. */
+START_TEST(a_page_of_decoded_code_never_takes_inline_writes)
+{
+	struct process_memory proc;
+	struct replay_memory m;
+	open_memory(&proc, &m);
+	uint64_t page = DATA + 5 * 4096, other = DATA + 6 * 4096;
+	const struct emu_inline_page *e = &proc.inline_pages[(page >> 12) % INLINE_PAGES];
+	const struct emu_inline_page *o = &proc.inline_pages[(other >> 12) % INLINE_PAGES];
+	ck_assert_int_eq(replay_memory_ops.write_uint_sized[3](&m, page, 1), EMU_MEM_OK);
+	ck_assert_uint_eq(e->tag, page | EMU_INLINE_PAGE_WRITABLE);
+	replay_memory_ops.decoded_code_page(&m, page);
+	ck_assert_uint_eq(e->tag, page);
+	ck_assert_int_eq(replay_memory_ops.write_uint_sized[3](&m, page + 8, 2), EMU_MEM_OK);
+	ck_assert_uint_eq(e->tag, page);
+	/* Told before the page is in the table: the same. */
+	replay_memory_ops.decoded_code_page(&m, other);
+	ck_assert_int_eq(replay_memory_ops.write_uint_sized[3](&m, other, 3), EMU_MEM_OK);
+	ck_assert_uint_eq(o->tag & EMU_INLINE_PAGE_WRITABLE, 0);
+	uint8_t back[8];
+	ck_assert_uint_eq(memory_image_load(proc.image, page + 8, back, 8), 8);
+	ck_assert_uint_eq(back[0], 2);
+	replay_memory_fini(&m);
+	process_memory_fini(&proc);
+}
+END_TEST
+
 static Suite *replay_memory_paths_suite(void)
 {
 	Suite *s = suite_create("replay_memory_paths");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, reads_after_a_miss_are_inline_up_to_the_next);
 	tcase_add_test(tc, a_page_written_before_it_is_read_takes_inline_writes);
+	tcase_add_test(tc, a_page_of_decoded_code_never_takes_inline_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }
