@@ -214,9 +214,12 @@ static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_mis
 	within_entry(a, m, size);
 	writable_page_data(a, m);
 	/* Done from here: the bytes, at data + off (off in eax); the value
-	 * moves to r11, as rcx counts the shifts below. */
+	 * moves to r11 when rcx counts the shifts below (8 bytes: no
+	 * shifts, it stays in rcx). */
 	emit(a, MOV, jit_m(JR_R8, JR_RAX, 1, 0, size), jit_r(JR_RCX, size));
-	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
+	int value = size == 8 ? JR_RCX : JR_R11;
+	if (size != 8)
+		emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
 	/* Their dirty bits: all in the byte off / 8 of the bitmap, from bit
 	 * off & 7 (r10). */
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
@@ -232,7 +235,7 @@ static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_mis
 	}
 	/* The cache's entry takes them in their lanes. */
 	cache_entry_to_rdx_r8(a, s, 0);
-	emit(a, MOV, cache_lanes(size), jit_r(JR_R11, size));
+	emit(a, MOV, cache_lanes(size), jit_r(value, size));
 }
 
 /*
