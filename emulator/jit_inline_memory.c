@@ -37,16 +37,19 @@ static void miss_if(struct jit_asm *a, struct jit_misses *m, unsigned cc)
 }
 
 /* r10 = rsi & 7 (the access's first lane in its cache entry; not needed
- * for 8 bytes, which start at lane 0), and a miss unless
- * (rsi & 7) + size <= 8: one cache entry, so one page (16 bytes:
- * aligned to 16, so two whole entries of one page). */
-static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size)
+ * for 8 bytes, which start at lane 0, nor by a plain read of 1 byte:
+ * `lane` false), and a miss unless (rsi & 7) + size <= 8: one cache
+ * entry, so one page (16 bytes: aligned to 16, so two whole entries of
+ * one page). */
+static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size, bool lane)
 {
 	if (size >= 8) { /* aligned: 16 bytes are two whole entries */
 		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i((int64_t)size - 1));
 		miss_if(a, m, JIT_CC_NZ);
 		return;
 	}
+	if (size == 1 && !lane) /* any byte lies in one entry */
+		return;
 	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R10, 4), jit_i(7));
 	if (size == 1)
@@ -161,7 +164,7 @@ static void readable_page_data(struct jit_asm *a, struct jit_misses *m)
 static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
 		       unsigned size, bool checked)
 {
-	within_entry(a, m, size);
+	within_entry(a, m, size, checked); /* bytes_known's lane */
 	if (checked)
 		below_hits_limit(a, m);
 	readable_page_data(a, m);
@@ -211,7 +214,7 @@ static void writable_page_data(struct jit_asm *a, struct jit_misses *m)
 static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
 			unsigned size)
 {
-	within_entry(a, m, size);
+	within_entry(a, m, size, true); /* the dirty bits' */
 	writable_page_data(a, m);
 	/* Done from here: the bytes, at data + off (off in eax); the value
 	 * moves to r11 when rcx counts the shifts below (8 bytes: no
