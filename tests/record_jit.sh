@@ -45,15 +45,18 @@ misses() {
 	"$TTDUMP" --records "$1" | grep -c '^[0-9:+]* miss '
 }
 
-# compare NAME INPUT -- COMMAND...
+# compare NAME INPUT -- COMMAND... (rec_opts: more options of both
+# recordings)
 compare() {
 	local name=$1 input=$2
 	shift 3
 	local why="" rc_i rc_j
-	timeout "$LIMIT" setarch -R "$TTREC" run --no-jit -o "$name.i.idna" -- "$@" \
+	# shellcheck disable=SC2086 # rec_opts: words
+	timeout "$LIMIT" setarch -R "$TTREC" run ${rec_opts:-} --no-jit -o "$name.i.idna" -- "$@" \
 		<"$input" >"$name.i.out" 2>"$name.i.err"
 	rc_i=$?
-	timeout "$LIMIT" setarch -R "$TTREC" run -o "$name.j.idna" -- "$@" \
+	# shellcheck disable=SC2086
+	timeout "$LIMIT" setarch -R "$TTREC" run ${rec_opts:-} -o "$name.j.idna" -- "$@" \
 		<"$input" >"$name.j.out" 2>"$name.j.err"
 	rc_j=$?
 	[ $rc_i -eq $rc_j ] || why="exit status $rc_j, $rc_i interpreted"
@@ -108,6 +111,11 @@ compare python3 /dev/null -- env PYTHONHASHSEED=0 "$PYTHON" -B -c \
 compare self_modifying /dev/null -- "$PROGRAMS/self_modifying"
 compare x87_modulo /dev/null -- "$PROGRAMS/x87_modulo"
 compare hot_code_writes /dev/null -- "$PROGRAMS/hot_code_writes"
+# Checkpoints between the call and the next write (each forgets which
+# code pages were logged): the write to the page of decoded code must
+# still not be made inline.
+rec_opts="--checkpoint-interval 997" compare hot_code_writes_checkpoints /dev/null -- \
+	"$PROGRAMS/hot_code_writes"
 compare signals /dev/null -- "$PROGRAMS/segv_longjmp"
 
 finish record_jit
