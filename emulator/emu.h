@@ -103,7 +103,9 @@ struct emu_mem_uint {
  * An integer access of n (1, 2, 4, 8) bytes at addr, with
  * p = pages[(addr >> 12) & page_mask] (pages of the lower half only) and
  * e the 8-byte entry at cache + 64 * (((addr >> 6) * cache_multiplier) >>
- * cache_shift) + (addr & 56) (a little-endian integer; lane k is its bits
+ * cache_shift) + (addr & 56), or, in a direct-mapped cache
+ * (cache_direct_mask, the cache's bytes - 1, not 0), at cache + (addr &
+ * cache_direct_mask & ~7) (a little-endian integer; lane k is its bits
  * 8k..8k+7: the entries of an aligned 64-byte block are consecutive), is
  * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
  *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
@@ -135,6 +137,7 @@ struct emu_inline_memory {
 	uint8_t *cache;
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
+	uint64_t cache_direct_mask; /* 0: hashed by the multiplier */
 	uint64_t *hits_since_miss;
 	bool writes_inline; /* false: writes always call */
 	uint64_t dirty_offset;

@@ -194,6 +194,7 @@ struct emu_inline_view {
 	uint8_t *cache;
 	uint64_t cache_multiplier;
 	uint64_t cache_shift;
+	uint64_t cache_direct_mask;
 	uint64_t *hits_since_miss;
 	uint64_t write_tag_bit; /* EMU_INLINE_PAGE_WRITABLE or EMU_INLINE_NEVER_WRITABLE */
 	uint64_t dirty_offset;

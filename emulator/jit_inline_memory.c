@@ -71,35 +71,44 @@ static void page_entry_to_rax(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* The shift of the cache's hash is an immediate, patched into each copy
+/* The cache's hash a sequence is built for: a direct-mapped cache's, or
+ * the multiplier's, whose shift is an immediate patched into each copy
  * of a sequence (copy_template): a placeholder, and where its byte is. */
 #define SHIFT_PLACEHOLDER 0x2a
-struct shift_sites {
+struct cache_hash {
+	bool direct;
 	size_t at[3];
 	unsigned n;
 };
 
 /* The placeholder's byte, just emitted, noted as a site. */
-static void note_shift_site(struct jit_asm *a, struct shift_sites *s)
+static void note_shift_site(struct jit_asm *a, struct cache_hash *h)
 {
-	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || s->n == 3)
+	if (a->pos == 0 || a->buf[a->pos - 1] != SHIFT_PLACEHOLDER || h->n == 3)
 		a->failed = true;
 	else
-		s->at[s->n++] = a->pos - 1;
+		h->at[h->n++] = a->pos - 1;
 }
 
-/* rdx = the address of the cache's entry group for addr = rsi + disp,
- * cache + 64 * (((addr >> 6) * multiplier) >> shift), and r8 = addr & 63,
- * the access's first byte within that group: the entry's (addr & 56)
- * and its lane (addr & 7) in one offset. Clobbers nothing else. */
-static void cache_entry_to_rdx_r8(struct jit_asm *a, struct shift_sites *s, int64_t disp)
+/* rdx and r8 such that rdx + r8 is the access's first byte in the cache
+ * entry of addr = rsi + disp, and r8 & ~7 that entry's offset from rdx:
+ * directly mapped, rdx = cache and r8 = addr & cache_direct_mask; hashed,
+ * rdx = the entry group's address, cache + 64 * (((addr >> 6) *
+ * multiplier) >> shift), and r8 = addr & 63. Clobbers nothing else. */
+static void cache_entry_to_rdx_r8(struct jit_asm *a, struct cache_hash *h, int64_t disp)
 {
+	if (h->direct) {
+		emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
+		emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 8), contract(JIT_INLINE(cache_direct_mask)));
+		emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache)));
+		return;
+	}
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
 	emit(a, MOV, jit_r(JR_R8, 4), jit_r(JR_RDX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache_multiplier)));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 8), jit_i(SHIFT_PLACEHOLDER));
-	note_shift_site(a, s);
+	note_shift_site(a, h);
 	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 8), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(63));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(cache)));
@@ -161,7 +170,7 @@ static void readable_page_data(struct jit_asm *a, struct jit_misses *m)
 }
 
 /* Ends where a hit goes on; the misses jump to the sites in *m. */
-static void build_read(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
 		       unsigned size, bool checked)
 {
 	within_entry(a, m, size, checked); /* bytes_known's lane */
@@ -211,7 +220,7 @@ static void writable_page_data(struct jit_asm *a, struct jit_misses *m)
 }
 
 /* The same for a write. */
-static void build_write(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
 			unsigned size)
 {
 	within_entry(a, m, size, true); /* the dirty bits' */
@@ -262,10 +271,10 @@ static void within_page16(struct jit_asm *a, struct jit_misses *m)
 }
 
 /* rdx = the address of line (rsi + disp) >> 3's entry (clobbers r8). */
-static void line_entry_to_rdx(struct jit_asm *a, struct shift_sites *s, int64_t disp)
+static void line_entry_to_rdx(struct jit_asm *a, struct cache_hash *s, int64_t disp)
 {
 	cache_entry_to_rdx_r8(a, s, disp);
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 4), jit_i(56));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 8), jit_i(-8));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
 }
 
@@ -304,7 +313,7 @@ static void bytes_known16(struct jit_asm *a, struct jit_misses *m)
 	miss_if(a, m, JIT_CC_NZ);
 }
 
-static void build_read16_any(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m,
+static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
 			     bool checked)
 {
 	within_page16(a, m);
@@ -336,7 +345,7 @@ static void build_read16_any(struct jit_asm *a, struct shift_sites *s, struct ji
 }
 
 /* The write of host xmm0's 16 bytes (clobbered). */
-static void build_write16_any(struct jit_asm *a, struct shift_sites *s, struct jit_misses *m)
+static void build_write16_any(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m)
 {
 	within_page16(a, m);
 	writable_page_data(a, m);
@@ -391,51 +400,53 @@ struct inline_template {
 	uint8_t code[TEMPLATE_MAX];
 	size_t len;
 	struct jit_misses misses; /* from the sequence's start */
-	struct shift_sites shift;
+	struct cache_hash hash;
 	bool ok;
 };
-/* [kind: read, write, checked read][size index: 1, 2, 4, 8 bytes, and 16
- * for reads] */
+/* [hash: multiplied, direct][kind: read, write, checked read][size
+ * index: 1, 2, 4, 8 bytes, and 16 for reads] */
 enum { READ, WRITE, CHECKED_READ };
-static struct inline_template templates[3][5];
-/* [kind]: 16 bytes at any address within a page */
-static struct inline_template templates16_any[3];
+static struct inline_template templates[2][3][5];
+/* [hash][kind]: 16 bytes at any address within a page */
+static struct inline_template templates16_any[2][3];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
+
+static void build_template(struct inline_template *t, bool direct, unsigned kind, unsigned size)
+{
+	struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
+	t->hash.direct = direct;
+	if (size == JIT_INLINE_16_ANY && kind == WRITE)
+		build_write16_any(&a, &t->hash, &t->misses);
+	else if (size == JIT_INLINE_16_ANY)
+		build_read16_any(&a, &t->hash, &t->misses, kind == CHECKED_READ);
+	else if (kind == WRITE)
+		build_write(&a, &t->hash, &t->misses, size);
+	else
+		build_read(&a, &t->hash, &t->misses, size, kind == CHECKED_READ);
+	t->len = a.pos;
+	t->ok = !a.failed;
+}
 
 static void build_templates(void)
 {
-	for (unsigned k = READ; k <= CHECKED_READ; k++)
-		for (unsigned i = 0; i < (k == WRITE ? 4u : 5u); i++) {
-			struct inline_template *t = &templates[k][i];
-			struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
-			if (k == WRITE)
-				build_write(&a, &t->shift, &t->misses, 1u << i);
-			else
-				build_read(&a, &t->shift, &t->misses, 1u << i, k == CHECKED_READ);
-			t->len = a.pos;
-			t->ok = !a.failed;
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned k = READ; k <= CHECKED_READ; k++) {
+			for (unsigned i = 0; i < (k == WRITE ? 4u : 5u); i++)
+				build_template(&templates[h][k][i], h, k, 1u << i);
+			build_template(&templates16_any[h][k], h, k, JIT_INLINE_16_ANY);
 		}
-	for (unsigned k = READ; k <= CHECKED_READ; k++) {
-		struct inline_template *t = &templates16_any[k];
-		struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
-		if (k == WRITE)
-			build_write16_any(&a, &t->shift, &t->misses);
-		else
-			build_read16_any(&a, &t->shift, &t->misses, k == CHECKED_READ);
-		t->len = a.pos;
-		t->ok = !a.failed;
-	}
 }
 
 /* size: 1, 2, 4, 8, 16 (aligned to 16), or JIT_INLINE_16_ANY. */
-static void copy_template(struct jit_asm *a, unsigned kind, unsigned size, uint64_t shift,
-			  struct jit_misses *misses)
+static void copy_template(struct jit_asm *a, const struct emu_inline_view *view, unsigned kind,
+			  unsigned size, struct jit_misses *misses)
 {
 	misses->n = 0;
 	pthread_once(&templates_once, build_templates);
+	unsigned h = view->cache_direct_mask != 0;
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
 	const struct inline_template *t =
-		size == JIT_INLINE_16_ANY ? &templates16_any[kind] : &templates[kind][i];
+		size == JIT_INLINE_16_ANY ? &templates16_any[h][kind] : &templates[h][kind][i];
 	if (!t->ok) {
 		a->failed = true;
 		return;
@@ -446,8 +457,8 @@ static void copy_template(struct jit_asm *a, unsigned kind, unsigned size, uint6
 		return;
 	/* shr by more than 63 would take the count mod 64, as shr by cl
 	 * does: the same hash either way. */
-	for (unsigned k = 0; k < t->shift.n; k++)
-		a->buf[at + t->shift.at[k]] = (uint8_t)(shift & 63);
+	for (unsigned k = 0; k < t->hash.n; k++)
+		a->buf[at + t->hash.at[k]] = (uint8_t)(view->cache_shift & 63);
 	for (unsigned k = 0; k < t->misses.n; k++)
 		misses->site[k] = at + t->misses.site[k];
 	misses->n = t->misses.n;
@@ -464,13 +475,13 @@ static size_t hit_jumps_over(struct jit_asm *a, const struct jit_misses *m)
 
 void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)
 {
-	copy_template(&x->a, x->cpu->mem_inline.hits_limit ? CHECKED_READ : READ, size,
-		      x->cpu->mem_inline.cache_shift, m);
+	const struct emu_inline_view *v = &x->cpu->mem_inline;
+	copy_template(&x->a, v, v->hits_limit ? CHECKED_READ : READ, size, m);
 }
 
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)
 {
-	copy_template(&x->a, WRITE, size, x->cpu->mem_inline.cache_shift, m);
+	copy_template(&x->a, &x->cpu->mem_inline, WRITE, size, m);
 }
 
 size_t jit_inline_read(struct jit_xlate *x, unsigned size)

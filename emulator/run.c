@@ -41,9 +41,11 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 	if (!cpu->mem->inline_memory)
 		return;
 	const struct emu_inline_memory *m = cpu->mem->inline_memory(mem_ctx);
-	/* Translations have the cache's hash shift as an immediate
-	 * (jit_inline_memory.c): another shift needs new ones. */
-	if (cpu->jit && m->cache_shift != cpu->mem_inline.cache_shift) {
+	/* Translations have the cache's hash shift as an immediate, and
+	 * one hash or the other (jit_inline_memory.c): another shift or
+	 * hash needs new ones. */
+	bool other_hash = (m->cache_direct_mask != 0) != (cpu->mem_inline.cache_direct_mask != 0);
+	if (cpu->jit && (m->cache_shift != cpu->mem_inline.cache_shift || other_hash)) {
 		emu_set_jit(cpu, false);
 		emu_set_jit(cpu, true);
 	}
@@ -53,6 +55,7 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 		.cache = m->cache,
 		.cache_multiplier = m->cache_multiplier,
 		.cache_shift = m->cache_shift,
+		.cache_direct_mask = m->cache_direct_mask,
 		.hits_since_miss = m->hits_since_miss,
 		.write_tag_bit = m->writes_inline ? EMU_INLINE_PAGE_WRITABLE
 						  : EMU_INLINE_NEVER_WRITABLE,

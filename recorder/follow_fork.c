@@ -232,6 +232,8 @@ static pid_t spawn_recorder(struct recording *rec, pid_t child, struct handover 
 		argv[n++] = "--no-jit";
 	if (rec->opt->cache_log2_line == 3)
 		argv[n++] = "--trace-format=1.4";
+	else if (rec->opt->cache_log2_line == 3 + PREDICT_CACHE_GROUP_LOG2)
+		argv[n++] = "--trace-format=1.5";
 	argv[n++] = "-o";
 	argv[n++] = trace;
 	argv[n++] = pid_arg;

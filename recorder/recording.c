@@ -744,7 +744,7 @@ static int start(struct recording *rec)
 	if (!first)
 		return recording_fail(rec, RECORD_ERR_NO_MEMORY, "out of memory");
 	first->started = true; /* its first slice opens the trace */
-	rec->cpu = emu_new(first->tm.cache.group_log2 == PREDICT_CACHE_GROUP_LOG2
+	rec->cpu = emu_new(predict_cache_blocks_consecutive(&first->tm.cache)
 				   ? &traced_memory_ops : &traced_memory_ops_8_byte_lines,
 			   &first->tm);
 	if (!rec->cpu || (!rec->opt->no_jit && !emu_set_jit(rec->cpu, true)))

@@ -23,7 +23,7 @@ struct record_options {
 	uint64_t checkpoint_interval; /* instructions between checkpoint frames */
 	uint64_t ring_bytes;        /* 0: keep the whole trace */
 	unsigned cache_log2_entries;
-	unsigned cache_log2_line;   /* 0: the format's; 3: a format 1.4 trace */
+	unsigned cache_log2_line;   /* 0: the format's; 3: a format 1.4 trace, 6: 1.5 */
 	/* ttrec attach (attach.c): record the running process attach_pid
 	 * instead of starting argv (which then is its command line, for the
 	 * trace header); resume_stopped: it is in the SIGSTOP stop a parent

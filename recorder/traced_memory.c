@@ -22,8 +22,10 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 	tm->stream = stream;
 	if (!predict_cache_init(&tm->cache, cache_log2_entries))
 		return -1;
-	if (writer)
-		tm->cache.group_log2 = idna_writer_cache_log2_line(writer) - 3;
+	if (writer && !predict_cache_set_line_log2(&tm->cache, idna_writer_cache_log2_line(writer))) {
+		predict_cache_fini(&tm->cache);
+		return -1;
+	}
 	tm->owns_code_pages = !sibling;
 	tm->code_pages = sibling ? sibling->code_pages : code_page_set_new();
 	if (!tm->code_pages) {
@@ -282,7 +284,7 @@ _Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page)
 		       MIRROR_TLB_WRITABLE == EMU_INLINE_PAGE_WRITABLE,
 	       "the mirror's translation cache is the emulator's inline page table");
 _Static_assert(PREDICT_CACHE_LINE == 8 && PREDICT_CACHE_GROUP_LOG2 == 3,
-	       "the inline path's cache entries are 8 bytes, hashed by 64-byte blocks");
+	       "the inline path's cache entries are 8 bytes, hashed by 64-byte blocks or directly mapped");
 
 static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 {
@@ -293,6 +295,9 @@ static const struct emu_inline_memory *traced_inline_memory(void *ctx)
 		.cache = tm->cache.bytes,
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
 		.cache_shift = 64 - (tm->cache.log2_entries - PREDICT_CACHE_GROUP_LOG2),
+		.cache_direct_mask = predict_cache_direct(&tm->cache)
+					     ? (PREDICT_CACHE_LINE << tm->cache.log2_entries) - 1
+					     : 0,
 		.hits_since_miss = &tm->cache.hits_since_miss,
 		.writes_inline = true, /* WRITABLE never on a guarded page */
 		.dirty_offset = PAGE_SIZE, /* memory_mirror_mark_dirty's bits */

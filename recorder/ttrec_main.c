@@ -415,15 +415,18 @@ static int record_command(int argc, char **argv, bool attach)
 		case OPT_FOLLOW_FORK: opt.follow_forks = true; trace_option = "--follow-fork"; break;
 		case OPT_NO_JIT: opt.no_jit = true; break;
 		case OPT_TRACE_FORMAT: {
-			/* 1.4 differs from the current format only in
-			 * the prediction cache's hash (man/idna.5). */
+			/* 1.4 and 1.5 differ from the current format
+			 * only in the prediction cache's hash
+			 * (man/idna.5). */
 			char current[16];
 			snprintf(current, sizeof(current), "%d.%d", IDNA_VERSION_MAJOR, IDNA_VERSION_MINOR);
 			if (strcmp(optarg, "1.4") == 0) {
 				opt.cache_log2_line = 3;
+			} else if (strcmp(optarg, "1.5") == 0) {
+				opt.cache_log2_line = 3 + PREDICT_CACHE_GROUP_LOG2;
 			} else if (strcmp(optarg, current) != 0) {
-				fprintf(stderr, "ttrec: --trace-format %s: it writes %s or 1.4\n", optarg,
-					current);
+				fprintf(stderr, "ttrec: --trace-format %s: it writes %s, 1.5 or 1.4\n",
+					optarg, current);
 				return EXIT_USAGE;
 			}
 			trace_option = "--trace-format";

@@ -98,11 +98,11 @@ int replay_memory_init(struct replay_memory *m, unsigned cache_log2, unsigned ca
 		       struct process_memory *proc)
 {
 	memset(m, 0, sizeof(*m));
-	if (cache_log2 < PREDICT_CACHE_MIN_LOG2 || cache_log2 > PREDICT_CACHE_MAX_LOG2 ||
-	    cache_log2_line < 3 || cache_log2_line - 3 > PREDICT_CACHE_GROUP_LOG2)
+	if (cache_log2 < PREDICT_CACHE_MIN_LOG2 || cache_log2 > PREDICT_CACHE_MAX_LOG2)
 		return -1;
 	m->cache.log2_entries = cache_log2;
-	m->cache.group_log2 = cache_log2_line - 3;
+	if (!predict_cache_set_line_log2(&m->cache, cache_log2_line))
+		return -1;
 	m->proc = proc;
 	return 0;
 }
@@ -170,7 +170,7 @@ static void set_hits_limit(struct replay_memory *m)
 {
 	bool inline_ok = m->next_loaded && !m->diverged && m->cache.bytes &&
 			 m->cache.bytes == m->inline_cache &&
-			 m->cache.group_log2 == PREDICT_CACHE_GROUP_LOG2;
+			 predict_cache_blocks_consecutive(&m->cache);
 	m->hits_limit = !inline_ok ? 0 : m->next.valid ? m->miss_at : UINT64_MAX;
 }
 
@@ -189,7 +189,10 @@ static const struct emu_inline_memory *replay_inline_memory(void *ctx)
 		.page_mask = INLINE_PAGES - 1,
 		.cache = m->cache.bytes,
 		.cache_multiplier = PREDICT_CACHE_HASH_MULTIPLIER,
-		.cache_shift = 64 - (m->cache.log2_entries - 3),
+		.cache_shift = 64 - (m->cache.log2_entries - PREDICT_CACHE_GROUP_LOG2),
+		.cache_direct_mask = predict_cache_direct(&m->cache)
+					     ? (PREDICT_CACHE_LINE << m->cache.log2_entries) - 1
+					     : 0,
 		.hits_since_miss = &m->cache.hits_since_miss,
 		.writes_inline = true, /* WRITABLE never on a logged code page */
 		.dirty_offset = (uint64_t)memory_image_known_offset,
@@ -248,7 +251,7 @@ static inline void offer_writable_page(struct replay_memory *m, uint64_t pg)
 	/* (A format 1.4 cache hashes each entry alone: the inline path's
 	 * block hash would update another entry.) */
 	if (e->tag != pg * PAGE_SIZE || m->cache.bytes != m->inline_cache ||
-	    m->cache.group_log2 != PREDICT_CACHE_GROUP_LOG2 || p->on_access ||
+	    !predict_cache_blocks_consecutive(&m->cache) || p->on_access ||
 	    (p->written_pages && p->noted_pages[pg % NOTED_PAGES] != pg + 1) ||
 	    code_page_set_may_contain(p->code_pages, pg) || decoded_may_contain(p, pg))
 		return;

@@ -18,7 +18,7 @@ pid=${pid:-none} tid=${tid:-none}
 
 "$build/ttdump" ids.idna > dump.out 2>&1
 expect dump.out "^pid: $pid\$" "ttdump shows the recorded pid"
-expect dump.out '^trace format 1\.5,' "the trace is of format 1.5"
+expect dump.out '^trace format 1\.6,' "the trace is of format 1.6"
 
 slow_link='set remotetimeout 600'
 timeout 300 gdb -batch -nx -ex "$slow_link" "$prog" -ex "target remote | $build/ttreplay ids.idna" \

@@ -10,9 +10,10 @@
 
 #define IDNA_FILE_MAGIC "IDNATRC\x1a"
 #define IDNA_VERSION_MAJOR 1
-#define IDNA_VERSION_MINOR 5 /* 1: kernel-write records, 2: the pid, 3: a ring's switch key
+#define IDNA_VERSION_MINOR 6 /* 1: kernel-write records, 2: the pid, 3: a ring's switch key
                               * frames un-log the code pages, 4: kernel-write ranges,
-                              * 5: the cache hashes 64-byte blocks (man/idna.5) */
+                              * 5: the cache hashes 64-byte blocks, 6: the cache is
+                              * direct-mapped (man/idna.5) */
 #define IDNA_ARCH_X86_64 62
 #define IDNA_FLAG_RING 1u
 

@@ -249,9 +249,10 @@ struct idna_writer_options {
 	uint32_t queue_chunks;    /* chunks in flight to the compressor; 0: 8 */
 	uint64_t ring_bytes;      /* 0: keep everything; else ring mode */
 	uint32_t cache_log2_entries; /* prediction cache geometry; 0: 17 */
-	/* log2 of the bytes the cache hashes together: 0 or 6, 64-byte
-	 * blocks (format 1.5); 3, each 8-byte line alone: a format 1.4
-	 * trace, for readers older than 1.5 */
+	/* log2 of the bytes the cache hashes together: 0 or 3 +
+	 * cache_log2_entries, the whole cache: direct-mapped (format 1.6);
+	 * 6, 64-byte blocks: a format 1.5 trace, for readers older than
+	 * 1.6; 3, each 8-byte line alone: format 1.4, older than 1.5 */
 	uint32_t cache_log2_line;
 	bool create_new;          /* the name must be new: created with O_EXCL and
 				   * O_NOFOLLOW, never following a link or
@@ -304,7 +305,7 @@ struct idna_writer_stats {
 void idna_writer_get_stats(struct idna_writer *w, struct idna_writer_stats *out);
 
 /* The header's cache_log2_line: the writer of the misses must hash
- * addresses as the readers will (predict_cache.h, group_log2 = it - 3). */
+ * addresses as the readers will (predict_cache_set_line_log2). */
 uint32_t idna_writer_cache_log2_line(const struct idna_writer *w);
 
 /* ---------------------------------------------------------------- reader */

@@ -1,12 +1,14 @@
 /*
  * predict_cache.c — the tag-less direct-mapped cache. Byte address a lives
- * in entry 8 * H(a >> 6) + ((a >> 3) & 7) at lane a & 7, H(x) = (x *
- * 0x9E3779B97F4A7C15) >> (64 - log2_entries + 3): the multiplicative hash
- * spreads addresses that are equal modulo a power of two (stack and heap
- * pages) over different entries, and the 64 bytes of a block share one
- * 64-byte piece of the cache, so that the host finds the entries of
- * neighbouring accesses in its own cache (format 1.4 and older hashed each
- * 8-byte line alone: group_log2 0). An access crossing an 8-byte boundary touches two or more
+ * in entry (a >> 3) modulo the entries, at lane a & 7: translated code
+ * finds it with one `and` of the address (format 1.6). Traces of format
+ * 1.5 hashed 64-byte blocks, a in entry 8 * H(a >> 6) + ((a >> 3) & 7),
+ * H(x) = (x * 0x9E3779B97F4A7C15) >> (64 - log2_entries + 3), spreading
+ * addresses equal modulo a power of two over different entries; the
+ * recordings of the benchmarks miss no more without it, and its eight
+ * host instructions per access cost a tenth of the recording's time
+ * (BENCHMARKS.md). Format 1.4 and older hashed each 8-byte line alone
+ * (group_log2 0). An access crossing an 8-byte boundary touches two or more
  * entries, each handled the same way. This file has the general forms;
  * predict_cache.h the inline fast paths for accesses within one entry,
  * which must agree with them byte for byte.
@@ -29,7 +31,16 @@ bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 	pc->allocation = allocation;
 	pc->bytes = allocation + (-(uintptr_t)allocation & 63);
 	pc->log2_entries = log2_entries;
-	pc->group_log2 = PREDICT_CACHE_GROUP_LOG2;
+	pc->group_log2 = log2_entries; /* direct-mapped */
+	return true;
+}
+
+bool predict_cache_set_line_log2(struct predict_cache *pc, unsigned cache_log2_line)
+{
+	if (cache_log2_line != 3 && cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2 &&
+	    cache_log2_line != 3 + pc->log2_entries)
+		return false;
+	pc->group_log2 = cache_log2_line - 3;
 	return true;
 }
 

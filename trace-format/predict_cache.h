@@ -25,8 +25,9 @@ struct predict_cache {
 			 * 64-byte aligned, so a group of entries is one host cache line */
 	void *allocation; /* what holds bytes (for free) */
 	unsigned log2_entries;
-	/* Lines hashed together (below): PREDICT_CACHE_GROUP_LOG2, or 0 for
-	 * traces of format 1.4 and older, which hashed each line alone. */
+	/* Lines hashed together (below): log2_entries (the whole cache one
+	 * group: direct-mapped, format 1.6 and later), PREDICT_CACHE_GROUP_LOG2
+	 * (format 1.5), or 0 (format 1.4 and older hashed each line alone). */
 	unsigned group_log2;
 	/* Hits are counted once, in hits_since_miss (the hot paths, inline
 	 * ones in translated code too, make one increment); a miss or a flush
@@ -113,15 +114,38 @@ int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *
 /* The hash of a line (man/idna.5): lines are hashed in groups of
  * 2^group_log2 consecutive ones, whose entries are consecutive too; a
  * group's first entry is 2^group_log2 times the top log2_entries -
- * group_log2 bits of group * PREDICT_CACHE_HASH_MULTIPLIER. */
+ * group_log2 bits of group * PREDICT_CACHE_HASH_MULTIPLIER, and 0 when
+ * the group is the whole cache: then line n's entry is n modulo the
+ * entries, a direct-mapped cache. */
 #define PREDICT_CACHE_HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
+
+/* Sets pc's hash from a trace header's cache_log2_line: 3 (each line
+ * alone), 3 + PREDICT_CACHE_GROUP_LOG2, or 3 + pc->log2_entries (direct).
+ * False, pc unchanged, for any other value. */
+bool predict_cache_set_line_log2(struct predict_cache *pc, unsigned cache_log2_line);
+
+/* The 8 entries of a 64-byte block are consecutive (formats 1.5 and
+ * later): the hashes translated code's inline accesses know. */
+static inline bool predict_cache_blocks_consecutive(const struct predict_cache *pc)
+{
+	return pc->group_log2 >= PREDICT_CACHE_GROUP_LOG2;
+}
+
+/* A direct-mapped cache: line n's entry is n modulo the entries. */
+static inline bool predict_cache_direct(const struct predict_cache *pc)
+{
+	return pc->group_log2 == pc->log2_entries;
+}
 
 /* Offset in pc->bytes of the entry holding the 8-byte line `line`. */
 static inline size_t predict_cache_entry_offset(const struct predict_cache *pc, uint64_t line)
 {
 	unsigned g = pc->group_log2;
+	uint64_t within = line & ((UINT64_C(1) << g) - 1);
+	if (g == pc->log2_entries) /* the shift below would be by 64 */
+		return (size_t)within * PREDICT_CACHE_LINE;
 	uint64_t group = ((line >> g) * PREDICT_CACHE_HASH_MULTIPLIER) >> (64 - pc->log2_entries + g);
-	return (size_t)((group << g) | (line & ((1u << g) - 1))) * PREDICT_CACHE_LINE;
+	return (size_t)((group << g) | within) * PREDICT_CACHE_LINE;
 }
 
 /* Whether an access of n bytes at addr lies in one entry and has a size

@@ -323,8 +323,9 @@ static void print_header(const struct idna_reader *r, bool json)
 	if (json) {
 		printf("  \"version\": \"%u.%u\",\n  \"flags\": %" PRIu64 ",\n  \"arch\": %u,\n", h->version_major,
 		       h->version_minor, h->flags, h->arch);
-		printf("  \"cache_log2_entries\": %u,\n  \"ring_bytes\": %" PRIu64 ",\n  \"max_chunk_bytes\": %u,\n",
-		       h->cache_log2_entries, h->ring_bytes, h->max_chunk_bytes);
+		printf("  \"cache_log2_entries\": %u,\n  \"cache_log2_line\": %u,\n"
+		       "  \"ring_bytes\": %" PRIu64 ",\n  \"max_chunk_bytes\": %u,\n",
+		       h->cache_log2_entries, h->cache_log2_line, h->ring_bytes, h->max_chunk_bytes);
 		printf("  \"start_time_ns\": %" PRId64 ",\n  \"pid\": %" PRId64 ",\n  \"cwd\": ",
 		       h->info.start_time_ns, h->info.pid);
 		put_string(h->info.cwd ? h->info.cwd : "", true);
@@ -339,7 +340,11 @@ static void print_header(const struct idna_reader *r, bool json)
 	}
 	printf("trace format %u.%u, x86-64, %s mode%s\n", h->version_major, h->version_minor,
 	       h->ring_bytes ? "ring" : "append", idna_reader_index_rebuilt(r) ? ", index rebuilt by scanning" : "");
-	printf("prediction cache: %u entries of 8 bytes; chunks up to %u bytes\n", 1u << h->cache_log2_entries,
+	printf("prediction cache: %u entries of 8 bytes, %s; chunks up to %u bytes\n",
+	       1u << h->cache_log2_entries,
+	       h->cache_log2_line == 3 + h->cache_log2_entries ? "direct-mapped"
+	       : h->cache_log2_line == 3			 ? "each hashed alone"
+								 : "hashed by 64-byte blocks",
 	       h->max_chunk_bytes);
 	printf("command:");
 	for (uint32_t i = 0; i < h->info.argc; i++) {

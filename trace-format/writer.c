@@ -412,18 +412,21 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 		return NULL;
 	}
 	if (!o.cache_log2_line)
-		o.cache_log2_line = 3 + PREDICT_CACHE_GROUP_LOG2;
-	if (o.cache_log2_line != 3 && o.cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2) {
-		snprintf(err, errlen, "prediction cache line must be 8 or %u bytes",
+		o.cache_log2_line = 3 + o.cache_log2_entries; /* direct-mapped */
+	if (o.cache_log2_line != 3 && o.cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2 &&
+	    o.cache_log2_line != 3 + o.cache_log2_entries) {
+		snprintf(err, errlen, "prediction cache line must be 8 or %u bytes or the whole cache",
 			 8u << PREDICT_CACHE_GROUP_LOG2);
 		return NULL;
 	}
 	static const struct idna_header_info no_info;
 	struct idna_header h = {
 		.version_major = 1,
-		/* 8-byte lines are what format 1.4 hashed; it differs from
-		 * 1.5 in nothing else. */
-		.version_minor = o.cache_log2_line == 3 ? 4 : IDNA_VERSION_MINOR,
+		/* 8-byte lines are what format 1.4 hashed, 64-byte blocks
+		 * what 1.5 did; they differ from 1.6 in nothing else. */
+		.version_minor = o.cache_log2_line == 3 ? 4
+				 : o.cache_log2_line == 3 + PREDICT_CACHE_GROUP_LOG2 ? 5
+										    : IDNA_VERSION_MINOR,
 		.flags = o.ring_bytes ? 1 : 0,
 		.arch = 62,
 		.cache_log2_entries = o.cache_log2_entries,

@@ -84,9 +84,11 @@ struct access {
 #define INLINE_CACHE_LOG2 6
 #define INLINE_MULTIPLIER 0x9E3779B97F4A7C15ull
 #define INLINE_NO_PAGE UINT64_MAX
-/* The cache's size in use (at most 2^INLINE_CACHE_LOG2 entries): a test
- * changes it between runs. */
+/* The cache's size in use (at most 2^INLINE_CACHE_LOG2 entries) and its
+ * hash (the multiplier's, or direct-mapped): tests change them between
+ * runs. */
 static unsigned cache_log2 = INLINE_CACHE_LOG2;
+static bool cache_direct;
 
 struct tmem {
 	uint8_t *bytes[R_COUNT];
@@ -155,6 +157,8 @@ static uint64_t le_value(const void *p, size_t size)
  * aligned 64-byte block consecutive. */
 static unsigned cache_index(uint64_t addr)
 {
+	if (cache_direct)
+		return (unsigned)((addr >> 3) & ((1u << cache_log2) - 1));
 	return (unsigned)((((addr >> 6) * INLINE_MULTIPLIER) >> (64 - cache_log2 + 3)) << 3 |
 			  ((addr >> 3) & 7));
 }
@@ -264,6 +268,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 	m->contract = (struct emu_inline_memory){
 		.pages = m->pages, .page_mask = INLINE_PAGES - 1, .cache = (uint8_t *)m->cache,
 		.cache_multiplier = INLINE_MULTIPLIER, .cache_shift = 64 - (cache_log2 - 3),
+		.cache_direct_mask = cache_direct ? (8u << cache_log2) - 1 : 0,
 		.hits_since_miss = &m->hits_since_miss,
 		.writes_inline = true,
 		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
@@ -1865,6 +1870,16 @@ START_TEST(test_random_guarded)
 }
 END_TEST
 
+/* The recorder's and the replayer's cache since format 1.6. */
+START_TEST(test_random_direct)
+{
+	cache_direct = true;
+	random_programs("inline interface, direct-mapped cache, code pages guarded", V_GUARDED,
+			test_programs(300), 0x6666);
+	cache_direct = false;
+}
+END_TEST
+
 /* Loops mostly of SSE arithmetic, conversions and XMM moves, under
  * MXCSRs of every rounding, DAZ, FTZ and masking, on NaNs, infinities,
  * denormals and integer limits, their memory sources faulting, missing
@@ -2319,23 +2334,31 @@ static void build_vector_moves(struct program *p)
 static void vector_moves(const char *what, void (*build)(struct program *), unsigned insns,
 			 unsigned fewer_reads, unsigned fewer_writes)
 {
-	struct rig g = rig_new();
-	struct program *p = g.p;
-	struct machine *a = g.a, *b = g.b;
 	struct rng r = { test_seed() | 1 };
-	build(p);
-	for (int v = 0; v < V_COUNT; v++) {
-		struct context c = { what, test_seed(), 0, v };
-		compare_whole(&c, p, a, b);
-		ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
-		ck_assert_uint_eq(emu_icount(a->cpu), 400 * insns);
-		if (v == V_INLINE || v == V_GUARDED)
-			ck_assert(b->mem.called_hits * fewer_reads < a->mem.called_hits &&
-				  b->mem.called_inline_writes * fewer_writes <
-					  a->mem.called_inline_writes);
-		compare_chunked_runs(&c, p, a, b, &r);
+	/* Each hash: the program's addresses that share an entry are its. */
+	for (int direct = 0; direct < 2; direct++) {
+		cache_direct = direct;
+		struct rig g = rig_new();
+		struct program *p = g.p;
+		struct machine *a = g.a, *b = g.b;
+		build(p);
+		for (int v = 0; v < V_COUNT; v++) {
+			bool predicting = v == V_INLINE || v == V_GUARDED;
+			if (direct && !predicting)
+				continue;
+			struct context c = { what, test_seed(), 0, v };
+			compare_whole(&c, p, a, b);
+			ck_assert_int_eq(emu_exit_info(a->cpu)->fault, EMU_FAULT_UD);
+			ck_assert_uint_eq(emu_icount(a->cpu), 400 * insns);
+			if (predicting)
+				ck_assert(b->mem.called_hits * fewer_reads < a->mem.called_hits &&
+					  b->mem.called_inline_writes * fewer_writes <
+						  a->mem.called_inline_writes);
+			compare_chunked_runs(&c, p, a, b, &r);
+		}
+		rig_free(&g);
 	}
-	rig_free(&g);
+	cache_direct = false;
 }
 
 START_TEST(test_vector_moves)
@@ -2447,7 +2470,9 @@ START_TEST(test_checked_reads)
 	struct rig g = rig_new();
 	struct program *p = g.p;
 	struct machine *b = g.b;
-	for (size_t k = 0; k < sizeof(reads) / sizeof(reads[0]); k++) {
+	for (size_t n = 0; n < 2 * sizeof(reads) / sizeof(reads[0]); n++) {
+		size_t k = n % (sizeof(reads) / sizeof(reads[0]));
+		cache_direct = n >= sizeof(reads) / sizeof(reads[0]); /* each hash */
 		unsigned size = reads[k].size, at = reads[k].at;
 		build_one_read(p, size, at);
 		ck_assert_msg(checked_inline_hits(b, p, size, at, -1, UINT64_MAX) > 300,
@@ -2463,6 +2488,7 @@ START_TEST(test_checked_reads)
 		ck_assert_msg(below > 0 && below <= 100, "%u bytes at +%#x: %" PRIu64 " inline hits",
 			      size, at, below);
 	}
+	cache_direct = false;
 	rig_free(&g);
 }
 END_TEST
@@ -2471,8 +2497,9 @@ END_TEST
 
 /* A loop that reads and writes along the data, hot and translated; then
  * the memory's cache takes another size (another hash shift, which
- * translations have as an immediate) and the context is set again: the
- * translated run must hash as the interpreted one from there on. */
+ * translations have as an immediate) or another hash (translations have
+ * one or the other) and the context is set again: the translated run
+ * must hash as the interpreted one from there on. */
 START_TEST(test_cache_shift_change)
 {
 	struct rig g = rig_new();
@@ -2493,15 +2520,26 @@ START_TEST(test_cache_shift_change)
 	ck_assert(DATA_BASE % 0x2000 == 0 && regions[R_DATA].size == 0x2000);
 	machines_start(a, b, p, V_INLINE);
 	size_t from = 0;
-	for (unsigned log2 = INLINE_CACHE_LOG2; log2 >= INLINE_CACHE_LOG2 - 2; log2--) {
+	/* The size changing, the hash changing alone (the shift the same). */
+	static const struct {
+		unsigned log2;
+		bool direct;
+	} steps[] = { { INLINE_CACHE_LOG2, false },	{ INLINE_CACHE_LOG2, true },
+		      { INLINE_CACHE_LOG2 - 1, true },	{ INLINE_CACHE_LOG2 - 1, false },
+		      { INLINE_CACHE_LOG2 - 2, false }, { INLINE_CACHE_LOG2 - 2, true } };
+	for (unsigned step = 0; step < sizeof(steps) / sizeof(steps[0]); step++) {
+		unsigned log2 = steps[step].log2;
 		cache_log2 = log2;
+		cache_direct = steps[step].direct;
 		for (struct machine *m = a; m; m = m == a ? b : NULL) {
 			memset(m->mem.cache, 0, sizeof(m->mem.cache));
 			emu_set_memory_context(m->cpu, &m->mem);
 		}
-		run_compared(a, b, 2000, &from, "cache of 2^n entries, n =", log2);
+		run_compared(a, b, 2000, &from, cache_direct ? "direct-mapped cache of 2^n entries, n ="
+							     : "cache of 2^n entries, n =", log2);
 	}
 	cache_log2 = INLINE_CACHE_LOG2;
+	cache_direct = false;
 	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
 	ck_assert_uint_gt(b->mem.hits_settled + b->mem.hits_since_miss, b->mem.called_hits);
 	rig_free(&g);
@@ -2674,6 +2712,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
 	tcase_add_test(tc, test_random_guarded);
+	tcase_add_test(tc, test_random_direct);
 	tcase_add_test(tc, test_random_sse);
 	tcase_add_test(tc, test_self_modifying);
 	tcase_add_test(tc, test_indirect_targets);

@@ -39,44 +39,64 @@ START_TEST(starts_zero_hits_and_misses)
 END_TEST
 
 /* Where byte address a lives (man/idna.5): H(x) = (x * 0x9E3779B97F4A7C15)
- * >> (64 - k + g), the entry 2^g * H(a >> (3 + g)) + ((a >> 3) mod 2^g).
- * A fresh cache hashes 64-byte blocks (g = 3: the 8 entries of a block in
- * one 64-byte piece of the cache); g = 0, for traces of format 1.4 and
- * older, each 8-byte line alone. */
+ * >> (64 - k + g), the entry 2^g * H(a >> (3 + g)) + ((a >> 3) mod 2^g),
+ * and H = 0 when g = k. A fresh cache is direct-mapped (g = k: the entry
+ * (a >> 3) mod 2^k, format 1.6); g = 3 for format 1.5 (the 8 entries of
+ * a 64-byte block in one 64-byte piece of the cache); g = 0, for traces
+ * of format 1.4 and older, each 8-byte line alone. */
 static size_t entry_by_formula(uint64_t a, unsigned k, unsigned g)
 {
-	uint64_t h = ((a >> (3 + g)) * 0x9E3779B97F4A7C15ull) >> (64 - k + g);
+	uint64_t h = g == k ? 0 : ((a >> (3 + g)) * 0x9E3779B97F4A7C15ull) >> (64 - k + g);
 	return (size_t)((h << g) + ((a >> 3) & ((1u << g) - 1)));
 }
 
-START_TEST(entries_hashed_by_64_byte_blocks)
+START_TEST(entries_by_each_hash)
 {
 	struct predict_cache pc;
 	ck_assert(predict_cache_init(&pc, 10));
-	ck_assert_uint_eq(pc.group_log2, 3);
-	ck_assert_uint_eq((uintptr_t)pc.bytes % 64, 0); /* a group: one host cache line */
+	ck_assert_uint_eq(pc.group_log2, 10);
+	ck_assert(predict_cache_direct(&pc) && predict_cache_blocks_consecutive(&pc));
+	ck_assert_uint_eq((uintptr_t)pc.bytes % 64, 0); /* a block's entries: one host cache line */
+	/* The header's cache_log2_line values: 3, 6 and 3 + k, no other
+	 * (which leaves the hash as it was). */
+	for (unsigned line = 0; line < 20; line++) {
+		bool known = line == 3 || line == 6 || line == 13;
+		ck_assert(predict_cache_set_line_log2(&pc, 6));
+		ck_assert_int_eq(predict_cache_set_line_log2(&pc, line), known);
+		ck_assert_uint_eq(pc.group_log2, (known ? line : 6) - 3);
+	}
 	uint64_t seed = 11;
-	for (unsigned g = 0; g <= 3; g += 3) {
-		pc.group_log2 = g;
+	static const unsigned lines[] = { 13, 6, 3 };
+	for (unsigned l = 0; l < 3; l++) {
+		ck_assert(predict_cache_set_line_log2(&pc, lines[l]));
+		unsigned g = lines[l] - 3;
+		ck_assert_int_eq(predict_cache_direct(&pc), g == 10);
+		ck_assert_int_eq(predict_cache_blocks_consecutive(&pc), g != 0);
 		for (unsigned i = 0; i < 4096; i++) {
 			uint64_t a = sample_rand(&seed) & 0x7fffffffffffull;
 			size_t at = (size_t)(predict_cache_slot(&pc, a) - pc.bytes);
 			ck_assert_uint_eq(at, 8 * entry_by_formula(a, 10, g));
-			if (g == 3) /* the block's entries share its 64 bytes */
+			if (g >= 3) /* the block's entries share its 64 bytes */
 				ck_assert_uint_eq(at / 64, (size_t)(predict_cache_slot(&pc, a & ~63ull) - pc.bytes) / 64);
 		}
 	}
-	/* Old geometry, old entries: a value read under one is not predicted
-	 * under the other where their entries differ. */
+	/* Direct: lines 2^k apart share an entry. */
+	ck_assert(predict_cache_set_line_log2(&pc, 13));
+	ck_assert_ptr_eq(predict_cache_slot(&pc, 0x7ffe1238), predict_cache_slot(&pc, 0x7ffe1238 + (8u << 10)));
+	/* Another geometry, other entries: a value read under one is not
+	 * predicted under another where their entries differ. */
 	uint8_t v[8] = {9, 8, 7, 6, 5, 4, 3, 2}, out[8];
 	uint64_t a = 0x7ffe1238, hb;
-	ck_assert(entry_by_formula(a, 10, 0) != entry_by_formula(a, 10, 3));
-	pc.group_log2 = 0;
-	predict_cache_flush(&pc);
-	ck_assert(!predict_cache_record_read(&pc, a, v, 8, &hb));
-	pc.group_log2 = 3;
-	predict_cache_predict(&pc, a, out, 8);
-	ck_assert_int_ne(memcmp(out, v, 8), 0);
+	for (unsigned l = 0; l < 3; l++) {
+		unsigned other = lines[(l + 1) % 3];
+		ck_assert(entry_by_formula(a, 10, lines[l] - 3) != entry_by_formula(a, 10, other - 3));
+		ck_assert(predict_cache_set_line_log2(&pc, lines[l]));
+		predict_cache_flush(&pc);
+		ck_assert(!predict_cache_record_read(&pc, a, v, 8, &hb));
+		ck_assert(predict_cache_set_line_log2(&pc, other));
+		predict_cache_predict(&pc, a, out, 8);
+		ck_assert_int_ne(memcmp(out, v, 8), 0);
+	}
 	predict_cache_fini(&pc);
 }
 END_TEST
@@ -365,7 +385,7 @@ static Suite *trace_predict_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, starts_zero_hits_and_misses);
 	tcase_add_test(tc, every_size_and_alignment);
-	tcase_add_test(tc, entries_hashed_by_64_byte_blocks);
+	tcase_add_test(tc, entries_by_each_hash);
 	tcase_add_test(tc, conflicts_are_misses);
 	tcase_add_test(tc, fast_paths_agree_with_general_forms);
 	tcase_add_test(tc, integer_forms_agree_with_general_forms);
