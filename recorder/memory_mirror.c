@@ -63,6 +63,7 @@ struct memory_mirror {
 	struct mirror_page *pending_copies; /* pages with copy_pending */
 	struct memory_mirror_stats stats;
 	struct flush_batch flush; /* a flush's runs, for backend.write_runs */
+	bool quiet; /* memory_mirror_set_quiet */
 	memory_mirror_stack_grower *grow_stack; /* optional */
 	void *grow_ctx;
 	/* memory_mirror_guard_writes: pages whose bit is set in either are
@@ -360,6 +361,11 @@ void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack
 	m->grow_ctx = ctx;
 }
 
+void memory_mirror_set_quiet(struct memory_mirror *m, bool quiet)
+{
+	m->quiet = quiet;
+}
+
 /* Checks that the whole range may be accessed, so that a failing access
  * changes nothing (the emulator's contract). An access just below the
  * stack first lets the kernel grow it, as the CPU's fault would. */
@@ -603,6 +609,15 @@ static unsigned next_dirty_edge(const struct mirror_page *p, unsigned i, bool di
 	return PAGE_SIZE;
 }
 
+/* One past the page's last dirty byte (0: none). */
+static unsigned dirty_end(const struct mirror_page *p)
+{
+	for (unsigned w = PAGE_SIZE / 64; w-- > 0;)
+		if (p->dirty_bits[w])
+			return w * 64 + 64 - (unsigned)__builtin_clzll(p->dirty_bits[w]);
+	return 0;
+}
+
 /* A page written back whole: clean again. */
 static void mark_clean(struct memory_mirror *m, struct mirror_page *p)
 {
@@ -635,10 +650,16 @@ static int flush_batched(struct memory_mirror *m, struct mirror_page **head)
 	struct flush_batch *fb = &m->flush;
 	fb->n = 0;
 	for (struct mirror_page *p = *head; p; p = p->dirty_next) {
+		/* An anonymous page of a quiet process: one run, its clean
+		 * bytes between the dirty ones included (the process has
+		 * them already). A file's page may show the file's newer
+		 * bytes where the mirror has not loaded them again. */
+		bool one_run = m->quiet && !(p->prot & (MAPPING_FILE | MAPPING_SHARED));
+		unsigned last = one_run ? dirty_end(p) : 0;
 		unsigned i = 0;
 		while ((i = next_dirty_edge(p, i, true)) < PAGE_SIZE) {
 			unsigned start = i;
-			i = next_dirty_edge(p, i, false);
+			i = one_run ? last : next_dirty_edge(p, i, false);
 			if (fb->n == FLUSH_RUNS) {
 				if (write_batch(m, fb) != 0)
 					return -1;

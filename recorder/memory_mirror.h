@@ -259,6 +259,19 @@ typedef int memory_mirror_stack_grower(void *ctx, uint64_t page_addr);
 void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack_grower *grow,
 				    void *ctx);
 
+/*
+ * Whether the process is quiet: nothing but the mirror's flushes writes
+ * its anonymous private memory (no thread of it in a native system call,
+ * no other process sharing the memory, no asynchronous I/O), so that
+ * such a page's clean bytes in the mirror are the process's. A quiet
+ * flush then writes each such page's dirty bytes back as one run, from
+ * its first dirty byte to its last, the clean bytes between included:
+ * process_vm_writev costs the kernel a page walk per run, and sort -n
+ * leaves millions of runs of a few dozen bytes. Off by default; the
+ * recorder sets it around its system calls' flushes.
+ */
+void memory_mirror_set_quiet(struct memory_mirror *m, bool quiet);
+
 /* Writes every dirty byte back to the process. 0, or -1 if a write failed
  * (the bytes stay dirty). */
 int memory_mirror_flush(struct memory_mirror *m);

@@ -102,8 +102,10 @@ static int start_address_space(struct recording *rec, bool at_exec)
 	rec->address_space++;
 	rec->program_break = 0;
 	rec->clocks_known = false;
-	if (at_exec)
-		rec->memory_shared_with_process = false; /* a new address space */
+	if (at_exec) { /* a new address space */
+		rec->memory_shared_with_process = false;
+		rec->async_io = false;
+	}
 	rec->memory_ours_alone = at_exec;
 	/* execve ended every other thread; the one left has the process's id. */
 	for (size_t i = 0; at_exec && i < rec->n_threads; i++)

@@ -123,6 +123,8 @@ struct recording {
 	 * child's, may be its parent's too). What a dying process holds
 	 * dirty then need not reach it. */
 	bool memory_ours_alone;
+	/* It has called io_setup or io_uring_setup (syscall_flush.c). */
+	bool async_io;
 	/* Whether the program reads the recorder's clocks (clock_syscalls.h);
 	 * asked again after each execve and setns. */
 	bool clocks_known, clocks_shared;

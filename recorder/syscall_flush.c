@@ -214,7 +214,36 @@ static uint64_t path_length(struct recording *rec, uint64_t addr)
 	return 0;
 }
 
+/* memory_mirror_set_quiet's condition: only the mirror writes the
+ * process's anonymous memory while no thread of it is in the kernel or
+ * back from it unseen (THREAD_EVENT: what its call wrote is not yet
+ * forgotten by the mirror), no other process shares it, and it has set
+ * up no asynchronous I/O (which the kernel completes into its buffers at
+ * any time). */
+static bool process_quiet(struct recording *rec, long nr)
+{
+	if (nr == SYS_io_setup || nr == SYS_io_uring_setup)
+		rec->async_io = true;
+	if (!rec->memory_ours_alone || rec->memory_shared_with_process || rec->async_io)
+		return false;
+	for (size_t i = 0; i < rec->n_threads; i++)
+		if (rec->threads[i]->state == THREAD_IN_KERNEL ||
+		    rec->threads[i]->state == THREAD_EVENT)
+			return false;
+	return true;
+}
+
+static int flush_for(struct recording *rec, long nr, const uint64_t args[6]);
+
 int syscall_flush(struct recording *rec, long nr, const uint64_t args[6])
+{
+	memory_mirror_set_quiet(rec->mirror, process_quiet(rec, nr));
+	int r = flush_for(rec, nr, args);
+	memory_mirror_set_quiet(rec->mirror, false);
+	return r;
+}
+
+static int flush_for(struct recording *rec, long nr, const uint64_t args[6])
 {
 	bool alone = rec->memory_ours_alone && !rec->memory_shared_with_process;
 	/* Nothing can look at the memory of a process that ends, if no

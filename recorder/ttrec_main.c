@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"  --follow-fork              record child processes too, each into its own\n"
 		"                             trace, <TRACE minus .idna>.PID.idna (ttrec ps)\n"
 		"  --no-jit                   interpret every block (no translation to host code)\n"
-		"  --trace-format 1.4         write the older trace format (for ttreplay before 1.5)\n"
+		"  --trace-format 1.5|1.4     write an older trace format (for ttreplay before 1.6, 1.5)\n"
 		"  --chaos[=SEED]             threads get random slices in random order (the seed is\n"
 		"                             printed; the same seed makes the same choices)\n"
 		"  --env NAME=VALUE           set a variable in the program's environment (run)\n"

@@ -122,7 +122,7 @@ record shebang "$n" -- "$tmp/script.sh" one two
 for p in fork_pipe kernel_writes exec_other vfork_exec mmap_shared getrandom clocks clock_syscalls self_modifying x87_modulo x87_interrupted hot_code_writes \
 	sigalrm_timer busy_alarm segv_longjmp sigfpe sigusr1_siginfo sigaltstack syscall_flags \
 	pthread_create threads_sync threads_exit threads_signals threads_exec clone_vm_shared \
-	fork_syscall_regs threads_wakeup_write cache_flush affinity_view recvmsg_views kernel_outputs \
+	fork_syscall_regs threads_wakeup_write threads_quiet_flush cache_flush affinity_view recvmsg_views kernel_outputs \
 	syscall_wrappers random_insns stop_continue kernel_changes vector_stores; do
 	record "$p" "$n" -- "$PROGRAMS/$p"
 done

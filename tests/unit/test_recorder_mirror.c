@@ -268,6 +268,61 @@ START_TEST(test_flush_batches_runs)
 }
 END_TEST
 
+/* Dirty runs at 0x100, 0x200 and 0x300 of both heap pages (the clean
+ * bytes between them changed in the process behind the mirror's back,
+ * to see which are written), flushed quiet or not. */
+static void three_runs_per_page(struct memory_mirror *mm)
+{
+	for (unsigned page = 0; page < 2; page++)
+		for (unsigned run = 1; run <= 3; run++) {
+			uint8_t v[4] = { 0xd0, 0xd1, 0xd2, (uint8_t)run };
+			uint64_t at = 0x12000 + 0x1000 * page + 0x100 * run;
+			ck_assert_int_eq(memory_mirror_write(mm, at, v, sizeof(v)), EMU_MEM_OK);
+		}
+	proc.mem[0x2180] = proc.mem[0x3280] = 0xee;
+	runs_calls = runs_total = 0;
+	fail_at = 0;
+}
+
+/* A quiet process (memory_mirror_set_quiet): each anonymous page's dirty
+ * bytes go back as one run, first to last, the clean bytes between with
+ * them (0xee is overwritten by the mirror's byte: quiet promises that
+ * cannot happen); not quiet, each run alone and nothing between. A
+ * file's private page keeps its runs even when quiet. */
+START_TEST(test_quiet_flush_one_run_per_page)
+{
+	struct mirror_backend b = { &proc, fake_read, fake_write, fake_write_runs };
+	struct memory_mirror *mm = memory_mirror_new(&b, maps);
+	ck_assert_ptr_nonnull(mm);
+	three_runs_per_page(mm);
+	ck_assert_int_eq(memory_mirror_flush(mm), 0);
+	ck_assert_int_eq(runs_total, 6);
+	ck_assert_int_eq(proc.mem[0x2180], 0xee);
+	ck_assert_int_eq(proc.mem[0x2303], 3);
+
+	three_runs_per_page(mm);
+	memory_mirror_set_quiet(mm, true);
+	ck_assert_int_eq(memory_mirror_flush(mm), 0);
+	ck_assert_int_eq(runs_total, 2);
+	ck_assert_int_ne(proc.mem[0x2180], 0xee);
+	ck_assert_int_ne(proc.mem[0x3280], 0xee);
+	ck_assert_int_eq(proc.mem[0x3303], 3);
+	ck_assert_int_eq(proc.mem[0x3304], (uint8_t)(0x3304 * 7)); /* past the last run */
+	ck_assert(!memory_mirror_has_dirty(mm));
+	memory_mirror_free(mm);
+
+	ck_assert_int_eq(mapping_table_parse(maps, "12000-14000 rw-p 00001000 08:01 9 /data/f\n"), 0);
+	mm = memory_mirror_new(&b, maps);
+	ck_assert_ptr_nonnull(mm);
+	three_runs_per_page(mm);
+	memory_mirror_set_quiet(mm, true);
+	ck_assert_int_eq(memory_mirror_flush(mm), 0);
+	ck_assert_int_eq(runs_total, 6);
+	ck_assert_int_eq(proc.mem[0x2180], 0xee);
+	memory_mirror_free(mm);
+}
+END_TEST
+
 /* A range flush writes back the pages it overlaps and leaves the others
  * dirty, with either backend; a failed write keeps its pages dirty for
  * the next flush. */
@@ -701,6 +756,7 @@ static Suite *mirror_suite(void)
 	tcase_add_test(tc, test_shared_is_never_cached);
 	tcase_add_test(tc, test_flush_writes_each_run_once);
 	tcase_add_test(tc, test_flush_batches_runs);
+	tcase_add_test(tc, test_quiet_flush_one_run_per_page);
 	tcase_add_test(tc, test_flush_range_per_run);
 	tcase_add_test(tc, test_flush_range_batched);
 	tcase_add_test(tc, test_flush_range_by_page_or_list);
