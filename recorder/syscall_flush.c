@@ -214,10 +214,21 @@ static uint64_t path_length(struct recording *rec, uint64_t addr)
 	return 0;
 }
 
+/* A native step that writes no memory of the process: a futex wait
+ * (FUTEX_WAIT, FUTEX_WAIT_BITSET: the kernel only reads the word), with
+ * no signal to deliver (its frame would go on the stack). A signal that
+ * comes during the wait stops the thread for the recorder first. */
+static bool writes_nothing(const struct native_progress *p)
+{
+	unsigned op = (unsigned)p->args[1] & 127;
+	return p->syscall && p->nr == SYS_futex && (op == 0 || op == 9) && !p->deliver;
+}
+
 /* memory_mirror_set_quiet's condition: only the mirror writes the
  * process's anonymous memory while no thread of it is in the kernel or
  * back from it unseen (THREAD_EVENT: what its call wrote is not yet
- * forgotten by the mirror), no other process shares it, and it has set
+ * forgotten by the mirror) but in a call that writes nothing, no other
+ * process shares it, and it has set
  * up no asynchronous I/O (which the kernel completes into its buffers at
  * any time). */
 static bool process_quiet(struct recording *rec, long nr)
@@ -226,10 +237,12 @@ static bool process_quiet(struct recording *rec, long nr)
 		rec->async_io = true;
 	if (!rec->memory_ours_alone || rec->memory_shared_with_process || rec->async_io)
 		return false;
-	for (size_t i = 0; i < rec->n_threads; i++)
-		if (rec->threads[i]->state == THREAD_IN_KERNEL ||
-		    rec->threads[i]->state == THREAD_EVENT)
+	for (size_t i = 0; i < rec->n_threads; i++) {
+		const struct rec_thread *t = rec->threads[i];
+		if ((t->state == THREAD_IN_KERNEL || t->state == THREAD_EVENT) &&
+		    !writes_nothing(&t->native))
 			return false;
+	}
 	return true;
 }
 
