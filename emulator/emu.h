@@ -122,7 +122,11 @@ struct emu_mem_uint {
  * way: a read when the entries' lanes hold its bytes, counted as one
  * hit (it is one read, as `read` of 16 bytes is); a write as the
  * writes of its bytes to their lanes, which must leave what `write` of
- * the 16 bytes leaves.
+ * the 16 bytes leaves. So is an integer read of 2, 4 or 8 bytes that
+ * crosses into the next 8-byte line within one page ((addr & 7) + n >
+ * 8, (addr & 4095) <= 4096 - n): a hit, counted once, when lanes
+ * (addr & 7) and up of e and the first lanes of the next line's entry
+ * hold its bytes (its writes always call).
  * (Bitmaps are little-endian: bit b is bit b % 8 of byte b / 8.)
  */
 #define EMU_INLINE_PAGE_WRITABLE 1u

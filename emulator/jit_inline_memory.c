@@ -287,29 +287,29 @@ static void lane_bits_to_cl(struct jit_asm *a)
 }
 
 /* The bitmap's words (little-endian, 64 bits each) at r8 + dirty_offset
- * holding bits eax .. eax + 15: rdx = their base, r11 = the first
+ * holding bits eax .. eax + n - 1: rdx = their base, r11 = the first
  * word's index, rcx = the last's (both within the page's 64 words). */
-static void bitmap_words16(struct jit_asm *a)
+static void bitmap_words(struct jit_asm *a, unsigned n)
 {
 	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
 	emit(a, MOV, jit_r(JR_R11, 4), jit_r(JR_RAX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R11, 4), jit_i(6));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RCX, 8), jit_m(JR_RAX, JR_NONE, 0, 15, 8));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RCX, 8), jit_m(JR_RAX, JR_NONE, 0, (int64_t)n - 1, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RCX, 4), jit_i(6));
 }
 
-/* A checked read's: a miss unless bits eax .. eax + 15 are all set
- * (clobbers rcx rdx r10 r11). */
-static void bytes_known16(struct jit_asm *a, struct jit_misses *m)
+/* A checked read's: a miss unless bits eax .. eax + n - 1 (n <= 16) are
+ * all set (clobbers rcx rdx r10 r11). */
+static void bytes_known_span(struct jit_asm *a, struct jit_misses *m, unsigned n)
 {
-	bitmap_words16(a);
+	bitmap_words(a, n);
 	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_R11, 8, 0, 8));
 	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_RDX, JR_RCX, 8, 0, 8));
 	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4)); /* shifts take it mod 64 */
 	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_R10, 8), jit_r(JR_R11, 8), jit_r(JR_RCX, 1));
 	emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_R10, 4), jit_none());
-	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R10, 4), jit_i(0xffff));
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R10, 4), jit_i((1 << n) - 1));
 	miss_if(a, m, JIT_CC_NZ);
 }
 
@@ -321,7 +321,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 		below_hits_limit(a, m);
 	readable_page_data(a, m);
 	if (checked)
-		bytes_known16(a, m);
+		bytes_known_span(a, m, 16);
 	/* The value: rax and r11. */
 	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
@@ -344,6 +344,47 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
 }
 
+/*
+ * An integer read of n (2, 4, 8) bytes that crosses from one 8-byte line
+ * into the next within a page ((rsi & 7) + n > 8): lanes k = rsi & 7 and
+ * up of L0's entry and the rest from L0 + 1's, joined by a double shift
+ * as the 16-byte read does. Made only on the call path of the common
+ * read, which misses on such an address first (within_entry). The value
+ * into rax, zero-extended.
+ */
+static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
+				unsigned size, bool checked)
+{
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RCX, 4), jit_i(8 - (int64_t)size));
+	miss_if(a, m, 6); /* jbe: within one entry, missed for another reason */
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(4096 - (int64_t)size));
+	miss_if(a, m, 7); /* ja: across a page */
+	if (checked)
+		below_hits_limit(a, m);
+	readable_page_data(a, m);
+	if (checked)
+		bytes_known_span(a, m, size);
+	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, size);
+	if (size < 4)
+		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
+	else
+		emit(a, MOV, jit_r(JR_RAX, size), at);
+	lane_bits_to_cl(a);
+	line_entry_to_rdx(a, s, 8);
+	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	line_entry_to_rdx(a, s, 0);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_RDX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, size), jit_r(JR_RAX, size));
+	miss_if(a, m, JIT_CC_NZ);
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+}
+
 /* The write of host xmm0's 16 bytes (clobbered). */
 static void build_write16_any(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m)
 {
@@ -354,7 +395,7 @@ static void build_write16_any(struct jit_asm *a, struct cache_hash *s, struct ji
 	/* Their dirty bits: 0xffff shifted left by off as a 128-bit
 	 * value, its halves ORed into the two words (the same word when
 	 * the upper half is 0). */
-	bitmap_words16(a);
+	bitmap_words(a, 16);
 	emit(a, MOV, jit_r(JR_R8, 8), jit_r(JR_RCX, 8));
 	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_i(0xffff));
@@ -409,13 +450,19 @@ enum { READ, WRITE, CHECKED_READ };
 static struct inline_template templates[2][3][5];
 /* [hash][kind]: 16 bytes at any address within a page */
 static struct inline_template templates16_any[2][3];
+/* [hash][read, checked read][size index: 2, 4, 8 bytes]: reads
+ * crossing two lines of one page */
+static struct inline_template templates_crossing[2][2][3];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_template(struct inline_template *t, bool direct, unsigned kind, unsigned size)
 {
 	struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
 	t->hash.direct = direct;
-	if (size == JIT_INLINE_16_ANY && kind == WRITE)
+	if (size & JIT_INLINE_CROSSING)
+		build_read_crossing(&a, &t->hash, &t->misses, size & ~JIT_INLINE_CROSSING,
+				    kind == CHECKED_READ);
+	else if (size == JIT_INLINE_16_ANY && kind == WRITE)
 		build_write16_any(&a, &t->hash, &t->misses);
 	else if (size == JIT_INLINE_16_ANY)
 		build_read16_any(&a, &t->hash, &t->misses, kind == CHECKED_READ);
@@ -435,18 +482,28 @@ static void build_templates(void)
 				build_template(&templates[h][k][i], h, k, 1u << i);
 			build_template(&templates16_any[h][k], h, k, JIT_INLINE_16_ANY);
 		}
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned i = 0; i < 3; i++) {
+			unsigned size = (2u << i) | JIT_INLINE_CROSSING;
+			build_template(&templates_crossing[h][0][i], h, READ, size);
+			build_template(&templates_crossing[h][1][i], h, CHECKED_READ, size);
+		}
 }
 
-/* size: 1, 2, 4, 8, 16 (aligned to 16), or JIT_INLINE_16_ANY. */
+/* size: 1, 2, 4, 8, 16 (aligned to 16), JIT_INLINE_16_ANY, or 2, 4, 8
+ * | JIT_INLINE_CROSSING (a read). */
 static void copy_template(struct jit_asm *a, const struct emu_inline_view *view, unsigned kind,
 			  unsigned size, struct jit_misses *misses)
 {
 	misses->n = 0;
 	pthread_once(&templates_once, build_templates);
 	unsigned h = view->cache_direct_mask != 0;
-	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
+	unsigned n = size & ~JIT_INLINE_CROSSING;
+	unsigned i = n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : 4;
 	const struct inline_template *t =
-		size == JIT_INLINE_16_ANY ? &templates16_any[h][kind] : &templates[h][kind][i];
+		size & JIT_INLINE_CROSSING ? &templates_crossing[h][kind == CHECKED_READ][i - 1]
+		: size == JIT_INLINE_16_ANY ? &templates16_any[h][kind]
+					    : &templates[h][kind][i];
 	if (!t->ok) {
 		a->failed = true;
 		return;
@@ -477,6 +534,15 @@ void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misse
 {
 	const struct emu_inline_view *v = &x->cpu->mem_inline;
 	copy_template(&x->a, v, v->hits_limit ? CHECKED_READ : READ, size, m);
+}
+
+bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)
+{
+	const struct emu_inline_view *v = &x->cpu->mem_inline;
+	if (size != 2 && size != 4 && size != 8)
+		return false;
+	copy_template(&x->a, v, v->hits_limit ? CHECKED_READ : READ, size | JIT_INLINE_CROSSING, m);
+	return true;
 }
 
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m)

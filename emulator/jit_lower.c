@@ -544,10 +544,17 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 	uint16_t dirty = x->dirty;
 	x->cur = c->cur;
 	x->dirty = c->dirty;
-	if (c->write)
+	struct jit_misses crossing;
+	if (c->write) {
 		write_call(x, c->size, c->note_at);
-	else
+	} else if (jit_inline_read_crossing_misses(x, c->size, &crossing)) {
+		jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
+		for (unsigned i = 0; i < crossing.n; i++)
+			jit_bind(&x->a, crossing.site[i]);
 		read_call(x, c->size);
+	} else {
+		read_call(x, c->size);
+	}
 	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
 	x->cur = cur;
 	x->dirty = dirty;

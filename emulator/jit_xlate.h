@@ -181,6 +181,13 @@ size_t jit_inline_write(struct jit_xlate *x, unsigned size);
  * other case jumping to the sites in *m (jit_lower.c binds them to the
  * call, made out of line). */
 void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+/* On a read's call path (size 2, 4, 8; false for others, nothing
+ * emitted): the read made inline when it crosses from one 8-byte line
+ * into the next within a page, the value in rax on a hit, which goes on
+ * straight after it; the rest jumps to the sites in *m. Clobbers what
+ * the read's sequence does; rsi is kept. */
+#define JIT_INLINE_CROSSING 0x100u
+bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
 /* True when the memory keeps inline writes off pages of decoded code
  * (emu_memory_ops.decoded_code_page): an inline write's hit then needs

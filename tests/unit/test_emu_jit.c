@@ -2461,12 +2461,24 @@ static uint64_t checked_inline_hits(struct machine *b, const struct program *p, 
 	return hits - b->mem.called_hits;
 }
 
+/* The same read's hits made inline by a memory whose reads are not
+ * checked (the recorder's). */
+static uint64_t unchecked_inline_hits(struct machine *b, const struct program *p)
+{
+	machine_start(b, p, V_INLINE, true, ENTRY_ADDR);
+	emu_run(b->cpu, 10000);
+	ck_assert_int_eq(emu_exit_info(b->cpu)->fault, EMU_FAULT_UD);
+	return b->mem.hits_settled + b->mem.hits_since_miss - b->mem.called_hits;
+}
+
 START_TEST(test_checked_reads)
 {
 	static const struct {
 		unsigned size, at;
 	} reads[] = { { 1, 0x13 }, { 2, 0x22 }, { 2, 0x26 }, { 4, 0x34 }, { 8, 0x40 }, { 16, 0x50 },
-		      { 16, 0x63 }, { 16, 0x78 }, { 16, 0xb9 } };
+		      { 16, 0x63 }, { 16, 0x78 }, { 16, 0xb9 },
+		      /* crossing two lines (and a 64-byte block) */
+		      { 2, 0x27 }, { 4, 0x35 }, { 8, 0x43 }, { 8, 0x3f }, { 4, 0xbe } };
 	struct rig g = rig_new();
 	struct program *p = g.p;
 	struct machine *b = g.b;
@@ -2475,6 +2487,8 @@ START_TEST(test_checked_reads)
 		cache_direct = n >= sizeof(reads) / sizeof(reads[0]); /* each hash */
 		unsigned size = reads[k].size, at = reads[k].at;
 		build_one_read(p, size, at);
+		ck_assert_msg(unchecked_inline_hits(b, p) > 300, "%u bytes at +%#x: few reads inline",
+			      size, at);
 		ck_assert_msg(checked_inline_hits(b, p, size, at, -1, UINT64_MAX) > 300,
 			      "%u bytes at +%#x, all known: few reads inline", size, at);
 		for (unsigned i = 0; i < size; i++)
