@@ -123,6 +123,13 @@ static struct jit_opnd cache_lanes(unsigned size)
 	return jit_m(JR_RDX, JR_R8, 1, 0, size);
 }
 
+/* A hit: *hits_since_miss grows by one (clobbers rdx). */
+static void count_hit(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+}
+
 /* A checked read's conditions (emu.h, hits_limit): a miss when
  * *hits_since_miss >= *hits_limit. */
 static void below_hits_limit(struct jit_asm *a, struct jit_misses *m)
@@ -200,8 +207,7 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 		miss_if(a, m, JIT_CC_NZ);
 	}
 	/* A hit: counted. */
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	count_hit(a);
 }
 
 /* A page writable inline (its tag has the bit the view asks for: one no
@@ -286,6 +292,19 @@ static void lane_bits_to_cl(struct jit_asm *a)
 	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RCX, 4), jit_i(3));
 }
 
+/* rdx = the 8 bytes from rsi's lane on, from the entries of lines
+ * rsi >> 3 and the next (joined by a double shift), r10 = the next's
+ * entry, cl as lane_bits_to_cl left it (clobbers r8). */
+static void joined_lanes_to_rdx(struct jit_asm *a, struct cache_hash *s)
+{
+	lane_bits_to_cl(a);
+	line_entry_to_rdx(a, s, 8);
+	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	line_entry_to_rdx(a, s, 0);
+	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
+	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_RDX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+}
+
 /* The bitmap's words (little-endian, 64 bits each) at r8 + dirty_offset
  * holding bits eax .. eax + n - 1: rdx = their base, r11 = the first
  * word's index, rcx = the last's (both within the page's 64 words). */
@@ -327,12 +346,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
 	/* The prediction: the lanes of the three entries, joined, equal
 	 * it (one request: one hit). */
-	lane_bits_to_cl(a);
-	line_entry_to_rdx(a, s, 8);
-	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
-	line_entry_to_rdx(a, s, 0);
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
-	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_RDX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+	joined_lanes_to_rdx(a, s);
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
 	miss_if(a, m, JIT_CC_NZ);
 	line_entry_to_rdx(a, s, 16);
@@ -340,8 +354,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_R10, 8), jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R10, 8), jit_r(JR_R11, 8));
 	miss_if(a, m, JIT_CC_NZ);
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	count_hit(a);
 }
 
 /*
@@ -373,16 +386,10 @@ static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct 
 		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
 	else
 		emit(a, MOV, jit_r(JR_RAX, size), at);
-	lane_bits_to_cl(a);
-	line_entry_to_rdx(a, s, 8);
-	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
-	line_entry_to_rdx(a, s, 0);
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
-	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_RDX, 8), jit_r(JR_R10, 8), jit_r(JR_RCX, 1));
+	joined_lanes_to_rdx(a, s);
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, size), jit_r(JR_RAX, size));
 	miss_if(a, m, JIT_CC_NZ);
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	count_hit(a);
 }
 
 /* The write of host xmm0's 16 bytes (clobbered). */
