@@ -261,8 +261,8 @@ void memory_mirror_set_stack_grower(struct memory_mirror *m, memory_mirror_stack
 
 /*
  * Whether the process is quiet: nothing but the mirror's flushes writes
- * its anonymous private memory (no thread of it in a native system call,
- * no other process sharing the memory, no asynchronous I/O), so that
+ * its anonymous private memory (no thread of it in a system call that
+ * may write memory, no other process sharing it, no asynchronous I/O), so that
  * such a page's clean bytes in the mirror are the process's. A quiet
  * flush then writes each such page's dirty bytes back as one run, from
  * its first dirty byte to its last, the clean bytes between included:

@@ -227,10 +227,9 @@ static bool writes_nothing(const struct native_progress *p)
 /* memory_mirror_set_quiet's condition: only the mirror writes the
  * process's anonymous memory while no thread of it is in the kernel or
  * back from it unseen (THREAD_EVENT: what its call wrote is not yet
- * forgotten by the mirror) but in a call that writes nothing, no other
- * process shares it, and it has set
- * up no asynchronous I/O (which the kernel completes into its buffers at
- * any time). */
+ * forgotten by the mirror), but in a call that writes nothing; no other
+ * process shares the memory; and it has set up no asynchronous I/O
+ * (which the kernel completes into its buffers at any time). */
 static bool process_quiet(struct recording *rec, long nr)
 {
 	if (nr == SYS_io_setup || nr == SYS_io_uring_setup)

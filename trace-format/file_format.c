@@ -151,8 +151,7 @@ static const char *decode_body(struct byte_reader *r, struct idna_header *h)
 	if (h->arch != IDNA_ARCH_X86_64)
 		return "unsupported architecture";
 	if (h->cache_log2_entries < 4 || h->cache_log2_entries > 24 ||
-	    (h->cache_log2_line != 3 && h->cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2 &&
-	     h->cache_log2_line != 3 + h->cache_log2_entries))
+	    !predict_cache_line_log2_known(h->cache_log2_entries, h->cache_log2_line))
 		return "unsupported prediction cache geometry";
 	if (h->max_chunk_bytes == 0 || h->max_chunk_bytes > CHUNK_MAX_USIZE)
 		return "bad chunk size limit";

@@ -37,8 +37,7 @@ bool predict_cache_init(struct predict_cache *pc, unsigned log2_entries)
 
 bool predict_cache_set_line_log2(struct predict_cache *pc, unsigned cache_log2_line)
 {
-	if (cache_log2_line != 3 && cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2 &&
-	    cache_log2_line != 3 + pc->log2_entries)
+	if (!predict_cache_line_log2_known(pc->log2_entries, cache_log2_line))
 		return false;
 	pc->group_log2 = cache_log2_line - 3;
 	return true;

@@ -119,8 +119,17 @@ int predict_cache_replay_read(struct predict_cache *pc, uint64_t addr, uint8_t *
  * entries, a direct-mapped cache. */
 #define PREDICT_CACHE_HASH_MULTIPLIER 0x9E3779B97F4A7C15ull
 
-/* Sets pc's hash from a trace header's cache_log2_line: 3 (each line
- * alone), 3 + PREDICT_CACHE_GROUP_LOG2, or 3 + pc->log2_entries (direct).
+/* Whether a trace header's cache_log2_line is one of the formats' for a
+ * cache of 2^log2_entries entries: 3 (each line alone, 1.4), 3 +
+ * PREDICT_CACHE_GROUP_LOG2 (64-byte blocks, 1.5) or 3 + log2_entries
+ * (direct-mapped, 1.6). */
+static inline bool predict_cache_line_log2_known(unsigned log2_entries, unsigned cache_log2_line)
+{
+	return cache_log2_line == 3 || cache_log2_line == 3 + PREDICT_CACHE_GROUP_LOG2 ||
+	       cache_log2_line == 3 + log2_entries;
+}
+
+/* Sets pc's hash from a trace header's cache_log2_line (known as above).
  * False, pc unchanged, for any other value. */
 bool predict_cache_set_line_log2(struct predict_cache *pc, unsigned cache_log2_line);
 

@@ -413,8 +413,7 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 	}
 	if (!o.cache_log2_line)
 		o.cache_log2_line = 3 + o.cache_log2_entries; /* direct-mapped */
-	if (o.cache_log2_line != 3 && o.cache_log2_line != 3 + PREDICT_CACHE_GROUP_LOG2 &&
-	    o.cache_log2_line != 3 + o.cache_log2_entries) {
+	if (!predict_cache_line_log2_known(o.cache_log2_entries, o.cache_log2_line)) {
 		snprintf(err, errlen, "prediction cache line must be 8 or %u bytes or the whole cache",
 			 8u << PREDICT_CACHE_GROUP_LOG2);
 		return NULL;

@@ -352,6 +352,49 @@ START_TEST(the_pid_and_older_headers)
 }
 END_TEST
 
+/* The prediction cache's hashes a header may name (man/idna.5,
+ * cache_log2_line): 3, 6 and 3 + cache_log2_entries are read, any other
+ * is refused with one line; the writer refuses to write another. */
+START_TEST(cache_line_values)
+{
+	const char *argv[] = {"prog"};
+	struct idna_header h = {
+		.version_major = 1, .version_minor = IDNA_VERSION_MINOR, .arch = IDNA_ARCH_X86_64,
+		.cache_log2_entries = 17, .max_chunk_bytes = 1u << 17,
+		.info = {1, argv, "/w", 5, 0, NULL, 1},
+	};
+	char err[256];
+	for (unsigned line = 0; line < 24; line++) {
+		struct idna_header got;
+		size_t n;
+		h.cache_log2_line = line;
+		uint8_t *buf = file_header_encode(&h, &n);
+		bool known = line == 3 || line == 6 || line == 20;
+		size_t used = file_header_decode(buf, n, n, &got, err, sizeof(err));
+		ck_assert_msg((used == n) == known, "cache_log2_line %u: %s", line, err);
+		if (known) {
+			ck_assert_uint_eq(got.cache_log2_line, line);
+			file_header_free(&got);
+		} else {
+			ck_assert(strstr(err, "prediction cache geometry") != NULL);
+		}
+		free(buf);
+	}
+	char path[] = "/tmp/ttrec-roundtrip-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	struct idna_writer_options o = {.cache_log2_entries = 10, .cache_log2_line = 5};
+	ck_assert_ptr_null(idna_writer_open(path, &o, NULL, err, sizeof(err)));
+	ck_assert(strstr(err, "prediction cache line") != NULL);
+	o.cache_log2_line = 13;
+	struct idna_writer *w = idna_writer_open(path, &o, NULL, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	ck_assert_int_eq(idna_writer_close(w, err, sizeof(err)), 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(build_id_of_an_elf_file)
 {
 	uint8_t id[64];
@@ -423,6 +466,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_add_test(tc, miss_path_writes_the_same_file);
 	tcase_add_test(tc, build_id_of_an_elf_file);
 	tcase_add_test(tc, the_pid_and_older_headers);
+	tcase_add_test(tc, cache_line_values);
 	tcase_add_test(tc, writer_thread_blocks_signals);
 	suite_add_tcase(s, tc);
 	return s;
