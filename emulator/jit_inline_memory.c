@@ -123,11 +123,31 @@ static struct jit_opnd cache_lanes(unsigned size)
 	return jit_m(JR_RDX, JR_R8, 1, 0, size);
 }
 
-/* A hit: *hits_since_miss grows by one (clobbers rdx). */
-static void count_hit(struct jit_asm *a)
+/* A hit counted: a checked read's in *hits_since_miss (clobbers rdx),
+ * which its next read compares with the limit; an unchecked read's in
+ * r9, added to it before a call or the way home (jit_hits_settle).
+ * Counted in memory one by one, the hits made a chain of
+ * read-modify-writes of one word, each waiting for the last, through
+ * every block. */
+static void count_hit(struct jit_asm *a, bool checked)
 {
+	if (!checked) {
+		emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R9, 8), jit_m(JR_R9, JR_NONE, 0, 1, 8));
+		return;
+	}
 	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+}
+
+bool jit_hits_in_r9(const struct jit_xlate *x)
+{
+	return x->cpu->mem->inline_memory && !x->cpu->mem_inline.hits_limit;
+}
+
+void jit_hits_settle(struct jit_xlate *x)
+{
+	emit(&x->a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(&x->a, ZYDIS_MNEMONIC_ADD, jit_m(JR_R11, JR_NONE, 0, 0, 8), jit_r(JR_R9, 8));
 }
 
 /* A checked read's conditions (emu.h, hits_limit): a miss when
@@ -206,8 +226,7 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 		emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(8), jit_r(JR_R11, 8));
 		miss_if(a, m, JIT_CC_NZ);
 	}
-	/* A hit: counted. */
-	count_hit(a);
+	count_hit(a, checked);
 }
 
 /* A page writable inline (its tag has the bit the view asks for: one no
@@ -354,7 +373,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 	jit_op3(a, ZYDIS_MNEMONIC_SHRD, jit_r(JR_R10, 8), jit_r(JR_RDX, 8), jit_r(JR_RCX, 1));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R10, 8), jit_r(JR_R11, 8));
 	miss_if(a, m, JIT_CC_NZ);
-	count_hit(a);
+	count_hit(a, checked);
 }
 
 /*
@@ -389,7 +408,7 @@ static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct 
 	joined_lanes_to_rdx(a, s);
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, size), jit_r(JR_RAX, size));
 	miss_if(a, m, JIT_CC_NZ);
-	count_hit(a);
+	count_hit(a, checked);
 }
 
 /* The write of host xmm0's 16 bytes (clobbered). */

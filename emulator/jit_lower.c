@@ -361,10 +361,10 @@ static void call_interface(struct jit_xlate *x, const void *sized, const void *g
 	if (sized) {
 		if (write) /* (ctx, addr, value) */
 			emit(x, MOV, jit_r(JR_RDX, 8), jit_r(JR_RCX, 8));
-		jit_call(&x->a, sized);
+		jit_call_out(x, sized);
 	} else { /* (ctx, addr, size[, value]) */
 		emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-		jit_call(&x->a, general);
+		jit_call_out(x, general);
 	}
 }
 
@@ -405,7 +405,7 @@ static void read_call(struct jit_xlate *x, unsigned size)
 	}
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
-	jit_call(&x->a, (const void *)emu_jit_read);
+	jit_call_out(x, (const void *)emu_jit_read);
 	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4));
 	jit_exit_if(x, JIT_CC_NZ, x->cur, EMU_STOP);
 	if (ops->read_uint)
@@ -434,7 +434,7 @@ static void note_write_call(struct jit_xlate *x, unsigned size)
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
 	jit_mov_imm(&x->a, JR_RCX, (uint64_t)(uintptr_t)x->b);
-	jit_call(&x->a, (const void *)emu_jit_note_write);
+	jit_call_out(x, (const void *)emu_jit_note_write);
 	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
 }
 
@@ -505,7 +505,7 @@ static void write_call(struct jit_xlate *x, unsigned size, size_t note_at)
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RDX, 4), jit_i(size));
 	jit_mov_imm(&x->a, JR_R8, (uint64_t)(uintptr_t)x->b);
-	jit_call(&x->a, (const void *)emu_jit_write);
+	jit_call_out(x, (const void *)emu_jit_write);
 	emit(x, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(EMU_STOP));
 	jit_exit_if(x, JIT_CC_Z, x->cur, EMU_STOP);
 	emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_r(JR_RAX, 4));
@@ -1168,7 +1168,7 @@ static unsigned host_condition(struct jit_xlate *x, unsigned cc)
 		return cc;
 	emit(x, MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	emit(x, MOV, jit_r(JR_RSI, 4), jit_i(cc));
-	jit_call(&x->a, (const void *)emu_jit_condition);
+	jit_call_out(x, (const void *)emu_jit_condition);
 	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 	return JIT_CC_NZ;
 }

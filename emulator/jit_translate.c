@@ -243,7 +243,7 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i, uint16_t reload)
 	}
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 	jit_mov_imm(&x->a, JR_RSI, (uint64_t)(uintptr_t)insn);
-	jit_call(&x->a, (const void *)insn->handler);
+	jit_call_out(x, (const void *)insn->handler);
 	emit(x, ZYDIS_MNEMONIC_TEST, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 	if (x->n_exits == JIT_MAX_EXITS) {
 		x->a.failed = true;
@@ -262,6 +262,16 @@ static unsigned call_handler(struct jit_xlate *x, unsigned i, uint16_t reload)
 	x->flags_live = false;
 	x->lazy_kind = EMU_LAZY_NONE;
 	return ran;
+}
+
+void jit_call_out(struct jit_xlate *x, const void *fn)
+{
+	bool r9 = jit_hits_in_r9(x);
+	if (r9)
+		jit_hits_settle(x);
+	jit_call(&x->a, fn);
+	if (r9)
+		emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
 }
 
 void jit_handler_fallback(struct jit_xlate *x)
@@ -283,12 +293,12 @@ static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epil
 	if (e->raise != JIT_RAISE_NONE) {
 		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDI, 8), jit_r(JIT_CPU, 8));
 		if (e->raise == JIT_RAISE_GP) {
-			jit_call(&x->a, (const void *)emu_jit_raise_gp);
+			jit_call_out(x, (const void *)emu_jit_raise_gp);
 		} else {
 			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RSI, 8), jit_slot(JIT_SLOT_ADDRESS, 8));
 			emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RDX, 4),
 			     jit_i(e->raise == JIT_RAISE_PF_WRITE));
-			jit_call(&x->a, (const void *)emu_jit_raise_pf);
+			jit_call_out(x, (const void *)emu_jit_raise_pf);
 		}
 	}
 	store_guests(x, e->dirty);
@@ -510,6 +520,8 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 		emit(x, ZYDIS_MNEMONIC_PUSH, jit_r(saved_hosts[i], 8), jit_none());
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
+	if (jit_hits_in_r9(x)) /* chained blocks go on counting in it */
+		emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
 	layout->chain_entry = x->a.pos;
 	if (jit_inline_writes_miss_code(x))
 		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
@@ -539,6 +551,8 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	layout->part_end[1] = x->a.pos;
 	assemble_end(x, lowered, layout, targets);
 	size_t epilogue = x->a.pos;
+	if (jit_hits_in_r9(x)) /* (rax and rdx are the run loop's) */
+		jit_hits_settle(x);
 	emit(x, ZYDIS_MNEMONIC_ADD, jit_r(JR_RSP, 8), jit_i(FRAME));
 	for (int i = 5; i >= 0; i--)
 		emit(x, ZYDIS_MNEMONIC_POP, jit_r(saved_hosts[i], 8), jit_none());

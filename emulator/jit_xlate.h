@@ -10,6 +10,10 @@
  *                            (callee-saved: they survive calls)
  *   rax rcx rdx rsi rdi      scratch and call arguments
  *   r8 r10 r11
+ *   r9                       a memory without hits_limit: the inline
+ *                            reads' hits not yet in *hits_since_miss
+ *                            (jit_call_out, the epilogue add them),
+ *                            kept across chained blocks
  *   [rsp + 0..39]            five 8-byte slots kept across calls
  *                            (enum jit_slot)
  */
@@ -155,12 +159,23 @@ int jit_guest_in(struct jit_xlate *x, unsigned g, int scratch);
  * architecture's rule (4 bytes zero the upper half, 1 and 2 merge). */
 void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
 
+/* A call of fn from translated code: every call goes by it, so the hits
+ * counted in r9 are in *hits_since_miss whenever a function runs
+ * (emu.h); r9 is 0 after it. Clobbers r11 before the call. */
+void jit_call_out(struct jit_xlate *x, const void *fn);
+
 /* Instruction x->cur by its handler, for a lowering's case it does not
  * make itself (the handler starts the instruction over); the
  * translation's state after it is what both ways have in common. */
 void jit_handler_fallback(struct jit_xlate *x);
 
 /* --- jit_inline_memory.c --- */
+
+/* Whether inline reads count their hits in r9 (a memory with inline
+ * accesses and without hits_limit) instead of in *hits_since_miss. */
+bool jit_hits_in_r9(const struct jit_xlate *x);
+/* *hits_since_miss += r9 (clobbers r11 and the host flags; r9 kept). */
+void jit_hits_settle(struct jit_xlate *x);
 
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
  * bytes (1, 2, 4, 8 or 16) at rsi as host code when it is a hit (the
