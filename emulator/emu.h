@@ -132,7 +132,7 @@ struct emu_mem_uint {
  * hold its bytes (its writes always call).
  * (Bitmaps are little-endian: bit b is bit b % 8 of byte b / 8.)
  */
-#define EMU_INLINE_PAGE_WRITABLE 1u
+#define EMU_INLINE_PAGE_WRITABLE 0x10u
 struct emu_inline_page {
 	uint64_t tag;  /* the page's address (| WRITABLE); a tag not page-aligned
 			* once WRITABLE is cleared (UINT64_MAX) holds none */

@@ -187,7 +187,7 @@ struct emu_lazy_flags {
  * (jit_inline_memory.c): the page table's index mask in bytes, and the
  * bit a write's page tag must have (none has it when writes always
  * call). */
-#define EMU_INLINE_NEVER_WRITABLE 2u /* no tag is a page | 2 */
+#define EMU_INLINE_NEVER_WRITABLE 0x20u /* no tag is a page | 0x20 */
 struct emu_inline_view {
 	const struct emu_inline_page *pages;
 	uint64_t page_bytes_mask; /* page_mask * sizeof(struct emu_inline_page) */

@@ -58,13 +58,27 @@ static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size,
 	miss_if(a, m, 7); /* ja */
 }
 
-/* rdx = rsi & ~4095 and rax = the page table's entry for it:
- * pages + ((rdx >> 8) & page_bytes_mask), the index already scaled by
- * the entry's 16 bytes. */
-static void page_entry_to_rax(struct jit_asm *a)
+/* r10 = rsi & 7, the access's first lane in its cache entry, for an
+ * access aligned to its size. */
+static void lane_to_r10(struct jit_asm *a)
+{
+	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R10, 4), jit_i(7));
+}
+
+/* rdx = rsi & ~4095 with the bits `keep` of rsi too, and rax = the page
+ * table's entry: pages + ((rdx >> 8) & page_bytes_mask), the index
+ * already scaled by the entry's 16 bytes. A page-aligned tag has none
+ * of the bits kept (WRITABLE lies above them), so the tag's test fails
+ * unless they are clear: an access of n bytes keeps n - 1, and the one
+ * test checks both its page and its alignment to its size (an aligned
+ * access lies in one cache entry; 16 bytes, in two whole ones). */
+_Static_assert(EMU_INLINE_PAGE_WRITABLE > 15 && EMU_INLINE_PAGE_WRITABLE < 4096,
+	       "WRITABLE above the alignment bits a tag's test keeps");
+static void page_entry_to_rax(struct jit_asm *a, unsigned keep)
 {
 	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096 | (int64_t)keep));
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RDX, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(8));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(page_bytes_mask)));
@@ -184,26 +198,33 @@ static void bytes_known(struct jit_asm *a, struct jit_misses *m, unsigned size)
 }
 
 /* A page the mirror holds for reading (its tag ^ (addr & ~4095) is 0 or
- * WRITABLE), else a miss; then r8 = its data, rax = addr & 4095. */
-static void readable_page_data(struct jit_asm *a, struct jit_misses *m)
+ * WRITABLE) and the bits `keep` of the address clear, else a miss; then
+ * r8 = its data, rax = addr & 4095. */
+static void readable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned keep)
 {
-	page_entry_to_rax(a);
+	page_entry_to_rax(a, keep);
 	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_i(EMU_INLINE_PAGE_WRITABLE));
-	miss_if(a, m, 7); /* ja */
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 8), jit_i(~(int64_t)EMU_INLINE_PAGE_WRITABLE));
+	miss_if(a, m, JIT_CC_NZ);
 	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 }
 
-/* Ends where a hit goes on; the misses jump to the sites in *m. */
+/* Ends where a hit goes on; the misses jump to the sites in *m. An
+ * `aligned` sequence (the common one) misses on an address not aligned
+ * to the size; the other, on the call's path, takes any address within
+ * one cache entry. */
 static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
-		       unsigned size, bool checked)
+		       unsigned size, bool checked, bool aligned)
 {
-	within_entry(a, m, size, checked); /* bytes_known's lane */
+	if (!aligned)
+		within_entry(a, m, size, checked); /* bytes_known's lane */
+	else if (checked && size < 8)
+		lane_to_r10(a);
 	if (checked)
 		below_hits_limit(a, m);
-	readable_page_data(a, m);
+	readable_page_data(a, m, aligned ? size - 1 : 0);
 	if (checked)
 		bytes_known(a, m, size);
 	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
@@ -232,10 +253,10 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 /* A page writable inline (its tag has the bit the view asks for: one no
  * tag has when writes always call, run.c; the memory keeps it off the
  * pages whose writes must call), else a miss; then r8 = its data, rax =
- * addr & 4095. */
-static void writable_page_data(struct jit_asm *a, struct jit_misses *m)
+ * addr & 4095; the bits `keep` of the address as readable_page_data's. */
+static void writable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned keep)
 {
-	page_entry_to_rax(a);
+	page_entry_to_rax(a, keep);
 	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
 	miss_if(a, m, JIT_CC_NZ);
@@ -246,10 +267,13 @@ static void writable_page_data(struct jit_asm *a, struct jit_misses *m)
 
 /* The same for a write. */
 static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
-			unsigned size)
+			unsigned size, bool aligned)
 {
-	within_entry(a, m, size, true); /* the dirty bits' */
-	writable_page_data(a, m);
+	if (!aligned)
+		within_entry(a, m, size, true); /* the dirty bits' lane */
+	else if (size < 8)
+		lane_to_r10(a);
+	writable_page_data(a, m, aligned ? size - 1 : 0);
 	/* Done from here: the bytes, at data + off (off in eax); the value
 	 * moves to r11 when rcx counts the shifts below (8 bytes: no
 	 * shifts, it stays in rcx). */
@@ -357,7 +381,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 	within_page16(a, m);
 	if (checked)
 		below_hits_limit(a, m);
-	readable_page_data(a, m);
+	readable_page_data(a, m, 0);
 	if (checked)
 		bytes_known_span(a, m, 16);
 	/* The value: rax and r11. */
@@ -397,7 +421,7 @@ static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct 
 	miss_if(a, m, 7); /* ja: across a page */
 	if (checked)
 		below_hits_limit(a, m);
-	readable_page_data(a, m);
+	readable_page_data(a, m, 0);
 	if (checked)
 		bytes_known_span(a, m, size);
 	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, size);
@@ -415,7 +439,7 @@ static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct 
 static void build_write16_any(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m)
 {
 	within_page16(a, m);
-	writable_page_data(a, m);
+	writable_page_data(a, m, 0);
 	/* Done from here: the bytes, at data + off (off in eax). */
 	emit(a, ZYDIS_MNEMONIC_MOVDQU, jit_m(JR_R8, JR_RAX, 1, 0, 16), jit_x(0));
 	/* Their dirty bits: 0xffff shifted left by off as a 128-bit
@@ -479,12 +503,17 @@ static struct inline_template templates16_any[2][3];
 /* [hash][read, checked read][size index: 2, 4, 8 bytes]: reads
  * crossing two lines of one page */
 static struct inline_template templates_crossing[2][2][3];
+/* [hash][kind][size index: 2, 4 bytes]: accesses within one line at an
+ * address not aligned to their size */
+static struct inline_template templates_misaligned[2][3][2];
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 
 static void build_template(struct inline_template *t, bool direct, unsigned kind, unsigned size)
 {
 	struct jit_asm a = { .buf = t->code, .cap = sizeof(t->code) };
 	t->hash.direct = direct;
+	bool aligned = !(size & JIT_INLINE_MISALIGNED);
+	size &= ~JIT_INLINE_MISALIGNED;
 	if (size & JIT_INLINE_CROSSING)
 		build_read_crossing(&a, &t->hash, &t->misses, size & ~JIT_INLINE_CROSSING,
 				    kind == CHECKED_READ);
@@ -493,9 +522,9 @@ static void build_template(struct inline_template *t, bool direct, unsigned kind
 	else if (size == JIT_INLINE_16_ANY)
 		build_read16_any(&a, &t->hash, &t->misses, kind == CHECKED_READ);
 	else if (kind == WRITE)
-		build_write(&a, &t->hash, &t->misses, size);
+		build_write(&a, &t->hash, &t->misses, size, aligned);
 	else
-		build_read(&a, &t->hash, &t->misses, size, kind == CHECKED_READ);
+		build_read(&a, &t->hash, &t->misses, size, kind == CHECKED_READ, aligned);
 	t->len = a.pos;
 	t->ok = !a.failed;
 }
@@ -514,20 +543,26 @@ static void build_templates(void)
 			build_template(&templates_crossing[h][0][i], h, READ, size);
 			build_template(&templates_crossing[h][1][i], h, CHECKED_READ, size);
 		}
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned k = READ; k <= CHECKED_READ; k++)
+			for (unsigned i = 0; i < 2; i++)
+				build_template(&templates_misaligned[h][k][i], h, k,
+					       (2u << i) | JIT_INLINE_MISALIGNED);
 }
 
-/* size: 1, 2, 4, 8, 16 (aligned to 16), JIT_INLINE_16_ANY, or 2, 4, 8
- * | JIT_INLINE_CROSSING (a read). */
+/* size: 1, 2, 4, 8, 16 (aligned to 16), JIT_INLINE_16_ANY, 2, 4, 8
+ * | JIT_INLINE_CROSSING (a read), or 2, 4 | JIT_INLINE_MISALIGNED. */
 static void copy_template(struct jit_asm *a, const struct emu_inline_view *view, unsigned kind,
 			  unsigned size, struct jit_misses *misses)
 {
 	misses->n = 0;
 	pthread_once(&templates_once, build_templates);
 	unsigned h = view->cache_direct_mask != 0;
-	unsigned n = size & ~JIT_INLINE_CROSSING;
+	unsigned n = size & ~(JIT_INLINE_CROSSING | JIT_INLINE_MISALIGNED);
 	unsigned i = n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : 4;
 	const struct inline_template *t =
 		size & JIT_INLINE_CROSSING ? &templates_crossing[h][kind == CHECKED_READ][i - 1]
+		: size & JIT_INLINE_MISALIGNED ? &templates_misaligned[h][kind][i - 1]
 		: size == JIT_INLINE_16_ANY ? &templates16_any[h][kind]
 					    : &templates[h][kind][i];
 	if (!t->ok) {
@@ -568,6 +603,17 @@ bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct 
 	if (size != 2 && size != 4 && size != 8)
 		return false;
 	copy_template(&x->a, v, v->hits_limit ? CHECKED_READ : READ, size | JIT_INLINE_CROSSING, m);
+	return true;
+}
+
+bool jit_inline_misaligned_misses(struct jit_xlate *x, bool write, unsigned size,
+				  struct jit_misses *m)
+{
+	const struct emu_inline_view *v = &x->cpu->mem_inline;
+	if (size != 2 && size != 4)
+		return false;
+	copy_template(&x->a, v, write ? WRITE : v->hits_limit ? CHECKED_READ : READ,
+		      size | JIT_INLINE_MISALIGNED, m);
 	return true;
 }
 

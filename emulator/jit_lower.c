@@ -536,6 +536,15 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	write_call(x, size, 0);
 }
 
+/* A hit of the sequence just emitted goes back to `to`; its misses
+ * on to what follows. */
+static void back_unless_missed(struct jit_xlate *x, const struct jit_misses *m, size_t to)
+{
+	jit_point(&x->a, jit_jmp_forward(&x->a), to);
+	for (unsigned i = 0; i < m->n; i++)
+		jit_bind(&x->a, m->site[i]);
+}
+
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 {
 	for (unsigned i = 0; i < c->misses.n; i++)
@@ -544,17 +553,17 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 	uint16_t dirty = x->dirty;
 	x->cur = c->cur;
 	x->dirty = c->dirty;
-	struct jit_misses crossing;
-	if (c->write) {
+	/* Before the call, the sequences for the addresses the common one
+	 * leaves out. */
+	struct jit_misses other;
+	if (jit_inline_misaligned_misses(x, c->write, c->size, &other))
+		back_unless_missed(x, &other, c->write && c->note_at ? c->note_at : c->resume);
+	if (!c->write && jit_inline_read_crossing_misses(x, c->size, &other))
+		back_unless_missed(x, &other, c->resume);
+	if (c->write)
 		write_call(x, c->size, c->note_at);
-	} else if (jit_inline_read_crossing_misses(x, c->size, &crossing)) {
-		jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
-		for (unsigned i = 0; i < crossing.n; i++)
-			jit_bind(&x->a, crossing.site[i]);
+	else
 		read_call(x, c->size);
-	} else {
-		read_call(x, c->size);
-	}
 	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
 	x->cur = cur;
 	x->dirty = dirty;

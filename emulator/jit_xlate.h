@@ -203,6 +203,14 @@ void jit_inline_read_misses(struct jit_xlate *x, unsigned size, struct jit_misse
  * the read's sequence does; rsi is kept. */
 #define JIT_INLINE_CROSSING 0x100u
 bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+/* The common sequences take an address aligned to the access's size;
+ * on the call path (size 2, 4; false for others, nothing emitted), the
+ * read or write made inline at an address that is not but lies within
+ * one 8-byte line, as those sequences' hits (a write's goes on where
+ * theirs does). */
+#define JIT_INLINE_MISALIGNED 0x200u
+bool jit_inline_misaligned_misses(struct jit_xlate *x, bool write, unsigned size,
+				  struct jit_misses *m);
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
 /* True when the memory keeps inline writes off pages of decoded code
  * (emu_memory_ops.decoded_code_page): an inline write's hit then needs

@@ -65,7 +65,7 @@ struct mirror_page;
  */
 #define MIRROR_TLB_ENTRIES 1024u
 #define MIRROR_TLB_EMPTY UINT64_MAX
-#define MIRROR_TLB_WRITABLE 1u /* in tag: writes may take the inline path */
+#define MIRROR_TLB_WRITABLE 0x10u /* in tag: writes may take the inline path */
 
 struct mirror_tlb_entry {
 	uint64_t tag;  /* the page's address, | MIRROR_TLB_WRITABLE; or EMPTY */
