@@ -112,9 +112,9 @@ struct emu_mem_uint {
  *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
  *     of e. The read returns them; *hits_since_miss grows by
  *     one (the memory's only count of hits: one increment per hit).
- *     Without hits_limit, translated code may add a run of hits at
- *     once: the count is exact whenever a function of the memory runs
- *     and when emu_run returns, not in between.
+ *     Translated code may keep the count elsewhere and store it
+ *     later: it is exact whenever a function of the memory runs and
+ *     when emu_run returns, not in between.
  *   - a write, when writes_inline: p->tag == ((addr & ~4095) |
  *     EMU_INLINE_PAGE_WRITABLE) (the memory leaves WRITABLE off every page
  *     whose writes must make the call). The bytes go to p->data + (addr &

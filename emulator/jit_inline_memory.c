@@ -137,42 +137,73 @@ static struct jit_opnd cache_lanes(unsigned size)
 	return jit_m(JR_RDX, JR_R8, 1, 0, size);
 }
 
-/* A hit counted: a checked read's in *hits_since_miss (clobbers rdx),
- * which its next read compares with the limit; an unchecked read's in
- * r9, added to it before a call or the way home (jit_hits_settle).
- * Counted in memory one by one, the hits made a chain of
- * read-modify-writes of one word, each waiting for the last, through
- * every block. */
+/*
+ * The hits of inline reads are kept in r9 while translated code runs,
+ * not in *hits_since_miss: counted in memory one by one, they made a
+ * read-modify-write of one word per read, each waiting for the last,
+ * through every block. For an unchecked memory r9 holds the hits not yet
+ * added; for a checked one, the hits left before *hits_limit (a read is
+ * inline only while some are). jit_hits_settle stores them before each
+ * call and on the way home, jit_hits_load sets r9 up after.
+ */
 static void count_hit(struct jit_asm *a, bool checked)
 {
-	if (!checked) {
-		emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R9, 8), jit_m(JR_R9, JR_NONE, 0, 1, 8));
-		return;
-	}
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_RDX, JR_NONE, 0, 0, 8), jit_i(1));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R9, 8), jit_m(JR_R9, JR_NONE, 0, checked ? -1 : 1, 8));
+}
+
+/* A checked read's conditions (emu.h, hits_limit): a miss when
+ * *hits_since_miss >= *hits_limit, none left in r9. */
+static void below_hits_limit(struct jit_asm *a, struct jit_misses *m)
+{
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_R9, 8), jit_r(JR_R9, 8));
+	miss_if(a, m, JIT_CC_Z);
 }
 
 bool jit_hits_in_r9(const struct jit_xlate *x)
 {
-	return x->cpu->mem->inline_memory && !x->cpu->mem_inline.hits_limit;
+	return x->cpu->mem->inline_memory != NULL;
+}
+
+static bool hits_checked(const struct jit_xlate *x)
+{
+	return x->cpu->mem_inline.hits_limit != NULL;
 }
 
 void jit_hits_settle(struct jit_xlate *x)
 {
-	emit(&x->a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(&x->a, ZYDIS_MNEMONIC_ADD, jit_m(JR_R11, JR_NONE, 0, 0, 8), jit_r(JR_R9, 8));
+	struct jit_asm *a = &x->a;
+	if (!hits_checked(x)) {
+		emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_since_miss)));
+		emit(a, ZYDIS_MNEMONIC_ADD, jit_m(JR_R11, JR_NONE, 0, 0, 8), jit_r(JR_R9, 8));
+		return;
+	}
+	/* *hits_since_miss = *hits_limit - r9, unless the count is past
+	 * the limit already (r9 was 0, and no read was inline since) */
+	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_limit)));
+	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R11, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_SUB, jit_r(JR_R11, 8), jit_r(JR_R9, 8));
+	emit(a, MOV, jit_r(JR_R10, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_m(JR_R10, JR_NONE, 0, 0, 8), jit_r(JR_R11, 8));
+	size_t past = jit_jcc_forward(a, 3); /* jae */
+	emit(a, MOV, jit_m(JR_R10, JR_NONE, 0, 0, 8), jit_r(JR_R11, 8));
+	jit_bind(a, past);
 }
 
-/* A checked read's conditions (emu.h, hits_limit): a miss when
- * *hits_since_miss >= *hits_limit. */
-static void below_hits_limit(struct jit_asm *a, struct jit_misses *m)
+void jit_hits_load(struct jit_xlate *x)
 {
-	emit(a, MOV, jit_r(JR_RDX, 8), contract(JIT_INLINE(hits_since_miss)));
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_m(JR_RDX, JR_NONE, 0, 0, 8));
-	emit(a, MOV, jit_r(JR_RCX, 8), contract(JIT_INLINE(hits_limit)));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RCX, JR_NONE, 0, 0, 8));
-	miss_if(a, m, 3); /* jae */
+	struct jit_asm *a = &x->a;
+	if (!hits_checked(x)) {
+		emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
+		return;
+	}
+	/* r9 = *hits_limit - *hits_since_miss, 0 when it is past */
+	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_limit)));
+	emit(a, MOV, jit_r(JR_R9, 8), jit_m(JR_R11, JR_NONE, 0, 0, 8));
+	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(hits_since_miss)));
+	emit(a, ZYDIS_MNEMONIC_SUB, jit_r(JR_R9, 8), jit_m(JR_R11, JR_NONE, 0, 0, 8));
+	size_t left = jit_jcc_forward(a, 3); /* jae */
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
+	jit_bind(a, left);
 }
 
 /* ... and a miss unless the `size` bits from bit eax (the page offset)

@@ -271,7 +271,7 @@ void jit_call_out(struct jit_xlate *x, const void *fn)
 		jit_hits_settle(x);
 	jit_call(&x->a, fn);
 	if (r9)
-		emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
+		jit_hits_load(x);
 }
 
 void jit_handler_fallback(struct jit_xlate *x)
@@ -521,7 +521,7 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_r(JR_RSP, 8), jit_i(FRAME));
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	if (jit_hits_in_r9(x)) /* chained blocks go on counting in it */
-		emit(x, ZYDIS_MNEMONIC_XOR, jit_r(JR_R9, 4), jit_r(JR_R9, 4));
+		jit_hits_load(x);
 	layout->chain_entry = x->a.pos;
 	if (jit_inline_writes_miss_code(x))
 		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));

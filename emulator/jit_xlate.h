@@ -10,10 +10,9 @@
  *                            (callee-saved: they survive calls)
  *   rax rcx rdx rsi rdi      scratch and call arguments
  *   r8 r10 r11
- *   r9                       a memory without hits_limit: the inline
- *                            reads' hits not yet in *hits_since_miss
- *                            (jit_call_out, the epilogue add them),
- *                            kept across chained blocks
+ *   r9                       a memory with inline accesses: its inline
+ *                            reads' hits, kept across chained blocks
+ *                            (jit_hits_settle)
  *   [rsp + 0..39]            five 8-byte slots kept across calls
  *                            (enum jit_slot)
  */
@@ -161,7 +160,8 @@ void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
 
 /* A call of fn from translated code: every call goes by it, so the hits
  * counted in r9 are in *hits_since_miss whenever a function runs
- * (emu.h); r9 is 0 after it. Clobbers r11 before the call. */
+ * (emu.h), r9 set up again after it. Clobbers r10 and r11 before the
+ * call, r11 after. */
 void jit_call_out(struct jit_xlate *x, const void *fn);
 
 /* Instruction x->cur by its handler, for a lowering's case it does not
@@ -172,10 +172,16 @@ void jit_handler_fallback(struct jit_xlate *x);
 /* --- jit_inline_memory.c --- */
 
 /* Whether inline reads count their hits in r9 (a memory with inline
- * accesses and without hits_limit) instead of in *hits_since_miss. */
+ * accesses) instead of in *hits_since_miss: the hits not yet added to
+ * it, or for a checked memory (hits_limit) the hits left before the
+ * limit. */
 bool jit_hits_in_r9(const struct jit_xlate *x);
-/* *hits_since_miss += r9 (clobbers r11 and the host flags; r9 kept). */
+/* r9's hits into *hits_since_miss, r9 kept (clobbers r10, r11 and the
+ * host flags). */
 void jit_hits_settle(struct jit_xlate *x);
+/* r9 set up from the memory's counts (clobbers r11 and the host flags),
+ * as a translation's entry from the run loop and a call's return do. */
+void jit_hits_load(struct jit_xlate *x);
 
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
  * bytes (1, 2, 4, 8 or 16) at rsi as host code when it is a hit (the
