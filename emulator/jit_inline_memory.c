@@ -330,6 +330,40 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 	emit(a, MOV, cache_lanes(size), jit_r(value, size));
 }
 
+/* A run of pushes (jit_lower_push_run.c): one check of the page for
+ * all of its stores. */
+bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	if (!ops->inline_memory || !ops->write_uint || !ops->write_uint_sized[3] ||
+	    !jit_inline_writes_miss_code(x) || !x->cpu->mem_inline.cache_direct_mask ||
+	    bytes % 8 || bytes == 0 || bytes > 4096)
+		return false;
+	struct jit_asm *a = &x->a;
+	m->n = 0;
+	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(4096 - (int64_t)bytes));
+	miss_if(a, m, 7); /* ja: across a page */
+	writable_page_data(a, m, 7);
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDI, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(dirty_offset)));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R10, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
+	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(cache)));
+	return !a->failed;
+}
+
+void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp)
+{
+	struct jit_asm *a = &x->a;
+	emit(a, MOV, jit_m(JR_RDI, JR_NONE, 0, disp, 8), jit_r(v, 8));
+	emit(a, MOV, jit_m(JR_R10, JR_NONE, 0, disp / 8, 1), jit_i(-1));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 8), contract(JIT_INLINE(cache_direct_mask)));
+	emit(a, MOV, jit_m(JR_R11, JR_R8, 1, 0, 8), jit_r(v, 8));
+}
+
 /*
  * 16 bytes at any address within one page (movdqu, movups, movupd): a
  * request of the memory as the handler's read or write of the buffer

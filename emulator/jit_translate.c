@@ -491,6 +491,24 @@ static void assemble_flag_stubs(struct jit_xlate *x, struct jit_layout *layout)
 	}
 }
 
+void jit_lower_at(struct jit_xlate *x, const bool *lowered, unsigned i)
+{
+	const struct emu_block *b = x->b;
+	x->cur = i;
+	x->wrote = false;
+	x->flags_dead = jit_flags_overwritten(b, lowered, i);
+	x->defer_flags = !x->flags_dead && jit_flags_deferrable(b, lowered, i);
+	jit_lower(x, &b->insns[i]);
+	if (x->wrote && i + 1 < b->count) {
+		/* The write's status waits in its slot until the
+		 * instruction's own effects are done. */
+		emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4),
+		     jit_i(EMU_JIT_RETIRED));
+		jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
+		x->flags_live = false;
+	}
+}
+
 /* The host code of b into x->a, after room for its header; false when
  * it is not worth running. */
 static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_target *targets)
@@ -534,18 +552,13 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 			i += call_handler(x, i, read_before_written(x, lowered, i + handler_runs(b, i)));
 			continue;
 		}
-		x->wrote = false;
-		x->flags_dead = jit_flags_overwritten(b, lowered, i);
-		x->defer_flags = !x->flags_dead && jit_flags_deferrable(b, lowered, i);
-		jit_lower(x, &b->insns[i]);
-		if (x->wrote && i + 1 < b->count) {
-			/* The write's status waits in its slot until the
-			 * instruction's own effects are done. */
-			emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4),
-			     jit_i(EMU_JIT_RETIRED));
-			jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
-			x->flags_live = false;
+		unsigned pushes = jit_push_run(x, lowered, i);
+		if (pushes) {
+			jit_lower_push_run(x, lowered, i, pushes);
+			i += pushes;
+			continue;
 		}
+		jit_lower_at(x, lowered, i);
 		i++;
 	}
 	layout->part_end[1] = x->a.pos;

@@ -164,6 +164,10 @@ void jit_guest_out(struct jit_xlate *x, unsigned g, unsigned size, int v);
  * call, r11 after. */
 void jit_call_out(struct jit_xlate *x, const void *fn);
 
+/* Lowered instruction i as the block's loop makes it: its host code,
+ * then the check of its write's status. */
+void jit_lower_at(struct jit_xlate *x, const bool *lowered, unsigned i);
+
 /* Instruction x->cur by its handler, for a lowering's case it does not
  * make itself (the handler starts the instruction over); the
  * translation's state after it is what both ways have in common. */
@@ -218,6 +222,17 @@ bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct 
 bool jit_inline_misaligned_misses(struct jit_xlate *x, bool write, unsigned size,
 				  struct jit_misses *m);
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+/* For a run of pushes (jit_lower_push_run.c), when the memory takes
+ * writes inline with no note of written code and its cache is directly
+ * mapped (else false, nothing emitted): a miss unless the `bytes` (a
+ * multiple of 8) from rsi, aligned to 8, lie in one page writable
+ * inline; then rdi = their first byte's host address, r10 its dirty
+ * bitmap byte's and r11 the cache's, for jit_inline_push_store. */
+bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m);
+/* Host register v's 8 bytes at rsi + disp (disp a multiple of 8 within
+ * the run's bytes): stored, their dirty bits set, the cache's entry
+ * updated (clobbers r8). */
+void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp);
 /* True when the memory keeps inline writes off pages of decoded code
  * (emu_memory_ops.decoded_code_page): an inline write's hit then needs
  * no check for self-modifying code, and leaves the write status slot
@@ -264,6 +279,16 @@ void jit_status_flags_from_rcx(struct jit_xlate *x);
  * jump back to where its hit goes on (jit_translate.c, after the
  * epilogue). */
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
+
+/* --- jit_lower_push_run.c --- */
+
+/* How many lowered pushes of registers follow from instruction i, when
+ * they can be made as one run (0 when not: fewer than two, or a memory
+ * jit_inline_push_run_page does not serve). */
+unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i);
+/* Pushes i .. i + n - 1: their stores made through one check of their
+ * page, or each as jit_lower_at makes it when that check misses. */
+void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
 
 /* --- jit_lower_shift_count.c --- */
 
