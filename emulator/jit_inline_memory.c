@@ -332,12 +332,16 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 
 /* A run of pushes (jit_lower_push_run.c): one check of the page for
  * all of its stores. */
-bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m)
+bool jit_inline_push_runs(const struct jit_xlate *x)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	if (!ops->inline_memory || !ops->write_uint || !ops->write_uint_sized[3] ||
-	    !jit_inline_writes_miss_code(x) || !x->cpu->mem_inline.cache_direct_mask ||
-	    bytes % 8 || bytes == 0 || bytes > 4096)
+	return ops->inline_memory && ops->write_uint && ops->write_uint_sized[3] &&
+	       jit_inline_writes_miss_code(x) && x->cpu->mem_inline.cache_direct_mask;
+}
+
+bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m)
+{
+	if (!jit_inline_push_runs(x) || bytes % 8 || bytes == 0 || bytes > 4096)
 		return false;
 	struct jit_asm *a = &x->a;
 	m->n = 0;

@@ -23,6 +23,8 @@ unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i
 {
 	const struct emu_block *b = x->b;
 	unsigned n = 0;
+	if (!jit_inline_push_runs(x))
+		return 0;
 	while (i + n < b->count && n < PUSH_RUN_MAX && lowered[i + n] &&
 	       pushes_register(&b->insns[i + n]))
 		n++;
@@ -38,11 +40,8 @@ void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, un
 	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
 	jit_op(&x->a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(sp, JR_NONE, 0, -8 * (int64_t)n, 8));
 	struct jit_misses m;
-	size_t start = x->a.pos;
 	if (!jit_inline_push_run_page(x, 8 * n, &m)) {
-		x->a.pos = start;
-		for (unsigned k = 0; k < n; k++)
-			jit_lower_at(x, lowered, i + k);
+		x->a.failed = true; /* (jit_push_run said it would) */
 		return;
 	}
 	for (unsigned k = 0; k < n; k++) {

@@ -229,6 +229,8 @@ void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_miss
  * inline; then rdi = their first byte's host address, r10 its dirty
  * bitmap byte's and r11 the cache's, for jit_inline_push_store. */
 bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m);
+/* Whether it would: the memory's part of its conditions. */
+bool jit_inline_push_runs(const struct jit_xlate *x);
 /* Host register v's 8 bytes at rsi + disp (disp a multiple of 8 within
  * the run's bytes): stored, their dirty bits set, the cache's entry
  * updated (clobbers r8). */
