@@ -1458,6 +1458,11 @@ static void zero_lines(uint8_t *bytes, size_t size)
 			memset(bytes + i, 0, 8);
 }
 
+/* The unguarded variant's code pages in its table, writable inline like
+ * any other (else watched: their writes all call), so that translated
+ * code's own inline writes are what must find the code they change. */
+static bool code_pages_inline;
+
 static void machine_start(struct machine *m, const struct program *p, int variant, bool jit,
 			  uint64_t entry)
 {
@@ -1479,8 +1484,9 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	m->mem.called_inline_writes = 0;
 	memset(m->mem.watched, 0, sizeof(m->mem.watched));
 	m->mem.decoded = NULL;
-	for (uint64_t page = CODE_BASE;
-	     variant != V_GUARDED && page < CODE_BASE + regions[R_CODE].size; page += 4096) {
+	for (uint64_t page = CODE_BASE; variant != V_GUARDED && !code_pages_inline &&
+					page < CODE_BASE + regions[R_CODE].size;
+	     page += 4096) {
 		uint64_t bit = (page >> 12) & (INLINE_WATCH_BITS - 1);
 		m->mem.watched[bit / 64] |= 1ull << (bit % 64);
 	}
@@ -2004,8 +2010,11 @@ START_TEST(test_self_modifying)
 			build_smc(p, (enum smc_target)t, (enum writer)w);
 			snprintf(what, sizeof(what), "self-modifying (%s, %s)", target_names[t],
 				 writer_names[w]);
-			for (int v = 0; v < V_COUNT; v++) {
-				struct context c = { what, test_seed(), 0, v };
+			for (int v = 0; v <= V_COUNT; v++) {
+				/* one more: the unguarded variant, its code pages
+				 * written inline */
+				code_pages_inline = v == V_COUNT;
+				struct context c = { what, test_seed(), 0, v == V_COUNT ? V_INLINE : v };
 				compare_whole(&c, p, a, b);
 				/* The loop ran to its end, and its code changed. */
 				ck_assert_int_eq(emu_exit_info(a->cpu)->reason, EMU_EXIT_FAULT);
@@ -2029,6 +2038,7 @@ START_TEST(test_self_modifying)
 					      "%s: no write from translated code", what);
 				compare_chunked_runs(&c, p, a, b, &r);
 			}
+			code_pages_inline = false;
 		}
 	rig_free(&g);
 }
