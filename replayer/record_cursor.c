@@ -55,6 +55,8 @@ void cursor_pair(struct record_cursor *memory, struct record_cursor *events)
 
 const struct idna_record *cursor_peek(struct record_cursor *c)
 {
+	if (!c->have && c->it && !c->ended && !c->failed && idna_iter_next_miss(c->it, &c->rec))
+		c->have = true;
 	while (!c->have && !c->ended && !c->failed) {
 		int r = idna_iter_next(c->it, &c->rec);
 		if (r < 0) {

@@ -432,6 +432,11 @@ void idna_iter_want(struct idna_iter *it, uint32_t types);
 void idna_iter_pair(struct idna_iter *a, struct idna_iter *b);
 /* 1: *rec filled; 0: end of stream; -1: error (idna_iter_error). */
 int idna_iter_next(struct idna_iter *it, struct idna_record *rec);
+/* idna_iter_next's answer when the next record is a wanted MISS in the
+ * chunk at hand (1: rec's type and u.miss filled, nothing else); 0 when
+ * it is anything else, nothing done: call idna_iter_next. The bulk of a
+ * replay's records are misses, each decoded on the way of a read. */
+int idna_iter_next_miss(struct idna_iter *it, struct idna_record *rec);
 const char *idna_iter_error(const struct idna_iter *it);
 /* Where the last record returned came from, and its encoded size
  * (type, length and payload). */

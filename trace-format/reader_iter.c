@@ -325,6 +325,18 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec)
 	return 1;
 }
 
+int idna_iter_next_miss(struct idna_iter *it, struct idna_record *rec)
+{
+	if (!it->loaded || it->error[0] || (it->want && !(it->want & idna_type_bit(IDNA_REC_MISS))))
+		return 0;
+	const uint8_t *start = it->cur.p;
+	if (!record_decode_miss(&it->cur, rec))
+		return 0;
+	it->last_offset = (uint32_t)(start - it->ubuf);
+	it->last_size = (uint32_t)(it->cur.p - start);
+	return 1;
+}
+
 void idna_iter_pair(struct idna_iter *a, struct idna_iter *b)
 {
 	if (a == b || a->r != b->r || a->stream != b->stream)

@@ -52,6 +52,9 @@ struct typed_reader {
 	uint32_t types;
 	uint64_t j;
 	uint64_t served;
+	/* Misses asked for first (idna_iter_next_miss), as a replay's
+	 * memory cursor does. */
+	bool misses_first;
 };
 
 static struct idna_iter *open_typed(struct idna_reader *r, struct typed_reader *t, uint32_t types)
@@ -62,6 +65,7 @@ static struct idna_iter *open_typed(struct idna_reader *r, struct typed_reader *
 	t->types = types;
 	t->j = 0;
 	t->served = 0;
+	t->misses_first = false;
 	idna_iter_want(t->it, types);
 	return t->it;
 }
@@ -78,7 +82,11 @@ static int step(struct typed_reader *t)
 	while (t->j < N_RECORDS && !(t->types & idna_type_bit(type_of(t->j))))
 		t->j++;
 	struct idna_record rec;
-	int rc = idna_iter_next(t->it, &rec);
+	int rc = t->misses_first ? idna_iter_next_miss(t->it, &rec) : 0;
+	if (rc == 1)
+		ck_assert_uint_eq(rec.type, IDNA_REC_MISS);
+	else
+		rc = idna_iter_next(t->it, &rec);
 	if (rc == 1) {
 		ck_assert_uint_lt(t->j, N_RECORDS);
 		static struct sample s;
@@ -126,11 +134,28 @@ START_TEST(a_reader_of_some_types_sees_what_a_full_read_sees)
 		~0u,
 	};
 	for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-		struct typed_reader t;
+		/* Alone, and beside one asking for misses first: the same
+		 * records from the same places. */
+		struct typed_reader t, u;
 		open_typed(r, &t, sets[k]);
 		read_to_end(&t);
 		ck_assert_uint_gt(t.served, 0);
 		idna_iter_close(t.it);
+		open_typed(r, &t, sets[k]);
+		open_typed(r, &u, sets[k]);
+		u.misses_first = true;
+		int rc;
+		while ((rc = step(&t)) == 1) {
+			ck_assert_int_eq(step(&u), 1);
+			uint32_t at[3], au[3];
+			idna_iter_position(t.it, &at[0], &at[1], &at[2]);
+			idna_iter_position(u.it, &au[0], &au[1], &au[2]);
+			ck_assert_int_eq(memcmp(at, au, sizeof(at)), 0);
+		}
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(step(&u), 0);
+		idna_iter_close(t.it);
+		idna_iter_close(u.it);
 	}
 	idna_reader_close(r);
 	unlink(path);
@@ -147,6 +172,7 @@ START_TEST(a_pair_far_apart_reads_as_two_alone)
 	for (int order = 0; order < 3; order++) {
 		struct typed_reader mem, ev;
 		idna_iter_pair(open_typed(r, &mem, MEMORY_TYPES), open_typed(r, &ev, EVENT_TYPES));
+		mem.misses_first = ev.misses_first = true;
 		if (order == 0) {
 			read_to_end(&mem);
 			read_to_end(&ev);
@@ -267,11 +293,15 @@ START_TEST(misses_decode_alike_on_their_own_path)
 	uint8_t empty[] = {IDNA_REC_MISS, 1, 0};
 	uint8_t long_value[2 + 1 + 65] = {IDNA_REC_MISS, 66, 0};
 	uint8_t cut_varint[] = {IDNA_REC_MISS, 1, 0x80};
+	uint8_t no_value_after_two[] = {IDNA_REC_MISS, 2, 0x80, 0x01};
+	uint8_t long_value_after_two[2 + 2 + 65] = {IDNA_REC_MISS, 67, 0x80, 0x01};
 	uint8_t cut_record[8] = {IDNA_REC_MISS, 9, 0, 1, 2}; /* 9 bytes declared, 3 read */
 	struct { uint8_t *b; size_t n; const char *why; } bad[] = {
 		{empty, sizeof(empty), "miss value must be 1..64 bytes"},
 		{long_value, sizeof(long_value), "miss value must be 1..64 bytes"},
 		{cut_varint, sizeof(cut_varint), "malformed miss record"},
+		{no_value_after_two, sizeof(no_value_after_two), "miss value must be 1..64 bytes"},
+		{long_value_after_two, sizeof(long_value_after_two), "miss value must be 1..64 bytes"},
 		{cut_record, 5, "malformed record header"},
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
