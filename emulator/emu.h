@@ -147,6 +147,9 @@ struct emu_inline_memory {
 	uint64_t cache_direct_mask; /* 0: hashed by the multiplier */
 	uint64_t *hits_since_miss;
 	bool writes_inline; /* false: writes always call */
+	/* The bitmap's distance from the data: a 32-bit signed value
+	 * (translations hold it as a displacement), else no access is made
+	 * inline. */
 	uint64_t dirty_offset;
 	/* NULL, or (a memory whose page bytes may be unknown, whose cache
 	 * must not be trusted past a count: the replayer's) reads are made

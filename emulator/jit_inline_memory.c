@@ -9,6 +9,7 @@
  * known to complete inline.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include <Zydis/Zydis.h>
 
@@ -85,14 +86,21 @@ static void page_entry_to_rax(struct jit_asm *a, unsigned keep)
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
 
-/* The cache's hash a sequence is built for: a direct-mapped cache's, or
- * the multiplier's, whose shift is an immediate patched into each copy
- * of a sequence (copy_template): a placeholder, and where its byte is. */
+/* What a sequence leaves to be filled in for each memory: the cache's
+ * hash it is built for (a direct-mapped cache's, or the multiplier's,
+ * whose shift is an immediate patched into each copy, copy_template),
+ * and the bitmap's distance from the data as a 32-bit displacement of
+ * the operands that reach the bitmap (emu.h: dirty_offset fits in 32
+ * bits, else no access is made inline). Placeholders, and where their
+ * bytes are. */
 #define SHIFT_PLACEHOLDER 0x2a
+#define BITMAP_PLACEHOLDER 0x2a2a2a2a
 struct cache_hash {
 	bool direct;
 	size_t at[3];
 	unsigned n;
+	size_t bitmap_at[2];
+	unsigned bitmap_n;
 };
 
 /* The placeholder's byte, just emitted, noted as a site. */
@@ -102,6 +110,35 @@ static void note_shift_site(struct jit_asm *a, struct cache_hash *h)
 		a->failed = true;
 	else
 		h->at[h->n++] = a->pos - 1;
+}
+
+/* Whether the bitmap is a 32-bit displacement away from the data. */
+static bool bitmap_reachable(const struct emu_inline_view *v)
+{
+	return (int64_t)v->dirty_offset == (int64_t)(int32_t)v->dirty_offset;
+}
+
+/* A byte of the bitmap: [base + index * scale + dirty_offset]. */
+static struct jit_opnd bitmap_at(int base, int index, unsigned scale, unsigned size)
+{
+	return jit_m(base, index, scale, BITMAP_PLACEHOLDER, size);
+}
+
+/* mn with an operand bitmap_at made, its displacement noted as a site. */
+static void emit_bitmap(struct jit_asm *a, struct cache_hash *h, ZydisMnemonic mn,
+			struct jit_opnd x, struct jit_opnd y)
+{
+	size_t from = a->pos;
+	emit(a, mn, x, y);
+	const uint8_t placeholder[4] = { 0x2a, 0x2a, 0x2a, 0x2a };
+	for (size_t i = from; i + 4 <= a->pos && !a->failed; i++)
+		if (memcmp(a->buf + i, placeholder, 4) == 0) {
+			if (h->bitmap_n == 2)
+				break;
+			h->bitmap_at[h->bitmap_n++] = i;
+			return;
+		}
+	a->failed = true;
 }
 
 /* rdx and r8 such that rdx + r8 is the access's first byte in the cache
@@ -207,22 +244,29 @@ void jit_hits_load(struct jit_xlate *x)
 }
 
 /* ... and a miss unless the `size` bits from bit eax (the page offset)
- * of the bitmap at r8 (the data) + dirty_offset are set; lane r10 as
- * within_entry left it. Clobbers rcx rdx. */
-static void bytes_known(struct jit_asm *a, struct jit_misses *m, unsigned size)
+ * of the bitmap at r8 (the data) + dirty_offset are set. An access
+ * within one cache entry has its bits in one bitmap byte, so in the
+ * aligned 32-bit word holding bit eax, where they start at bit eax mod
+ * 32: the count bt and shifts take. Clobbers rcx rdx. */
+static void bytes_known(struct jit_asm *a, struct cache_hash *h, struct jit_misses *m,
+			unsigned size)
 {
 	emit(a, MOV, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_i(3));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
 	if (size >= 8) { /* aligned: whole bitmap bytes */
-		unsigned n = size / 8;
-		emit(a, ZYDIS_MNEMONIC_CMP, jit_m(JR_R8, JR_RDX, 1, 0, n), jit_i(-1));
+		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_i(3));
+		emit_bitmap(a, h, ZYDIS_MNEMONIC_CMP, bitmap_at(JR_R8, JR_RDX, 1, size / 8), jit_i(-1));
 		miss_if(a, m, JIT_CC_NZ);
 		return;
 	}
-	emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), jit_m(JR_R8, JR_RDX, 1, 0, 1));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_i(5));
+	emit_bitmap(a, h, MOV, jit_r(JR_RDX, 4), bitmap_at(JR_R8, JR_RDX, 4, 4));
+	if (size == 1) {
+		emit(a, ZYDIS_MNEMONIC_BT, jit_r(JR_RDX, 4), jit_r(JR_RAX, 4));
+		miss_if(a, m, 3); /* jnc */
+		return;
+	}
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
 	emit(a, ZYDIS_MNEMONIC_NOT, jit_r(JR_RDX, 4), jit_none());
-	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_R10, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
 	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
 	miss_if(a, m, JIT_CC_NZ);
@@ -250,14 +294,12 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 		       unsigned size, bool checked, bool aligned)
 {
 	if (!aligned)
-		within_entry(a, m, size, checked); /* bytes_known's lane */
-	else if (checked && size < 8)
-		lane_to_r10(a);
+		within_entry(a, m, size, false);
 	if (checked)
 		below_hits_limit(a, m);
 	readable_page_data(a, m, aligned ? size - 1 : 0);
 	if (checked)
-		bytes_known(a, m, size);
+		bytes_known(a, s, m, size);
 	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
 	 * data + (addr & 4095). */
 	unsigned lane = size > 8 ? 8 : size;
@@ -315,15 +357,14 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 	/* Their dirty bits: all in the byte off / 8 of the bitmap, from bit
 	 * off & 7 (r10). */
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(dirty_offset)));
-	struct jit_opnd dirty = jit_m(JR_R8, JR_RAX, 1, 0, 1);
+	struct jit_opnd dirty = bitmap_at(JR_R8, JR_RAX, 1, 1);
 	if (size == 8) {
-		emit(a, ZYDIS_MNEMONIC_MOV, dirty, jit_i(-1));
+		emit_bitmap(a, s, ZYDIS_MNEMONIC_MOV, dirty, jit_i(-1));
 	} else {
 		emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_R10, 4));
 		emit(a, MOV, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
 		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
-		emit(a, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
+		emit_bitmap(a, s, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
 	}
 	/* The cache's entry takes them in their lanes. */
 	cache_entry_to_rdx_r8(a, s, 0);
@@ -335,7 +376,7 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 bool jit_inline_push_runs(const struct jit_xlate *x)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	return ops->inline_memory && ops->write_uint && ops->write_uint_sized[3] &&
+	return jit_inline_memory_usable(x->cpu) && ops->write_uint && ops->write_uint_sized[3] &&
 	       jit_inline_writes_miss_code(x) && x->cpu->mem_inline.cache_direct_mask;
 }
 
@@ -352,8 +393,8 @@ bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_mi
 	writable_page_data(a, m, 7);
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDI, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(dirty_offset)));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R10, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R10, 8),
+	     jit_m(JR_R8, JR_RAX, 1, (int64_t)x->cpu->mem_inline.dirty_offset, 8));
 	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(cache)));
 	return !a->failed;
 }
@@ -420,10 +461,9 @@ static void joined_lanes_to_rdx(struct jit_asm *a, struct cache_hash *s)
 /* The bitmap's words (little-endian, 64 bits each) at r8 + dirty_offset
  * holding bits eax .. eax + n - 1: rdx = their base, r11 = the first
  * word's index, rcx = the last's (both within the page's 64 words). */
-static void bitmap_words(struct jit_asm *a, unsigned n)
+static void bitmap_words(struct jit_asm *a, struct cache_hash *h, unsigned n)
 {
-	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_R8, 8));
-	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RDX, 8), contract(JIT_INLINE(dirty_offset)));
+	emit_bitmap(a, h, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDX, 8), bitmap_at(JR_R8, JR_NONE, 0, 8));
 	emit(a, MOV, jit_r(JR_R11, 4), jit_r(JR_RAX, 4));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R11, 4), jit_i(6));
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RCX, 8), jit_m(JR_RAX, JR_NONE, 0, (int64_t)n - 1, 8));
@@ -432,9 +472,10 @@ static void bitmap_words(struct jit_asm *a, unsigned n)
 
 /* A checked read's: a miss unless bits eax .. eax + n - 1 (n <= 16) are
  * all set (clobbers rcx rdx r10 r11). */
-static void bytes_known_span(struct jit_asm *a, struct jit_misses *m, unsigned n)
+static void bytes_known_span(struct jit_asm *a, struct cache_hash *h, struct jit_misses *m,
+			     unsigned n)
 {
-	bitmap_words(a, n);
+	bitmap_words(a, h, n);
 	emit(a, MOV, jit_r(JR_R10, 8), jit_m(JR_RDX, JR_R11, 8, 0, 8));
 	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_RDX, JR_RCX, 8, 0, 8));
 	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4)); /* shifts take it mod 64 */
@@ -452,7 +493,7 @@ static void build_read16_any(struct jit_asm *a, struct cache_hash *s, struct jit
 		below_hits_limit(a, m);
 	readable_page_data(a, m, 0);
 	if (checked)
-		bytes_known_span(a, m, 16);
+		bytes_known_span(a, s, m, 16);
 	/* The value: rax and r11. */
 	emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
@@ -492,7 +533,7 @@ static void build_read_crossing(struct jit_asm *a, struct cache_hash *s, struct 
 		below_hits_limit(a, m);
 	readable_page_data(a, m, 0);
 	if (checked)
-		bytes_known_span(a, m, size);
+		bytes_known_span(a, s, m, size);
 	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, size);
 	if (size < 4)
 		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
@@ -514,7 +555,7 @@ static void build_write16_any(struct jit_asm *a, struct cache_hash *s, struct ji
 	/* Their dirty bits: 0xffff shifted left by off as a 128-bit
 	 * value, its halves ORed into the two words (the same word when
 	 * the upper half is 0). */
-	bitmap_words(a, 16);
+	bitmap_words(a, s, 16);
 	emit(a, MOV, jit_r(JR_R8, 8), jit_r(JR_RCX, 8));
 	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RAX, 4));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_i(0xffff));
@@ -634,7 +675,7 @@ static void copy_template(struct jit_asm *a, const struct emu_inline_view *view,
 		: size & JIT_INLINE_MISALIGNED ? &templates_misaligned[h][kind][i - 1]
 		: size == JIT_INLINE_16_ANY ? &templates16_any[h][kind]
 					    : &templates[h][kind][i];
-	if (!t->ok) {
+	if (!t->ok || !bitmap_reachable(view)) {
 		a->failed = true;
 		return;
 	}
@@ -646,6 +687,9 @@ static void copy_template(struct jit_asm *a, const struct emu_inline_view *view,
 	 * does: the same hash either way. */
 	for (unsigned k = 0; k < t->hash.n; k++)
 		a->buf[at + t->hash.at[k]] = (uint8_t)(view->cache_shift & 63);
+	int32_t bitmap = (int32_t)view->dirty_offset;
+	for (unsigned k = 0; k < t->hash.bitmap_n; k++)
+		memcpy(a->buf + at + t->hash.bitmap_at[k], &bitmap, 4); /* little-endian */
 	for (unsigned k = 0; k < t->misses.n; k++)
 		misses->site[k] = at + t->misses.site[k];
 	misses->n = t->misses.n;

@@ -418,7 +418,7 @@ void jit_read_at_rsi(struct jit_xlate *x, unsigned size)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
 	x->flags_live = false;
-	if (ops->inline_memory && ops->read_uint_sized[size_index(size)]) {
+	if (jit_inline_memory_usable(x->cpu) && ops->read_uint_sized[size_index(size)]) {
 		struct jit_misses m;
 		jit_inline_read_misses(x, size, &m);
 		defer_call(x, &m, size, false, 0);
@@ -522,7 +522,7 @@ static void write_rcx_at_rsi(struct jit_xlate *x, unsigned size)
 	const struct emu_memory_ops *ops = x->cpu->mem;
 	x->flags_live = false;
 	x->wrote = true;
-	if (ops->write_uint && ops->inline_memory && ops->write_uint_sized[size_index(size)]) {
+	if (ops->write_uint && jit_inline_memory_usable(x->cpu) && ops->write_uint_sized[size_index(size)]) {
 		struct jit_misses m;
 		jit_inline_write_misses(x, size, &m);
 		size_t note_at = 0;

@@ -149,7 +149,7 @@ static bool is_gpr(const struct emu_operand *o, bool dword_ok)
 static bool inline_source(const struct emu_cpu *cpu, const struct emu_operand *o)
 {
 	const struct emu_memory_ops *ops = cpu->mem;
-	return o->kind == EMU_OPND_MEM && ops->inline_memory && ops->read_uint_sized[3] &&
+	return o->kind == EMU_OPND_MEM && jit_inline_memory_usable(cpu) && ops->read_uint_sized[3] &&
 	       (o->size == 4 || o->size == 8 || o->size == 16);
 }
 

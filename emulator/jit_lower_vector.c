@@ -84,7 +84,7 @@ bool jit_vector_move_lowerable(const struct emu_cpu *cpu, const struct emu_insn 
 	const struct emu_memory_ops *ops = cpu->mem;
 	if (vector_move_size(insn) == 0)
 		return jit_sse_lowerable(cpu, insn);
-	return ops->inline_memory && ops->read_uint_sized[3] && ops->write_uint_sized[3];
+	return jit_inline_memory_usable(cpu) && ops->read_uint_sized[3] && ops->write_uint_sized[3];
 }
 
 /* Byte offset of XMM register n's bytes from `at` on. */

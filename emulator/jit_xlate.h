@@ -187,6 +187,15 @@ void jit_hits_settle(struct jit_xlate *x);
  * as a translation's entry from the run loop and a call's return do. */
 void jit_hits_load(struct jit_xlate *x);
 
+/* Whether cpu's memory has its accesses made inline: it describes them
+ * (emu_memory_ops.inline_memory) with its bitmap a 32-bit displacement
+ * away from the data (translations hold that distance as one). */
+static inline bool jit_inline_memory_usable(const struct emu_cpu *cpu)
+{
+	int64_t bitmap = (int64_t)cpu->mem_inline.dirty_offset;
+	return cpu->mem->inline_memory && bitmap == (int64_t)(int32_t)bitmap;
+}
+
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
  * bytes (1, 2, 4, 8 or 16) at rsi as host code when it is a hit (the
  * value in rax, 16 bytes in rax and r11, then a

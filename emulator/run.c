@@ -41,11 +41,12 @@ void emu_set_memory_context(struct emu_cpu *cpu, void *mem_ctx)
 	if (!cpu->mem->inline_memory)
 		return;
 	const struct emu_inline_memory *m = cpu->mem->inline_memory(mem_ctx);
-	/* Translations have the cache's hash shift as an immediate, and
-	 * one hash or the other (jit_inline_memory.c): another shift or
-	 * hash needs new ones. */
+	/* Translations have the cache's hash shift and the bitmap's
+	 * distance as immediates, and one hash or the other
+	 * (jit_inline_memory.c): another of any needs new ones. */
 	bool other_hash = (m->cache_direct_mask != 0) != (cpu->mem_inline.cache_direct_mask != 0);
-	if (cpu->jit && (m->cache_shift != cpu->mem_inline.cache_shift || other_hash)) {
+	if (cpu->jit && (m->cache_shift != cpu->mem_inline.cache_shift || other_hash ||
+			 m->dirty_offset != cpu->mem_inline.dirty_offset)) {
 		emu_set_jit(cpu, false);
 		emu_set_jit(cpu, true);
 	}

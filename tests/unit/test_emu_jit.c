@@ -116,6 +116,9 @@ struct tmem {
 	 * stand for the bytes known. Set before machine_start. */
 	bool checked;
 	uint64_t hits_limit;
+	/* A distance to the dirty bits beyond a 32-bit displacement (the
+	 * bits themselves stay where they are): no access may be inline. */
+	bool bitmap_far;
 	struct emu_inline_memory contract;
 };
 
@@ -271,7 +274,7 @@ static const struct emu_inline_memory *t_inline_memory(void *ctx)
 		.cache_direct_mask = cache_direct ? (8u << cache_log2) - 1 : 0,
 		.hits_since_miss = &m->hits_since_miss,
 		.writes_inline = true,
-		.dirty_offset = (uint64_t)(m->dirty[0] - m->bytes[0]),
+		.dirty_offset = m->bitmap_far ? 1ull << 40 : (uint64_t)(m->dirty[0] - m->bytes[0]),
 		.hits_limit = m->checked ? &m->hits_limit : NULL,
 	};
 	return &m->contract;
@@ -2610,6 +2613,40 @@ START_TEST(test_checked_reads)
 }
 END_TEST
 
+/* Translations hold the bitmap's distance as a 32-bit displacement: a
+ * memory whose bitmap lies farther has every access called, and runs as
+ * the interpreter does. */
+START_TEST(test_bitmap_out_of_reach)
+{
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *b = g.b;
+	build_one_read(p, 4, 0x34);
+	ck_assert_uint_gt(unchecked_inline_hits(b, p), 300);
+	b->mem.bitmap_far = true;
+	ck_assert_uint_eq(unchecked_inline_hits(b, p), 0);
+	b->mem.bitmap_far = false;
+	struct asmb as = loop_code(p);
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, R(EMU_RAX, 8), M(EMU_RBX, NO_REG, 0, 0, 8, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RCX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_MOV, M(EMU_RBX, NO_REG, 0, 8, 8, 8), R(EMU_RAX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_PUSH, R(EMU_RAX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_PUSH, R(EMU_RCX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_POP, R(EMU_RCX, 8)));
+	ck_assert(EMIT(&as, ZYDIS_MNEMONIC_POP, R(EMU_RDX, 8)));
+	end_counted_loop(p, &as);
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RCX] = 3000;
+	g.a->mem.bitmap_far = b->mem.bitmap_far = true;
+	machines_start(g.a, b, p, V_INLINE);
+	size_t from = 0;
+	run_compared(g.a, b, 5000, &from, "dirty bits out of a displacement's reach, run", 0);
+	ck_assert_uint_eq(b->mem.hits_since_miss + b->mem.hits_settled, b->mem.called_hits);
+	ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+	rig_free(&g);
+}
+END_TEST
+
 /* --- another cache size between runs ------------------------------------------ */
 
 /* A loop that reads and writes along the data, hot and translated; then
@@ -2827,6 +2864,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_entry_loads);
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
+	tcase_add_test(tc, test_bitmap_out_of_reach);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
 	tcase_add_test(tc, test_random_inline);
