@@ -371,32 +371,81 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 	emit(a, MOV, cache_lanes(size), jit_r(value, size));
 }
 
-/* A run of pushes (jit_lower_push_run.c): one check of the page for
- * all of its stores. */
+/*
+ * Runs of pushes and pops (jit_lower_stack_run.c): one check of the
+ * run's page for all of its accesses. In a direct-mapped cache the
+ * entries of consecutive lines are consecutive until the cache's end: in
+ * one of a page or more, for any run within a page (the page lies whole
+ * within one turn of the cache); in a smaller one, for a run whose first
+ * entry is far enough from the end (checked). So the run's entries are
+ * found from its first one's with a displacement.
+ */
+static bool stack_runs(const struct jit_xlate *x)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	return jit_inline_memory_usable(x->cpu) && ops->read_uint_sized[3] &&
+	       x->cpu->mem_inline.cache_direct_mask;
+}
+
 bool jit_inline_push_runs(const struct jit_xlate *x)
 {
 	const struct emu_memory_ops *ops = x->cpu->mem;
-	return jit_inline_memory_usable(x->cpu) && ops->write_uint && ops->write_uint_sized[3] &&
-	       jit_inline_writes_miss_code(x) && x->cpu->mem_inline.cache_direct_mask;
+	return stack_runs(x) && ops->write_uint && ops->write_uint_sized[3] &&
+	       jit_inline_writes_miss_code(x);
 }
 
-bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m)
+bool jit_inline_pop_runs(const struct jit_xlate *x)
 {
-	if (!jit_inline_push_runs(x) || bytes % 8 || bytes == 0 || bytes > 4096)
-		return false;
-	struct jit_asm *a = &x->a;
-	m->n = 0;
+	return stack_runs(x);
+}
+
+/* A miss unless the `bytes` (a multiple of 8, at most a page) from rsi
+ * lie in one page, aligned to 8; then eax = rsi & 4095. */
+static void run_within_page(struct jit_asm *a, struct jit_misses *m, unsigned bytes)
+{
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RAX, 4), jit_i(4096 - (int64_t)bytes));
 	miss_if(a, m, 7); /* ja: across a page */
-	writable_page_data(a, m, 7);
+}
+
+/* rdi = the host address of the run's first byte (r8 + rax, as
+ * readable_page_data and writable_page_data leave them), r10 its
+ * bitmap byte's, r11 its cache entry's; a miss when the run's entries
+ * would pass the cache's end. */
+static void run_addresses(struct jit_xlate *x, struct jit_misses *m, unsigned bytes)
+{
+	struct jit_asm *a = &x->a;
+	uint64_t mask = x->cpu->mem_inline.cache_direct_mask;
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RDI, 8), jit_m(JR_R8, JR_RAX, 1, 0, 8));
 	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
 	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R10, 8),
 	     jit_m(JR_R8, JR_RAX, 1, (int64_t)x->cpu->mem_inline.dirty_offset, 8));
-	emit(a, MOV, jit_r(JR_R11, 8), contract(JIT_INLINE(cache)));
-	return !a->failed;
+	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R11, 8), contract(JIT_INLINE(cache_direct_mask)));
+	if (mask < 4095) {
+		emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R11, 8), jit_i((int64_t)(mask + 1 - bytes)));
+		miss_if(a, m, 7); /* ja */
+	}
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_R11, 8), contract(JIT_INLINE(cache)));
+}
+
+/* A run of `bytes` lies in a page and in the cache. */
+static bool run_fits(const struct jit_xlate *x, unsigned bytes)
+{
+	return bytes % 8 == 0 && bytes > 0 && bytes <= 4096 &&
+	       bytes <= x->cpu->mem_inline.cache_direct_mask + 1;
+}
+
+bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m)
+{
+	if (!jit_inline_push_runs(x) || !run_fits(x, bytes))
+		return false;
+	m->n = 0;
+	run_within_page(&x->a, m, bytes);
+	writable_page_data(&x->a, m, 7);
+	run_addresses(x, m, bytes);
+	return !x->a.failed;
 }
 
 void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp)
@@ -404,9 +453,47 @@ void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp)
 	struct jit_asm *a = &x->a;
 	emit(a, MOV, jit_m(JR_RDI, JR_NONE, 0, disp, 8), jit_r(v, 8));
 	emit(a, MOV, jit_m(JR_R10, JR_NONE, 0, disp / 8, 1), jit_i(-1));
-	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R8, 8), jit_m(JR_RSI, JR_NONE, 0, disp, 8));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R8, 8), contract(JIT_INLINE(cache_direct_mask)));
-	emit(a, MOV, jit_m(JR_R11, JR_R8, 1, 0, 8), jit_r(v, 8));
+	emit(a, MOV, jit_m(JR_R11, JR_NONE, 0, disp, 8), jit_r(v, 8));
+}
+
+/* Every read of the run a hit, or none made here: pops only read, so a
+ * run checked whole, then loaded, changes nothing until it is known to
+ * complete. The values' differences from their entries are ORed into
+ * rcx and (checked) their known bits ANDed into dl, one test each at
+ * the end. */
+bool jit_inline_pop_run_check(struct jit_xlate *x, unsigned n, struct jit_misses *m)
+{
+	struct jit_asm *a = &x->a;
+	bool checked = x->cpu->mem_inline.hits_limit != NULL;
+	if (!jit_inline_pop_runs(x) || !run_fits(x, 8 * n) || n > 127)
+		return false;
+	m->n = 0;
+	if (checked) { /* n hits left before the limit */
+		emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R9, 8), jit_i(n));
+		miss_if(a, m, 2); /* jb */
+	}
+	run_within_page(a, m, 8 * n);
+	readable_page_data(a, m, 7);
+	run_addresses(x, m, 8 * n);
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RCX, 4), jit_r(JR_RCX, 4));
+	if (checked)
+		emit(a, MOV, jit_r(JR_RDX, 4), jit_i(-1));
+	for (unsigned k = 0; k < n; k++) {
+		emit(a, MOV, jit_r(JR_RAX, 8), jit_m(JR_RDI, JR_NONE, 0, 8 * k, 8));
+		emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RAX, 8), jit_m(JR_R11, JR_NONE, 0, 8 * k, 8));
+		emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RCX, 8), jit_r(JR_RAX, 8));
+		if (checked)
+			emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 1), jit_m(JR_R10, JR_NONE, 0, k, 1));
+	}
+	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RCX, 8), jit_r(JR_RCX, 8));
+	miss_if(a, m, JIT_CC_NZ);
+	if (checked) {
+		emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 1), jit_i(-1));
+		miss_if(a, m, JIT_CC_NZ);
+	}
+	emit(a, ZYDIS_MNEMONIC_LEA, jit_r(JR_R9, 8),
+	     jit_m(JR_R9, JR_NONE, 0, checked ? -(int64_t)n : (int64_t)n, 8));
+	return !a->failed;
 }
 
 /*

@@ -558,6 +558,12 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 			i += pushes;
 			continue;
 		}
+		unsigned pops = jit_pop_run(x, lowered, i);
+		if (pops) {
+			jit_lower_pop_run(x, lowered, i, pops);
+			i += pops;
+			continue;
+		}
 		jit_lower_at(x, lowered, i);
 		i++;
 	}

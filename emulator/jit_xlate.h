@@ -231,19 +231,28 @@ bool jit_inline_read_crossing_misses(struct jit_xlate *x, unsigned size, struct 
 bool jit_inline_misaligned_misses(struct jit_xlate *x, bool write, unsigned size,
 				  struct jit_misses *m);
 void jit_inline_write_misses(struct jit_xlate *x, unsigned size, struct jit_misses *m);
-/* For a run of pushes (jit_lower_push_run.c), when the memory takes
+/* For a run of pushes (jit_lower_stack_run.c), when the memory takes
  * writes inline with no note of written code and its cache is directly
  * mapped (else false, nothing emitted): a miss unless the `bytes` (a
  * multiple of 8) from rsi, aligned to 8, lie in one page writable
- * inline; then rdi = their first byte's host address, r10 its dirty
- * bitmap byte's and r11 the cache's, for jit_inline_push_store. */
+ * inline (and their cache entries before the cache's end); then rdi =
+ * their first byte's host address, r10 its dirty bitmap byte's and r11
+ * its cache entry's, for jit_inline_push_store. */
 bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_misses *m);
 /* Whether it would: the memory's part of its conditions. */
 bool jit_inline_push_runs(const struct jit_xlate *x);
 /* Host register v's 8 bytes at rsi + disp (disp a multiple of 8 within
  * the run's bytes): stored, their dirty bits set, the cache's entry
- * updated (clobbers r8). */
+ * updated. */
 void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp);
+/* For a run of n pops, when the memory makes reads inline with a
+ * directly mapped cache (else false, nothing emitted): a miss unless the
+ * 8n bytes from rsi, aligned to 8, lie in one page readable inline, each
+ * 8 of them predicted by its cache entry (and for a checked memory known,
+ * with n hits left before the limit); then the n hits are counted and
+ * rdi = the first byte's host address (clobbers rax rcx rdx r8 r10 r11). */
+bool jit_inline_pop_run_check(struct jit_xlate *x, unsigned n, struct jit_misses *m);
+bool jit_inline_pop_runs(const struct jit_xlate *x);
 /* True when the memory keeps inline writes off pages of decoded code
  * (emu_memory_ops.decoded_code_page): an inline write's hit then needs
  * no check for self-modifying code, and leaves the write status slot
@@ -291,7 +300,7 @@ void jit_status_flags_from_rcx(struct jit_xlate *x);
  * epilogue). */
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
 
-/* --- jit_lower_push_run.c --- */
+/* --- jit_lower_stack_run.c --- */
 
 /* How many lowered pushes of registers follow from instruction i, when
  * they can be made as one run (0 when not: fewer than two, or a memory
@@ -300,6 +309,9 @@ unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i
 /* Pushes i .. i + n - 1: their stores made through one check of their
  * page, or each as jit_lower_at makes it when that check misses. */
 void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
+/* The same for pops of registers (jit_inline_pop_run_check). */
+unsigned jit_pop_run(const struct jit_xlate *x, const bool *lowered, unsigned i);
+void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
 
 /* --- jit_lower_shift_count.c --- */
 

@@ -2521,6 +2521,115 @@ START_TEST(test_push_runs)
 }
 END_TEST
 
+/*
+ * A run of pushes, then of pops into other registers, from an rsp 8
+ * bytes higher each iteration as build_push_runs has it; between them a
+ * store to the address 512 bytes above word rcx & 7 of the run, which in
+ * the test's direct-mapped cache of 512 bytes has that word's entry: for
+ * rcx & 7 below 4 one pop of the run then misses, and the run is made
+ * pop by pop (the hits before the miss counted as the interpreter counts
+ * them); above, the run is a hit whole.
+ */
+static void build_pop_runs(struct program *p)
+{
+	static const int pushed[4] = { EMU_RAX, EMU_RDX, EMU_RDI, EMU_R8 };
+	static const int popped[4] = { EMU_R9, EMU_R10, EMU_RSI, EMU_RBP };
+	struct asmb a = loop_code(p);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(pushed[i], 8), R(EMU_RCX, 8)));
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(pushed[i], 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_AND, R(EMU_R9, 8), I(7)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, EMU_R9, 8, 512, 8, 8), R(EMU_RBX, 8)));
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(popped[i], 8)));
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(pushed[i], 8), R(popped[i], 8)));
+	end_counted_loop(p, &a);
+	p->gpr[EMU_R11] = STACK_BASE + 0x400 + 8 * 400;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RDX] = 0x1111222233334444ull;
+	p->gpr[EMU_R8] = 0x5555666677778888ull;
+}
+
+START_TEST(test_pop_runs)
+{
+	vector_moves("runs of pops", build_pop_runs, 24, 1, 0);
+}
+END_TEST
+
+/* Four pops from the same place each iteration, of bytes no instruction
+ * wrote (the image's, nonzero). */
+static void build_fixed_pops(struct program *p)
+{
+	struct asmb a = loop_code(p);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RSP, 8), R(EMU_R11, 8)));
+	static const int popped[4] = { EMU_R9, EMU_R10, EMU_RSI, EMU_RBP };
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(popped[i], 8)));
+	end_counted_loop(p, &a);
+	for (unsigned i = 0; i < 32; i++)
+		p->image[R_STACK][0x800 + i] = (uint8_t)(0x41 + i);
+	p->gpr[EMU_R11] = STACK_BASE + 0x800;
+}
+
+static uint64_t unchecked_inline_hits(struct machine *b, const struct program *p);
+
+/* Checked reads (the replayer's): a run of pops is made inline only when
+ * each of its words is known and as many hits are left before the limit
+ * as it has pops; else pop by pop, each inline while its own are. */
+static uint64_t checked_pop_hits(struct machine *b, const struct program *p, int unknown_word,
+				 uint64_t limit)
+{
+	b->mem.checked = true;
+	machine_start(b, p, V_INLINE, true, ENTRY_ADDR);
+	b->mem.hits_limit = limit;
+	for (unsigned w = 0; w < 4; w++)
+		if ((int)w != unknown_word)
+			b->dirty[R_STACK][(0x800 + 8 * w) / 8] = 0xff;
+	emu_run(b->cpu, 10000);
+	ck_assert_int_eq(emu_exit_info(b->cpu)->fault, EMU_FAULT_UD);
+	b->mem.checked = false;
+	return b->mem.hits_settled + b->mem.hits_since_miss - b->mem.called_hits;
+}
+
+START_TEST(test_checked_pop_runs)
+{
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *b = g.b;
+	cache_direct = true;
+	build_fixed_pops(p);
+	/* all known, no limit: every pop inline once translated, as for
+	 * a memory whose reads are not checked */
+	uint64_t all = checked_pop_hits(b, p, -1, UINT64_MAX);
+	ck_assert_uint_gt(all, 4 * 200);
+	ck_assert_uint_eq(all, unchecked_inline_hits(b, p));
+	/* one word unknown: that pop always calls, the other three not */
+	for (int w = 0; w < 4; w++) {
+		uint64_t hits = checked_pop_hits(b, p, w, UINT64_MAX);
+		ck_assert_msg(4 * hits == 3 * all, "word %d unknown: %" PRIu64 " of %" PRIu64 " inline",
+			      w, hits, all);
+	}
+	/* hits left below a run's pops: no more inline than the limit
+	 * allows past the hits the interpreter made before translating
+	 * (no miss after the first iteration's) */
+	checked_pop_hits(b, p, -1, UINT64_MAX);
+	uint64_t before = b->mem.called_hits;
+	for (uint64_t left = 0; left < 12; left++) {
+		uint64_t hits = checked_pop_hits(b, p, -1, before + left);
+		ck_assert_msg(hits <= left, "%" PRIu64 " hits left: %" PRIu64 " inline", left, hits);
+		ck_assert_msg(left < 4 || hits > 0, "%" PRIu64 " hits left: none inline", left);
+	}
+	cache_direct = false;
+	rig_free(&g);
+}
+END_TEST
+
 START_TEST(test_misaligned_moves)
 {
 	/* nearly all of them made inline */
@@ -2864,6 +2973,8 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_entry_loads);
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
+	tcase_add_test(tc, test_pop_runs);
+	tcase_add_test(tc, test_checked_pop_runs);
 	tcase_add_test(tc, test_bitmap_out_of_reach);
 	tcase_add_test(tc, test_random_uint);
 	tcase_add_test(tc, test_random_plain);
