@@ -1,6 +1,7 @@
 /*
  * jit_lower_stack_run.c — consecutive pushes of registers (a function's
- * prologue) or pops of them (its epilogue) as one run: their page found
+ * prologue) or pops of them (its epilogue, with the ret that ends it) as
+ * one run: their page found
  * and checked once for all of their accesses, where each alone checks
  * its own (about two thirds of its host instructions). When that check
  * misses (the run crosses a page, its page is not in the memory's table
@@ -21,25 +22,39 @@ static bool moves_register(const struct emu_insn *insn, ZydisMnemonic mn)
 	       insn->opnd[0].reg % 8 == 0 && insn->opnd[0].reg / 8 != EMU_RSP;
 }
 
+/* How many lowered pushes or pops (mn) from instruction i, at most max. */
 static unsigned run_length(const struct jit_xlate *x, const bool *lowered, unsigned i,
-			   ZydisMnemonic mn)
+			   ZydisMnemonic mn, unsigned max)
 {
 	const struct emu_block *b = x->b;
 	unsigned n = 0;
-	while (i + n < b->count && n < STACK_RUN_MAX && lowered[i + n] &&
-	       moves_register(&b->insns[i + n], mn))
+	while (i + n < b->count && n < max && lowered[i + n] && moves_register(&b->insns[i + n], mn))
 		n++;
-	return n >= 2 ? n : 0;
+	return n;
+}
+
+/* A plain ret, lowered, at instruction i. */
+static bool returns(const struct jit_xlate *x, const bool *lowered, unsigned i)
+{
+	const struct emu_block *b = x->b;
+	return i < b->count && lowered[i] && b->insns[i].mnemonic == ZYDIS_MNEMONIC_RET &&
+	       b->insns[i].nopnd == 0;
 }
 
 unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i)
 {
-	return jit_inline_push_runs(x) ? run_length(x, lowered, i, ZYDIS_MNEMONIC_PUSH) : 0;
+	unsigned n = jit_inline_push_runs(x) ? run_length(x, lowered, i, ZYDIS_MNEMONIC_PUSH,
+							  STACK_RUN_MAX) : 0;
+	return n >= 2 ? n : 0;
 }
 
 unsigned jit_pop_run(const struct jit_xlate *x, const bool *lowered, unsigned i)
 {
-	return jit_inline_pop_runs(x) ? run_length(x, lowered, i, ZYDIS_MNEMONIC_POP) : 0;
+	if (!jit_inline_pop_runs(x))
+		return 0;
+	unsigned n = run_length(x, lowered, i, ZYDIS_MNEMONIC_POP, STACK_RUN_MAX - 1);
+	n += returns(x, lowered, i + n);
+	return n >= 2 ? n : 0;
 }
 
 /* rsp moved by `by` bytes. */
@@ -93,6 +108,7 @@ void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, uns
 {
 	const struct emu_block *b = x->b;
 	uint16_t dirty = x->dirty;
+	bool ret = returns(x, lowered, i + n - 1);
 	x->cur = i;
 	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
 	if (sp != JR_RSI)
@@ -104,7 +120,7 @@ void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, uns
 	}
 	/* Checked whole: the registers take their values in order (a
 	 * register popped twice keeps the last). */
-	for (unsigned k = 0; k < n; k++) {
+	for (unsigned k = 0; k < n - ret; k++) {
 		unsigned g = b->insns[i + k].opnd[0].reg / 8u;
 		struct jit_opnd value = jit_m(JR_RDI, JR_NONE, 0, 8 * (int64_t)k, 8);
 		if (x->host[g] >= 0) {
@@ -116,5 +132,11 @@ void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, uns
 		}
 	}
 	move_rsp(x, 8 * (int64_t)n);
+	if (ret) { /* rip and rax the return address, as the ret's lowering leaves them */
+		x->cur = i + n - 1;
+		jit_op(&x->a, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 8),
+		       jit_m(JR_RDI, JR_NONE, 0, 8 * (int64_t)(n - 1), 8));
+		jit_op(&x->a, ZYDIS_MNEMONIC_MOV, jit_cpu_field(JIT_RIP, 8), jit_r(JR_RAX, 8));
+	}
 	alone_on_miss(x, lowered, i, n, &m, dirty);
 }

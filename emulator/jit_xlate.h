@@ -309,7 +309,8 @@ unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i
 /* Pushes i .. i + n - 1: their stores made through one check of their
  * page, or each as jit_lower_at makes it when that check misses. */
 void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
-/* The same for pops of registers (jit_inline_pop_run_check). */
+/* The same for pops of registers (jit_inline_pop_run_check), with the
+ * plain ret after them if there is one (then one pop may be enough). */
 unsigned jit_pop_run(const struct jit_xlate *x, const bool *lowered, unsigned i);
 void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
 

@@ -2556,9 +2556,50 @@ static void build_pop_runs(struct program *p)
 	p->gpr[EMU_R8] = 0x5555666677778888ull;
 }
 
+static void place(struct asmb *a, uint64_t at);
+
+/*
+ * Epilogues: f pops two registers and returns, g one; f first stores to
+ * the address 512 bytes above word rcx & 7 from its rsp (the test's
+ * cache entry of that word): its first pop, its second or its ret then
+ * misses for rcx & 7 of 0, 1 or 2, and its run is made instruction by
+ * instruction. rsp 8 bytes higher each iteration, as build_pop_runs.
+ */
+static void build_pop_ret_runs(struct program *p)
+{
+	const uint64_t at_f = CODE_BASE + 0x1100, at_g = CODE_BASE + 0x1180;
+	struct asmb a = loop_code(p);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_CALL, at_f, false));
+	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_CALL, at_g, false));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_RBP, 8)));
+	end_counted_loop(p, &a);
+	place(&a, at_f);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_RBX, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RBP, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_AND, R(EMU_R9, 8), I(7)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, EMU_R9, 8, 512, 8, 8), R(EMU_RDX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_RBP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_RBX, 8)) && EMIT0(&a, ZYDIS_MNEMONIC_RET));
+	place(&a, at_g);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RBP, 8), R(EMU_RSP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_RBP, 8)) && EMIT0(&a, ZYDIS_MNEMONIC_RET));
+	p->body_end = (ENTRY_ADDR - CODE_BASE) + a.len;
+	p->gpr[EMU_R11] = STACK_BASE + 0x400 + 8 * 400;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RDX] = 0x1111222233334444ull;
+}
+
 START_TEST(test_pop_runs)
 {
 	vector_moves("runs of pops", build_pop_runs, 24, 1, 0);
+	vector_moves("runs of pops ending in ret", build_pop_ret_runs, 22, 1, 0);
 }
 END_TEST
 
