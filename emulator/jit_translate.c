@@ -498,14 +498,24 @@ void jit_lower_at(struct jit_xlate *x, const bool *lowered, unsigned i)
 	x->wrote = false;
 	x->flags_dead = jit_flags_overwritten(b, lowered, i);
 	x->defer_flags = !x->flags_dead && jit_flags_deferrable(b, lowered, i);
+	unsigned colds = x->n_cold;
 	jit_lower(x, &b->insns[i]);
 	if (x->wrote && i + 1 < b->count) {
 		/* The write's status waits in its slot until the
-		 * instruction's own effects are done. */
-		emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4),
-		     jit_i(EMU_JIT_RETIRED));
-		jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
-		x->flags_live = false;
+		 * instruction's own effects are done. A write made inline
+		 * when it hits, with nothing after it, whose hit leaves the
+		 * slot as the block's entry set it: only its call's path
+		 * can have written code, and checks there. */
+		struct jit_cold *c = x->n_cold == colds + 1 ? &x->cold[colds] : NULL;
+		if (c && c->write && c->resume == x->a.pos && c->dirty == x->dirty &&
+		    jit_inline_writes_miss_code(x)) {
+			c->status_exit = i + 1;
+		} else {
+			emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4),
+			     jit_i(EMU_JIT_RETIRED));
+			jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
+		}
+		x->flags_live = false; /* (the call's path clobbers them) */
 	}
 }
 

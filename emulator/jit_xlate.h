@@ -82,6 +82,10 @@ struct jit_cold {
 	uint8_t size;
 	bool write;
 	unsigned cur;
+	/* A write that is its instruction's last effect, whose inline
+	 * hit cannot have written code: its status checked on this path
+	 * alone, exiting at this instruction (jit_lower_at); 0: not. */
+	unsigned status_exit;
 };
 
 /* The pending flags of a block's last flag writer kept in host registers
