@@ -2482,17 +2482,30 @@ static void build_misaligned_moves(struct program *p)
  * 8, every push is made alone.
  */
 static uint64_t push_run_base;
+
+/* rsp = r11 - 8 * rcx: 8 bytes higher each iteration. */
+static void rsp_walks_up(struct asmb *a)
+{
+	ck_assert(EMIT(a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
+		  EMIT(a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
+		  EMIT(a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
+}
+
+/* The four registers take values new each iteration, then are pushed. */
+static void push_new_values(struct asmb *a, const int regs[4])
+{
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_ADD, R(regs[i], 8), R(EMU_RCX, 8)));
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(regs[i], 8)));
+}
+
 static void build_push_runs(struct program *p)
 {
 	static const int regs[4] = { EMU_RAX, EMU_RDX, EMU_RDI, EMU_R8 };
 	struct asmb a = loop_code(p);
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
-	for (unsigned i = 0; i < 4; i++)
-		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(regs[i], 8), R(EMU_RCX, 8)));
-	for (unsigned i = 0; i < 4; i++)
-		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(regs[i], 8)));
+	rsp_walks_up(&a);
+	push_new_values(&a, regs);
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBX, 8)) &&
 		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RCX, 8)));
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_R9, 8)) &&
@@ -2535,13 +2548,8 @@ static void build_pop_runs(struct program *p)
 	static const int pushed[4] = { EMU_RAX, EMU_RDX, EMU_RDI, EMU_R8 };
 	static const int popped[4] = { EMU_R9, EMU_R10, EMU_RSI, EMU_RBP };
 	struct asmb a = loop_code(p);
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
-	for (unsigned i = 0; i < 4; i++)
-		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(pushed[i], 8), R(EMU_RCX, 8)));
-	for (unsigned i = 0; i < 4; i++)
-		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(pushed[i], 8)));
+	rsp_walks_up(&a);
+	push_new_values(&a, pushed);
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), R(EMU_RCX, 8)) &&
 		  EMIT(&a, ZYDIS_MNEMONIC_AND, R(EMU_R9, 8), I(7)) &&
 		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, EMU_R9, 8, 512, 8, 8), R(EMU_RBX, 8)));
@@ -2569,9 +2577,7 @@ static void build_pop_ret_runs(struct program *p)
 {
 	const uint64_t at_f = CODE_BASE + 0x1100, at_g = CODE_BASE + 0x1180;
 	struct asmb a = loop_code(p);
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_RCX, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_NEG, R(EMU_R10, 8)) &&
-		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_RSP, 8), M(EMU_R11, EMU_R10, 8, 0, 8, 8)));
+	rsp_walks_up(&a);
 	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_CALL, at_f, false));
 	ck_assert(emit_branch(&a, ZYDIS_MNEMONIC_CALL, at_g, false));
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_RBP, 8)));
