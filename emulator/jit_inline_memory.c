@@ -130,9 +130,9 @@ static void emit_bitmap(struct jit_asm *a, struct cache_hash *h, ZydisMnemonic m
 {
 	size_t from = a->pos;
 	emit(a, mn, x, y);
-	const uint8_t placeholder[4] = { 0x2a, 0x2a, 0x2a, 0x2a };
+	const uint32_t placeholder = BITMAP_PLACEHOLDER; /* little-endian, as encoded */
 	for (size_t i = from; i + 4 <= a->pos && !a->failed; i++)
-		if (memcmp(a->buf + i, placeholder, 4) == 0) {
+		if (memcmp(a->buf + i, &placeholder, 4) == 0) {
 			if (h->bitmap_n == 2)
 				break;
 			h->bitmap_at[h->bitmap_n++] = i;
@@ -369,6 +369,52 @@ static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_miss
 	/* The cache's entry takes them in their lanes. */
 	cache_entry_to_rdx_r8(a, s, 0);
 	emit(a, MOV, cache_lanes(size), jit_r(value, size));
+}
+
+/*
+ * A read that its instruction's write to the same bytes follows (an ALU
+ * operation into memory): the page checked once for both, writable
+ * inline, in a direct-mapped cache. The read leaves rax = the value, r8
+ * = the page's data, r10 = the page offset and r11 = the bytes' first
+ * lane in their cache entry; the write takes rax's low `size` bytes there.
+ */
+static void build_update_read(struct jit_asm *a, struct cache_hash *h, struct jit_misses *m,
+			      unsigned size, bool checked)
+{
+	if (checked)
+		below_hits_limit(a, m);
+	writable_page_data(a, m, size - 1);
+	if (checked)
+		bytes_known(a, h, m, size);
+	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RAX, 4));
+	struct jit_opnd at = jit_m(JR_R8, JR_R10, 1, 0, size);
+	if (size < 4)
+		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
+	else
+		emit(a, MOV, jit_r(JR_RAX, size), at);
+	emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RSI, 8));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R11, 8), contract(JIT_INLINE(cache_direct_mask)));
+	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_R11, 8), contract(JIT_INLINE(cache)));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_m(JR_R11, JR_NONE, 0, 0, size), jit_r(JR_RAX, size));
+	miss_if(a, m, JIT_CC_NZ);
+	count_hit(a, checked);
+}
+
+static void build_update_write(struct jit_asm *a, struct cache_hash *h, unsigned size)
+{
+	emit(a, MOV, jit_m(JR_R8, JR_R10, 1, 0, size), jit_r(JR_RAX, size));
+	emit(a, MOV, jit_m(JR_R11, JR_NONE, 0, 0, size), jit_r(JR_RAX, size));
+	if (size == 8) {
+		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
+		emit_bitmap(a, h, MOV, bitmap_at(JR_R8, JR_R10, 1, 1), jit_i(-1));
+		return;
+	}
+	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
+	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
+	emit(a, MOV, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
+	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
+	emit_bitmap(a, h, ZYDIS_MNEMONIC_OR, bitmap_at(JR_R8, JR_R10, 1, 1), jit_r(JR_RDX, 1));
 }
 
 /*
@@ -693,8 +739,8 @@ struct inline_template {
 };
 /* [hash: multiplied, direct][kind: read, write, checked read][size
  * index: 1, 2, 4, 8 bytes, and 16 for reads] */
-enum { READ, WRITE, CHECKED_READ };
-static struct inline_template templates[2][3][5];
+enum { READ, WRITE, CHECKED_READ, UPDATE_READ, CHECKED_UPDATE_READ, UPDATE_WRITE, KINDS };
+static struct inline_template templates[2][KINDS][5];
 /* [hash][kind]: 16 bytes at any address within a page */
 static struct inline_template templates16_any[2][3];
 /* [hash][read, checked read][size index: 2, 4, 8 bytes]: reads
@@ -711,7 +757,11 @@ static void build_template(struct inline_template *t, bool direct, unsigned kind
 	t->hash.direct = direct;
 	bool aligned = !(size & JIT_INLINE_MISALIGNED);
 	size &= ~JIT_INLINE_MISALIGNED;
-	if (size & JIT_INLINE_CROSSING)
+	if (kind == UPDATE_READ || kind == CHECKED_UPDATE_READ)
+		build_update_read(&a, &t->hash, &t->misses, size, kind == CHECKED_UPDATE_READ);
+	else if (kind == UPDATE_WRITE)
+		build_update_write(&a, &t->hash, size);
+	else if (size & JIT_INLINE_CROSSING)
 		build_read_crossing(&a, &t->hash, &t->misses, size & ~JIT_INLINE_CROSSING,
 				    kind == CHECKED_READ);
 	else if (size == JIT_INLINE_16_ANY && kind == WRITE)
@@ -734,6 +784,9 @@ static void build_templates(void)
 				build_template(&templates[h][k][i], h, k, 1u << i);
 			build_template(&templates16_any[h][k], h, k, JIT_INLINE_16_ANY);
 		}
+	for (unsigned k = UPDATE_READ; k < KINDS; k++) /* direct-mapped caches only */
+		for (unsigned i = 0; i < 4; i++)
+			build_template(&templates[1][k][i], true, k, 1u << i);
 	for (unsigned h = 0; h < 2; h++)
 		for (unsigned i = 0; i < 3; i++) {
 			unsigned size = (2u << i) | JIT_INLINE_CROSSING;
@@ -834,4 +887,25 @@ size_t jit_inline_write(struct jit_xlate *x, unsigned size)
 	struct jit_misses m;
 	jit_inline_write_misses(x, size, &m);
 	return hit_jumps_over(&x->a, &m);
+}
+
+bool jit_inline_updates(const struct jit_xlate *x, unsigned size)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
+	return i < 4 && jit_inline_memory_usable(x->cpu) && ops->read_uint_sized[i] &&
+	       ops->write_uint && ops->write_uint_sized[i] && jit_inline_writes_miss_code(x) &&
+	       x->cpu->mem_inline.cache_direct_mask;
+}
+
+void jit_inline_update_read(struct jit_xlate *x, unsigned size, struct jit_misses *m)
+{
+	const struct emu_inline_view *v = &x->cpu->mem_inline;
+	copy_template(&x->a, v, v->hits_limit ? CHECKED_UPDATE_READ : UPDATE_READ, size, m);
+}
+
+void jit_inline_update_write(struct jit_xlate *x, unsigned size)
+{
+	struct jit_misses none;
+	copy_template(&x->a, &x->cpu->mem_inline, UPDATE_WRITE, size, &none);
 }

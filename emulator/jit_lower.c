@@ -751,12 +751,38 @@ static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, stru
 /* Memory destination: read, compute, write (if the operation writes),
  * and only then the flags, as alu_binary_to_memory: a faulting write
  * leaves them as they were. */
+/* The read and the write inline through one check of the page (nothing
+ * can fault after it: the flags are stored as the operation makes them),
+ * else the way below. */
+static size_t alu_updating_inline(struct jit_xlate *x, const struct emu_insn *insn,
+				  struct alu_lowering op)
+{
+	const struct emu_operand *s = &insn->opnd[1];
+	unsigned size = insn->opnd[0].size;
+	struct jit_misses m;
+	jit_inline_update_read(x, size, &m);
+	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
+						   : jit_r(source_in(x, s), size);
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RAX, 8));
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), b.kind == JIT_REG ? jit_r(b.reg, 8) : b);
+	emit(x, op.host, jit_r(JR_RAX, size), b);
+	set_lazy_result(x, op.lazy, size, JR_RAX);
+	jit_inline_update_write(x, size);
+	size_t done = jit_jmp_forward(&x->a);
+	for (unsigned i = 0; i < m.n; i++)
+		jit_bind(&x->a, m.site[i]);
+	return done;
+}
+
 static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn,
 				struct alu_lowering op)
 {
 	const struct emu_operand *s = &insn->opnd[1];
 	unsigned size = insn->opnd[0].size;
 	jit_address_to_rsi(x, insn);
+	size_t updated = 0;
+	if (op.writes && jit_inline_updates(x, size))
+		updated = alu_updating_inline(x, insn, op);
 	jit_read_at_rsi(x, size);
 	struct jit_opnd b = s->kind == EMU_OPND_IMM ? alu_immediate(insn, size)
 						   : jit_r(source_in(x, s), size);
@@ -783,6 +809,8 @@ static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn
 	}
 	emit(x, MOV, jit_r(JR_RAX, 8), jit_slot(JIT_SLOT_RES, 8));
 	set_lazy_result(x, op.lazy, size, JR_RAX);
+	if (updated)
+		jit_bind(&x->a, updated);
 }
 
 static void lower_alu(struct jit_xlate *x, const struct emu_insn *insn)

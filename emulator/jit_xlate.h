@@ -249,6 +249,18 @@ bool jit_inline_push_runs(const struct jit_xlate *x);
  * the run's bytes): stored, their dirty bits set, the cache's entry
  * updated. */
 void jit_inline_push_store(struct jit_xlate *x, int v, unsigned disp);
+/* An ALU operation into memory: its read and write of `size` bytes at
+ * rsi made inline through one check of their page, for a memory whose
+ * writes are inline with no note of written code and whose cache is
+ * directly mapped (jit_inline_updates). The read misses unless the page
+ * is writable inline and the value predicted (and known, below the hit
+ * limit, for a checked memory); then rax = the value (zero-extended),
+ * and r8, r10 and r11 (kept until the write) locate the bytes, their
+ * dirty bits and their cache entry. The write stores rax's low bytes
+ * there (clobbers rcx rdx r10). */
+bool jit_inline_updates(const struct jit_xlate *x, unsigned size);
+void jit_inline_update_read(struct jit_xlate *x, unsigned size, struct jit_misses *m);
+void jit_inline_update_write(struct jit_xlate *x, unsigned size);
 /* For a run of n pops, when the memory makes reads inline with a
  * directly mapped cache (else false, nothing emitted): a miss unless the
  * 8n bytes from rsi, aligned to 8, lie in one page readable inline, each

@@ -2677,6 +2677,33 @@ START_TEST(test_checked_pop_runs)
 }
 END_TEST
 
+/*
+ * An ALU operation into memory (read, write: one check of the page
+ * inline) on bytes a read just had the cache predict, 8 bytes further
+ * each iteration: bytes no instruction wrote before, whose dirty bits
+ * the operation's inline write must set.
+ */
+static unsigned update_size;
+static void build_updates(struct program *p)
+{
+	unsigned n = update_size;
+	struct asmb a = loop_code(p);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_R9, 8), M(NO_REG, EMU_RCX, 8, 0, 8, 8)));
+	ZydisEncoderOperand at = M(EMU_RBX, EMU_R9, 1, 0x100, n, 8);
+	ck_assert(EMIT(&a, n < 4 ? ZYDIS_MNEMONIC_MOVZX : ZYDIS_MNEMONIC_MOV, R(EMU_R10, n < 4 ? 4 : n),
+		       at));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, at, R(EMU_RCX, n)));
+	end_counted_loop(p, &a);
+	p->gpr[EMU_RBX] = DATA_BASE;
+}
+
+START_TEST(test_alu_into_memory)
+{
+	for (update_size = 1; update_size <= 8; update_size *= 2)
+		vector_moves("add into memory", build_updates, 5, 1, 1);
+}
+END_TEST
+
 START_TEST(test_misaligned_moves)
 {
 	/* nearly all of them made inline */
@@ -3021,6 +3048,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
 	tcase_add_test(tc, test_pop_runs);
+	tcase_add_test(tc, test_alu_into_memory);
 	tcase_add_test(tc, test_checked_pop_runs);
 	tcase_add_test(tc, test_bitmap_out_of_reach);
 	tcase_add_test(tc, test_random_uint);
