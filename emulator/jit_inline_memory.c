@@ -112,12 +112,6 @@ static void note_shift_site(struct jit_asm *a, struct cache_hash *h)
 		h->at[h->n++] = a->pos - 1;
 }
 
-/* Whether the bitmap is a 32-bit displacement away from the data. */
-static bool bitmap_reachable(const struct emu_inline_view *v)
-{
-	return (int64_t)v->dirty_offset == (int64_t)(int32_t)v->dirty_offset;
-}
-
 /* A byte of the bitmap: [base + index * scale + dirty_offset]. */
 static struct jit_opnd bitmap_at(int base, int index, unsigned scale, unsigned size)
 {
@@ -815,7 +809,7 @@ static void copy_template(struct jit_asm *a, const struct emu_inline_view *view,
 		: size & JIT_INLINE_MISALIGNED ? &templates_misaligned[h][kind][i - 1]
 		: size == JIT_INLINE_16_ANY ? &templates16_any[h][kind]
 					    : &templates[h][kind][i];
-	if (!t->ok || !bitmap_reachable(view)) {
+	if (!t->ok || !jit_inline_bitmap_reachable(view)) {
 		a->failed = true;
 		return;
 	}

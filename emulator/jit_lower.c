@@ -748,12 +748,10 @@ static void alu_compute(struct jit_xlate *x, struct alu_lowering op, int a, stru
 	alu_compute_in(x, op, a, b, size, JR_RDX);
 }
 
-/* Memory destination: read, compute, write (if the operation writes),
- * and only then the flags, as alu_binary_to_memory: a faulting write
- * leaves them as they were. */
-/* The read and the write inline through one check of the page (nothing
- * can fault after it: the flags are stored as the operation makes them),
- * else the way below. */
+/* An operation into memory whose read and write are made inline through
+ * one check of the page (nothing can fault after it: the flags are stored
+ * as the operation makes them); its misses go on to what follows, the
+ * hit jumps to the site returned. */
 static size_t alu_updating_inline(struct jit_xlate *x, const struct emu_insn *insn,
 				  struct alu_lowering op)
 {
@@ -774,6 +772,10 @@ static size_t alu_updating_inline(struct jit_xlate *x, const struct emu_insn *in
 	return done;
 }
 
+/* Memory destination: read, compute, write (if the operation writes),
+ * and only then the flags, as alu_binary_to_memory: a faulting write
+ * leaves them as they were. A writing one tries alu_updating_inline
+ * first. */
 static void lower_alu_to_memory(struct jit_xlate *x, const struct emu_insn *insn,
 				struct alu_lowering op)
 {

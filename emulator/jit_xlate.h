@@ -191,13 +191,18 @@ void jit_hits_settle(struct jit_xlate *x);
  * as a translation's entry from the run loop and a call's return do. */
 void jit_hits_load(struct jit_xlate *x);
 
+/* Whether the view's bitmap is a 32-bit displacement away from the data
+ * (translations hold that distance as one). */
+static inline bool jit_inline_bitmap_reachable(const struct emu_inline_view *v)
+{
+	return (int64_t)v->dirty_offset == (int64_t)(int32_t)v->dirty_offset;
+}
+
 /* Whether cpu's memory has its accesses made inline: it describes them
- * (emu_memory_ops.inline_memory) with its bitmap a 32-bit displacement
- * away from the data (translations hold that distance as one). */
+ * (emu_memory_ops.inline_memory) with its bitmap within reach. */
 static inline bool jit_inline_memory_usable(const struct emu_cpu *cpu)
 {
-	int64_t bitmap = (int64_t)cpu->mem_inline.dirty_offset;
-	return cpu->mem->inline_memory && bitmap == (int64_t)(int32_t)bitmap;
+	return cpu->mem->inline_memory && jit_inline_bitmap_reachable(&cpu->mem_inline);
 }
 
 /* For a memory with emu_memory_ops.inline_memory: the read of `size`
