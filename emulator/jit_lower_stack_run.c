@@ -1,12 +1,13 @@
 /*
  * jit_lower_stack_run.c — consecutive pushes of registers (a function's
- * prologue) or pops of them (its epilogue, with the ret that ends it) as
- * one run: their page found
- * and checked once for all of their accesses, where each alone checks
- * its own (about two thirds of its host instructions). When that check
- * misses (the run crosses a page, its page is not in the memory's table
- * or not writable inline; for pops, a value the cache does not predict,
- * bytes not known, too few hits left), each is made as it is alone.
+ * prologue, with the register moves compilers put between them) or pops
+ * of them (its epilogue, with the ret that ends it) as one run: their
+ * page found and checked once for all of their accesses, where each
+ * alone checks its own (about two thirds of its host instructions). When
+ * that check misses (the run crosses a page, its page is not in the
+ * memory's table or not writable inline; for pops, a value the cache
+ * does not predict, bytes not known, too few hits left), each
+ * instruction is made as it is alone, in order.
  */
 #include "jit_xlate.h"
 
@@ -20,6 +21,88 @@ static bool moves_register(const struct emu_insn *insn, ZydisMnemonic mn)
 	return insn->mnemonic == mn && insn->nopnd == 1 && insn->opsize == 8 &&
 	       insn->opnd[0].kind == EMU_OPND_GPR && insn->opnd[0].size == 8 &&
 	       insn->opnd[0].reg % 8 == 0 && insn->opnd[0].reg / 8 != EMU_RSP;
+}
+
+/*
+ * An instruction a run's pushes may all be made before: a lowered move
+ * from a register, an immediate or an address (lea) into a register,
+ * neither of them rsp. It cannot fault, reads no memory and leaves the
+ * flags and rsp alone, so made after the pushes it ends as it would
+ * between them, unless a push after it pushes the register it writes
+ * (push_run_span leaves such a push out).
+ */
+static bool moves_between_registers(const struct emu_insn *insn)
+{
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_MOV:
+	case ZYDIS_MNEMONIC_MOVZX:
+	case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD:
+	case ZYDIS_MNEMONIC_LEA:
+		break;
+	default:
+		return false;
+	}
+	if (insn->nopnd != 2 || insn->opnd[0].kind != EMU_OPND_GPR ||
+	    insn->opnd[0].reg / 8u == EMU_RSP)
+		return false;
+	const struct emu_operand *from = &insn->opnd[1];
+	switch (from->kind) {
+	case EMU_OPND_GPR:
+		return from->reg / 8u != EMU_RSP;
+	case EMU_OPND_IMM:
+		return true;
+	case EMU_OPND_AGEN:
+		return insn->mem.base != EMU_RSP && insn->mem.index != EMU_RSP;
+	default:
+		return false;
+	}
+}
+
+/* Instruction j of the block is a lowered push of a register. */
+static bool lowered_push(const struct jit_xlate *x, const bool *lowered, unsigned j)
+{
+	return lowered[j] && moves_register(&x->b->insns[j], ZYDIS_MNEMONIC_PUSH);
+}
+
+/* The instructions from i (a push) that a push run takes, ending with
+ * a push, before `limit`: pushes and moves between them
+ * (moves_between_registers). 0: none from here. */
+static unsigned push_span_before(const struct jit_xlate *x, const bool *lowered, unsigned i,
+				 unsigned limit)
+{
+	unsigned span = 0;
+	for (unsigned j = i; j < limit && j - i < STACK_RUN_MAX; j++) {
+		if (lowered_push(x, lowered, j))
+			span = j - i + 1;
+		else if (!lowered[j] || !moves_between_registers(&x->b->insns[j]))
+			break;
+	}
+	return span;
+}
+
+/* The push run's span from instruction i: cut before a move that writes
+ * a register a later push of the run pushes (made after the pushes, it
+ * would change what they store), until none does. */
+static unsigned push_run_span(const struct jit_xlate *x, const bool *lowered, unsigned i)
+{
+	const struct emu_block *b = x->b;
+	unsigned limit = b->count;
+	for (;;) {
+		unsigned span = push_span_before(x, lowered, i, limit), conflict = 0;
+		uint32_t pushed_later = 0;
+		for (unsigned k = span; k-- > 0;) {
+			const struct emu_insn *insn = &b->insns[i + k];
+			unsigned g = insn->opnd[0].reg / 8u;
+			if (lowered_push(x, lowered, i + k))
+				pushed_later |= 1u << g;
+			else if (pushed_later & (1u << g))
+				conflict = k;
+		}
+		if (!conflict)
+			return span;
+		limit = i + conflict;
+	}
 }
 
 /* How many lowered pushes or pops (mn) from instruction i, at most max. */
@@ -41,11 +124,21 @@ static bool returns(const struct jit_xlate *x, const bool *lowered, unsigned i)
 	       b->insns[i].nopnd == 0;
 }
 
+/* The pushes among instructions i .. i + n - 1. */
+static unsigned pushes_in(const struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n)
+{
+	unsigned pushes = 0;
+	for (unsigned k = 0; k < n; k++)
+		pushes += lowered_push(x, lowered, i + k);
+	return pushes;
+}
+
 unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i)
 {
-	unsigned n = jit_inline_push_runs(x) ? run_length(x, lowered, i, ZYDIS_MNEMONIC_PUSH,
-							  STACK_RUN_MAX) : 0;
-	return n >= 2 ? n : 0;
+	if (!jit_inline_push_runs(x) || !lowered_push(x, lowered, i))
+		return 0;
+	unsigned n = push_run_span(x, lowered, i);
+	return pushes_in(x, lowered, i, n) >= 2 ? n : 0;
 }
 
 unsigned jit_pop_run(const struct jit_xlate *x, const bool *lowered, unsigned i)
@@ -86,21 +179,29 @@ void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, un
 {
 	const struct emu_block *b = x->b;
 	uint16_t dirty = x->dirty;
+	unsigned pushes = pushes_in(x, lowered, i, n);
 	x->cur = i;
 	/* rsi = the lowest of the run's bytes: the last push's */
 	int sp = jit_guest_in(x, EMU_RSP, JR_RSI);
-	jit_op(&x->a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8), jit_m(sp, JR_NONE, 0, -8 * (int64_t)n, 8));
+	jit_op(&x->a, ZYDIS_MNEMONIC_LEA, jit_r(JR_RSI, 8),
+	       jit_m(sp, JR_NONE, 0, -8 * (int64_t)pushes, 8));
 	struct jit_misses m;
-	if (!jit_inline_push_run_page(x, 8 * n, &m)) {
+	if (!jit_inline_push_run_page(x, 8 * pushes, &m)) {
 		x->a.failed = true; /* (jit_push_run said it would) */
 		return;
 	}
-	for (unsigned k = 0; k < n; k++) {
-		const struct emu_insn *insn = &b->insns[i + k];
-		int v = jit_guest_in(x, insn->opnd[0].reg / 8u, JR_RCX);
-		jit_inline_push_store(x, v, 8 * (n - 1 - k));
+	for (unsigned k = 0, stored = 0; k < n; k++) {
+		if (!lowered_push(x, lowered, i + k))
+			continue;
+		int v = jit_guest_in(x, b->insns[i + k].opnd[0].reg / 8u, JR_RCX);
+		jit_inline_push_store(x, v, 8 * (pushes - 1 - stored++));
 	}
-	move_rsp(x, -8 * (int64_t)n);
+	move_rsp(x, -8 * (int64_t)pushes);
+	/* The moves between them, after them (moves_between_registers). */
+	x->flags_live = false;
+	for (unsigned k = 0; k < n; k++)
+		if (!lowered_push(x, lowered, i + k))
+			jit_lower_at(x, lowered, i + k);
 	alone_on_miss(x, lowered, i, n, &m, dirty);
 }
 

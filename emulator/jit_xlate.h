@@ -323,12 +323,14 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c);
 
 /* --- jit_lower_stack_run.c --- */
 
-/* How many lowered pushes of registers follow from instruction i, when
- * they can be made as one run (0 when not: fewer than two, or a memory
+/* How many instructions from instruction i, a push of a register, make
+ * one run: pushes of registers and the register moves between them
+ * (0 when not: fewer than two pushes, or a memory
  * jit_inline_push_run_page does not serve). */
 unsigned jit_push_run(const struct jit_xlate *x, const bool *lowered, unsigned i);
-/* Pushes i .. i + n - 1: their stores made through one check of their
- * page, or each as jit_lower_at makes it when that check misses. */
+/* Instructions i .. i + n - 1 of a push run: the pushes' stores made
+ * through one check of their page, then the moves; or each instruction
+ * as jit_lower_at makes it, in order, when that check misses. */
 void jit_lower_push_run(struct jit_xlate *x, const bool *lowered, unsigned i, unsigned n);
 /* The same for pops of registers (jit_inline_pop_run_check), with the
  * plain ret after them if there is one (then one pop may be enough). */

@@ -2520,6 +2520,47 @@ static void build_push_runs(struct program *p)
 	p->gpr[EMU_R8] = 0x5555666677778888ull;
 }
 
+/*
+ * A prologue's pushes with register moves between them, as compilers
+ * order them: a run's pushes are stored first and its moves made after
+ * them, except that a move writing a register a later push pushes ends
+ * the run before it (mov r8d, ecx: made after push r8, the push would
+ * store the new r8), and so does a move from rsp (it would read rsp
+ * past every push). Moves from registers, an immediate, an address and
+ * a byte register; into registers pushed before them too (rdx).
+ */
+static void build_push_runs_with_moves(struct program *p)
+{
+	static const int regs[4] = { EMU_RAX, EMU_RDX, EMU_RDI, EMU_R8 };
+	struct asmb a = loop_code(p);
+	rsp_walks_up(&a);
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(regs[i], 8), R(EMU_RCX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RAX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RDX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_LEA, R(EMU_R10, 8), M(EMU_RCX, EMU_RAX, 2, 8, 8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RDX, 8), R(EMU_R10, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RDI, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOVZX, R(EMU_RSI, 4), R(EMU_RAX, 1)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R8, 4), R(EMU_RCX, 4)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_R8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_RDI, 4), I(0x1234567)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), R(EMU_RSP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_R10, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RSI, 8)));
+	static const int popped[7] = { EMU_R10, EMU_RSI, EMU_RAX, EMU_R8, EMU_RDX, EMU_RDI, EMU_RBP };
+	for (unsigned i = 0; i < 7; i++)
+		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(popped[i], 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R9, 8)));
+	end_counted_loop(p, &a);
+	p->gpr[EMU_R11] = push_run_base;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RDX] = 0x1111222233334444ull;
+	p->gpr[EMU_R8] = 0x5555666677778888ull;
+}
+
 START_TEST(test_push_runs)
 {
 	/* rsp from 0x400 up by 8 * 400: across the stack's page boundary */
@@ -2530,6 +2571,8 @@ START_TEST(test_push_runs)
 		/* most writes inline, in or out of runs (not aligned to 8:
 		 * none, the comparison with the interpreter the check) */
 		vector_moves("runs of pushes", build_push_runs, 22, k ? 0 : 1, k ? 0 : 4);
+		vector_moves("runs of pushes with moves", build_push_runs_with_moves, 31,
+			     k ? 0 : 1, k ? 0 : 4);
 	}
 }
 END_TEST
