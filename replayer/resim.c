@@ -188,7 +188,10 @@ static void apply_checkpoint(struct resim *s, const struct idna_record *cp)
 {
 	take_regs(s, cp->u.checkpoint.regs);
 	replay_memory_checkpoint(&resim_current(s)->mem);
-	emu_invalidate_code(s->cpu, 0, UINT64_MAX);
+	/* The recorder's blocks fetched their bytes again here (logging
+	 * their pages anew) and kept their decoding and translation: so do
+	 * the replay's, which then take the same CODE_PAGE records. */
+	emu_refetch_code(s->cpu);
 	s->counts.checkpoints++;
 }
 
