@@ -385,7 +385,7 @@ void pass_worker_free(struct pass_worker *w)
 
 int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 {
-	if (!s->sim_open || jobs < 2 || s->n_snapshots == 0)
+	if (!s->sim_open || jobs < 1 || s->n_snapshots == 0)
 		return 0;
 	if (s->sim.n_threads > 1 && s->sim.ring_start) {
 		s->summary.serial_reason = "a ring trace of several threads: its history starts at a checkpoint";
@@ -397,9 +397,10 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 	int rc = 0;
 	if (!starts || !w || !tids)
 		goto out; /* the serial pass needs no more */
-	size_t n_starts = pass_range_starts(s, 0, starts);
+	/* (One job: one range, the whole history, with no cut to find.) */
+	size_t n_starts = jobs > 1 ? pass_range_starts(s, 0, starts) : 0;
 	size_t n = n_starts + 1 < jobs ? n_starts + 1 : jobs;
-	if (n < 2) {
+	if (n < 2 && jobs > 1) {
 		if (s->sim.n_threads > 1)
 			s->summary.serial_reason = PASS_NO_THREAD_CUT;
 		goto out;
@@ -407,7 +408,7 @@ int pass_parallel_summary(struct replay_session *s, unsigned jobs)
 	pass_plan(s, w, n, starts, n_starts, 0, s->snapshots[0].icount, s->snapshot_interval);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pass_workers_wait(w, tids, 0, n, pass_workers_start(w, tids, 0, n));
+	pass_workers_wait(w, tids, 0, n, n > 1 ? pass_workers_start(w, tids, 0, n) : 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->summary.seconds += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	rc = join(s, w, n);

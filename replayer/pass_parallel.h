@@ -21,7 +21,8 @@
  * cannot be cut (a trace of several threads with no place where every
  * thread stands at a checkpoint: pass_cuts.h; fewer than two ranges) or a range could not start at its
  * checkpoint (memory, a damaged checkpoint table): the caller runs the
- * serial pass. */
+ * serial pass. With one job, one range: the whole history replayed with
+ * no snapshot, for a summary no index keeps (--no-index). */
 int pass_parallel_summary(struct replay_session *s, unsigned jobs);
 
 #endif

@@ -621,7 +621,10 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	struct replay_position at = current_position(s);
 	if (pass_from_index(s))
 		return return_to(s, &at);
-	int parallel = s->summary_only && s->jobs > 1 ? pass_parallel_summary(s, s->jobs) : 0;
+	/* For the figures alone, no snapshot is taken that nothing would
+	 * use: on one core too, unless the index keeps them. */
+	bool figures_only = s->summary_only && (s->jobs > 1 || !s->use_index);
+	int parallel = figures_only ? pass_parallel_summary(s, s->jobs ? s->jobs : 1) : 0;
 	if (parallel != 0) {
 		s->pass_done = true;
 		s->pass_failed = parallel < 0;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # ttreplay --jobs: the first pass of --verify and --info cut into ranges
-# of the history replayed at once says exactly what the serial pass says.
+# of the history replayed at once says exactly what one replay of the
+# whole history says (--jobs 1: one range, from the start to the end,
+# with no snapshot, as --no-index has it), and so does a session's
+# serial pass.
 # Recordings long enough to be cut (tests/programs/long_history.c: one
 # thread plain, with signals, killed by SIGABRT; a ring that wrapped; two
 # threads), then damaged traces (truncated, a
@@ -53,6 +56,13 @@ record() { # NAME TTREC-OPTIONS... -- ARGS...: NAME.idna
 # A trace is cut at its checkpoints: one every million instructions.
 record plain --checkpoint-interval 1M -- "$program" plain
 jobs_agree plain plain.idna 3
+# A session's serial pass (with snapshots: one that writes the index)
+# says the same, the snapshots it took counted as the ranges count them.
+cp plain.idna serial.idna
+"$build/ttreplay" --info --jobs 1 serial.idna > info.serial 2>&1
+echo "status $?" >> info.serial
+if cmp -s info.1 info.serial; then ok
+else bad "plain: the serial pass's --info differs: $(diff info.1 info.serial | head -4 | tr '\n' ' ')"; fi
 expect plain.verify 'consistent with the recording' "plain replays consistently"
 
 record signal --checkpoint-interval 1M -- "$program" signal
