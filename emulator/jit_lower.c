@@ -212,9 +212,16 @@ static bool touches_memory(const struct emu_insn *insn)
 	return false;
 }
 
+/* The count of a shift by an immediate, as the instruction masks it. */
+static unsigned shift_count(const struct emu_insn *insn)
+{
+	return (unsigned)(insn->imm & (insn->opnd[0].size == 8 ? 63 : 31));
+}
+
 /* Whether instructions from `first` on replace every status flag before
  * anything can see them: a lowered add/sub/cmp/and/or/xor/test of
- * registers comes with only register moves before it. */
+ * registers, or shift of one by a count other than 0 (its pending flags
+ * replace all six), comes with only register moves before it. */
 static bool overwritten_from(const struct emu_block *b, const bool *lowered, unsigned first)
 {
 	for (unsigned j = first; j < b->count; j++) {
@@ -226,6 +233,10 @@ static bool overwritten_from(const struct emu_block *b, const bool *lowered, uns
 		switch (lowering_of(insn)) {
 		case LOWER_ALU: /* writes all six, reads none */
 			return true;
+		case LOWER_SHIFT: /* by 0: leaves them */
+			if (shift_count(insn) != 0)
+				return true;
+			continue;
 		case LOWER_MOVE: /* leaves them */
 			continue;
 		default:
@@ -902,13 +913,14 @@ static void lower_carry(struct jit_xlate *x, const struct emu_insn *insn)
  * shift_plain: the flags are left pending as EMU_LAZY_SHIFT (a = CF, b =
  * OF), both computed as the handler computes them, not taken from the
  * host: OF after a count above 1 is undefined, and the recording must not
- * depend on what this host makes of it.
+ * depend on what this host makes of it. Flags nothing reads (flags_dead)
+ * are neither computed nor stored.
  */
 static void lower_shift(struct jit_xlate *x, const struct emu_insn *insn)
 {
 	const struct emu_operand *d = &insn->opnd[0];
 	unsigned size = d->size, bits = size * 8, g = gpr_of(d);
-	unsigned count = (unsigned)(insn->imm & (size == 8 ? 63 : 31));
+	unsigned count = shift_count(insn);
 	int a = jit_guest_in(x, g, JR_RAX);
 	if (count == 0) {
 		/* Nothing changes but a 32-bit destination's upper half. */
@@ -920,6 +932,13 @@ static void lower_shift(struct jit_xlate *x, const struct emu_insn *insn)
 		emit(x, MOV, jit_r(JR_RDX, size), jit_r(a, size));
 	else
 		emit(x, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RDX, 4), jit_r(a, size));
+	if (x->flags_dead) {
+		emit(x, insn->mnemonic, jit_r(JR_RDX, size), jit_i(count));
+		x->lazy_kind = EMU_LAZY_NONE;
+		jit_guest_out(x, g, size, JR_RDX);
+		x->flags_live = false;
+		return;
+	}
 	/* CF: the last bit shifted out. */
 	ZydisMnemonic host = ZYDIS_MNEMONIC_SHL;
 	switch (insn->mnemonic) {
