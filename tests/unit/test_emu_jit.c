@@ -2500,6 +2500,18 @@ static void push_new_values(struct asmb *a, const int regs[4])
 		ck_assert(EMIT(a, ZYDIS_MNEMONIC_PUSH, R(regs[i], 8)));
 }
 
+/* The loop's end after a push run's pops (r9 folded into rax), and the
+ * registers the runs start from. */
+static void end_push_runs(struct program *p, struct asmb *a)
+{
+	ck_assert(EMIT(a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R9, 8)));
+	end_counted_loop(p, a);
+	p->gpr[EMU_R11] = push_run_base;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RDX] = 0x1111222233334444ull;
+	p->gpr[EMU_R8] = 0x5555666677778888ull;
+}
+
 static void build_push_runs(struct program *p)
 {
 	static const int regs[4] = { EMU_RAX, EMU_RDX, EMU_RDI, EMU_R8 };
@@ -2512,12 +2524,7 @@ static void build_push_runs(struct program *p)
 		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_R10, 8)));
 	for (unsigned i = 0; i < 4; i++)
 		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(regs[3 - i], 8)));
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R9, 8)));
-	end_counted_loop(p, &a);
-	p->gpr[EMU_R11] = push_run_base;
-	p->gpr[EMU_RBX] = DATA_BASE;
-	p->gpr[EMU_RDX] = 0x1111222233334444ull;
-	p->gpr[EMU_R8] = 0x5555666677778888ull;
+	end_push_runs(p, &a);
 }
 
 /*
@@ -2553,12 +2560,7 @@ static void build_push_runs_with_moves(struct program *p)
 	static const int popped[7] = { EMU_R10, EMU_RSI, EMU_RAX, EMU_R8, EMU_RDX, EMU_RDI, EMU_RBP };
 	for (unsigned i = 0; i < 7; i++)
 		ck_assert(EMIT(&a, ZYDIS_MNEMONIC_POP, R(popped[i], 8)));
-	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R9, 8)));
-	end_counted_loop(p, &a);
-	p->gpr[EMU_R11] = push_run_base;
-	p->gpr[EMU_RBX] = DATA_BASE;
-	p->gpr[EMU_RDX] = 0x1111222233334444ull;
-	p->gpr[EMU_R8] = 0x5555666677778888ull;
+	end_push_runs(p, &a);
 }
 
 START_TEST(test_push_runs)
