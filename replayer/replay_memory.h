@@ -87,7 +87,7 @@ struct process_memory {
 	/* The pages translated code reads inline (emu.h, struct
 	 * emu_inline_memory; replay_memory.c says which): tag and the
 	 * image's page data, by page number modulo INLINE_PAGES. */
-#define INLINE_PAGES 1024u
+#define INLINE_PAGES 16384u
 	struct emu_inline_page *inline_pages;
 	/* Pages the emulator has decoded code on (replay_memory_ops'
 	 * decoded_code_page sets bit page % DECODED_FILTER_BITS; nothing
