@@ -7,9 +7,15 @@ continue
 bt
 print signo
 print last_signal
-# The step into the handler (at its first instruction gdb reads signo
-# below the stack pointer, what the lazy-binding resolver left there).
+# The step into the handler. At its first instruction gdb would read
+# signo below the stack pointer, bytes no instruction of the history
+# wrote unless the lazy-binding resolver's save of the registers reached
+# them (it does with AVX-512's larger state): record full shows whatever
+# is there, ttreplay that they are unknown. The frame is shown without
+# its arguments' values.
+set print frame-arguments none
 stepi
+set print frame-arguments scalars
 x/i $pc
 continue
 bt 1
