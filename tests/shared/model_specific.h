@@ -36,7 +36,10 @@ static const struct { unsigned comp, off, len; } xsave_model_components[] = {
 static uint16_t xsave_model_to_host_offset[XSAVE_STD_SIZE];
 
 /* Builds the permutation; false when the host's components do not have
- * the model's sizes or do not fit in XSAVE_STD_SIZE bytes. */
+ * the model's sizes or do not fit in XSAVE_STD_SIZE bytes. A component
+ * the host lacks (CPUID reports no size: AVX-512's on a CPU without it)
+ * has no place of its own there: its bytes are laid out with those
+ * between components (the host's XSAVE never writes them). */
 static inline bool xsave_std_layout_init(void)
 {
 	static int done; /* 0 not yet, 1 built, -1 unusable */
@@ -47,6 +50,8 @@ static inline bool xsave_std_layout_init(void)
 	for (size_t c = 0; c < sizeof(xsave_model_components) / sizeof(xsave_model_components[0]); c++) {
 		unsigned eax, ebx, ecx, edx;
 		__cpuid_count(0xd, xsave_model_components[c].comp, eax, ebx, ecx, edx);
+		if (eax == 0)
+			continue;
 		if (eax != xsave_model_components[c].len || ebx + eax > XSAVE_STD_SIZE)
 			return false;
 		for (unsigned i = 0; i < eax; i++) {
