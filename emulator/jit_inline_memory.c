@@ -37,34 +37,22 @@ static void miss_if(struct jit_asm *a, struct jit_misses *m, unsigned cc)
 	m->site[m->n++] = jit_jcc_forward(a, cc);
 }
 
-/* r10 = rsi & 7 (the access's first lane in its cache entry; not needed
- * for 8 bytes, which start at lane 0, nor by a plain read of 1 byte:
- * `lane` false), and a miss unless (rsi & 7) + size <= 8: one cache
- * entry, so one page (16 bytes: aligned to 16, so two whole entries of
- * one page). */
-static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size, bool lane)
+/* A miss unless (rsi & 7) + size <= 8: one cache entry, so one page
+ * (16 bytes: aligned to 16, so two whole entries of one page); clobbers
+ * r10. */
+static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size)
 {
 	if (size >= 8) { /* aligned: 16 bytes are two whole entries */
 		emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RSI, 4), jit_i((int64_t)size - 1));
 		miss_if(a, m, JIT_CC_NZ);
 		return;
 	}
-	if (size == 1 && !lane) /* any byte lies in one entry */
+	if (size == 1) /* any byte lies in one entry */
 		return;
 	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R10, 4), jit_i(7));
-	if (size == 1)
-		return;
 	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R10, 4), jit_i(8 - (int64_t)size));
 	miss_if(a, m, 7); /* ja */
-}
-
-/* r10 = rsi & 7, the access's first lane in its cache entry, for an
- * access aligned to its size. */
-static void lane_to_r10(struct jit_asm *a)
-{
-	emit(a, MOV, jit_r(JR_R10, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_R10, 4), jit_i(7));
 }
 
 /* rdx = rsi & ~4095 with the bits `keep` of rsi too, and rax = the page
@@ -288,7 +276,7 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 		       unsigned size, bool checked, bool aligned)
 {
 	if (!aligned)
-		within_entry(a, m, size, false);
+		within_entry(a, m, size);
 	if (checked)
 		below_hits_limit(a, m);
 	readable_page_data(a, m, aligned ? size - 1 : 0);
@@ -332,37 +320,44 @@ static void writable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 }
 
+/*
+ * Bits off .. off + size - 1 of the bitmap at r8 (the data) +
+ * dirty_offset set, off (the page offset) in register `off`, which this
+ * clobbers, as does rdx. An access within one cache entry has its bits
+ * in one bitmap byte, so in the aligned 32-bit word holding bit off,
+ * from bit off mod 32: (2^size - 1) << (rsi mod 32), made as bts makes
+ * 1 << (rsi mod 32), times 2^size - 1 (no carry past the word), with no
+ * shift count in cl (which holds the value being written).
+ */
+static void set_dirty_bits(struct jit_asm *a, struct cache_hash *h, int off, unsigned size)
+{
+	if (size == 8) { /* aligned: one whole bitmap byte */
+		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(off, 4), jit_i(3));
+		emit_bitmap(a, h, MOV, bitmap_at(JR_R8, off, 1, 1), jit_i(-1));
+		return;
+	}
+	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4));
+	emit(a, ZYDIS_MNEMONIC_BTS, jit_r(JR_RDX, 4), jit_r(JR_RSI, 4));
+	if (size > 1)
+		jit_op3(a, ZYDIS_MNEMONIC_IMUL, jit_r(JR_RDX, 4), jit_r(JR_RDX, 4),
+			jit_i((1 << size) - 1));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(off, 4), jit_i(5));
+	emit_bitmap(a, h, ZYDIS_MNEMONIC_OR, bitmap_at(JR_R8, off, 4, 4), jit_r(JR_RDX, 4));
+}
+
 /* The same for a write. */
 static void build_write(struct jit_asm *a, struct cache_hash *s, struct jit_misses *m,
 			unsigned size, bool aligned)
 {
 	if (!aligned)
-		within_entry(a, m, size, true); /* the dirty bits' lane */
-	else if (size < 8)
-		lane_to_r10(a);
+		within_entry(a, m, size);
 	writable_page_data(a, m, aligned ? size - 1 : 0);
-	/* Done from here: the bytes, at data + off (off in eax); the value
-	 * moves to r11 when rcx counts the shifts below (8 bytes: no
-	 * shifts, it stays in rcx). */
+	/* Done from here: the bytes, at data + off (off in eax), their
+	 * dirty bits (set_dirty_bits), the cache's entry. */
 	emit(a, MOV, jit_m(JR_R8, JR_RAX, 1, 0, size), jit_r(JR_RCX, size));
-	int value = size == 8 ? JR_RCX : JR_R11;
-	if (size != 8)
-		emit(a, MOV, jit_r(JR_R11, 8), jit_r(JR_RCX, 8));
-	/* Their dirty bits: all in the byte off / 8 of the bitmap, from bit
-	 * off & 7 (r10). */
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 4), jit_i(3));
-	struct jit_opnd dirty = bitmap_at(JR_R8, JR_RAX, 1, 1);
-	if (size == 8) {
-		emit_bitmap(a, s, ZYDIS_MNEMONIC_MOV, dirty, jit_i(-1));
-	} else {
-		emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_R10, 4));
-		emit(a, MOV, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
-		emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
-		emit_bitmap(a, s, ZYDIS_MNEMONIC_OR, dirty, jit_r(JR_RDX, 1));
-	}
-	/* The cache's entry takes them in their lanes. */
+	set_dirty_bits(a, s, JR_RAX, size);
 	cache_entry_to_rdx_r8(a, s, 0);
-	emit(a, MOV, cache_lanes(size), jit_r(value, size));
+	emit(a, MOV, cache_lanes(size), jit_r(JR_RCX, size));
 }
 
 /*
@@ -398,17 +393,7 @@ static void build_update_write(struct jit_asm *a, struct cache_hash *h, unsigned
 {
 	emit(a, MOV, jit_m(JR_R8, JR_R10, 1, 0, size), jit_r(JR_RAX, size));
 	emit(a, MOV, jit_m(JR_R11, JR_NONE, 0, 0, size), jit_r(JR_RAX, size));
-	if (size == 8) {
-		emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
-		emit_bitmap(a, h, MOV, bitmap_at(JR_R8, JR_R10, 1, 1), jit_i(-1));
-		return;
-	}
-	emit(a, MOV, jit_r(JR_RCX, 4), jit_r(JR_RSI, 4));
-	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RCX, 4), jit_i(7));
-	emit(a, MOV, jit_r(JR_RDX, 4), jit_i((1 << size) - 1));
-	emit(a, ZYDIS_MNEMONIC_SHL, jit_r(JR_RDX, 4), jit_r(JR_RCX, 1));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_R10, 4), jit_i(3));
-	emit_bitmap(a, h, ZYDIS_MNEMONIC_OR, bitmap_at(JR_R8, JR_R10, 1, 1), jit_r(JR_RDX, 1));
+	set_dirty_bits(a, h, JR_R10, size);
 }
 
 /*
