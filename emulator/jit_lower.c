@@ -219,9 +219,13 @@ static unsigned shift_count(const struct emu_insn *insn)
 }
 
 /* Whether instructions from `first` on replace every status flag before
- * anything can see them: a lowered add/sub/cmp/and/or/xor/test of
+ * anything can see them: a lowered add/sub/cmp/and/or/xor/test or neg of
  * registers, or shift of one by a count other than 0 (its pending flags
- * replace all six), comes with only register moves before it. */
+ * replace all six), comes with only instructions of registers before it
+ * that neither read the flags (whose value anything could see) nor can
+ * leave the block: moves, not, sign extensions, nops, and inc and dec
+ * (which keep CF, but their own flags are then overwritten too, so
+ * they do not take it: lower_step). */
 static bool overwritten_from(const struct emu_block *b, const bool *lowered, unsigned first)
 {
 	for (unsigned j = first; j < b->count; j++) {
@@ -237,7 +241,12 @@ static bool overwritten_from(const struct emu_block *b, const bool *lowered, uns
 			if (shift_count(insn) != 0)
 				return true;
 			continue;
-		case LOWER_MOVE: /* leaves them */
+		case LOWER_UNARY: /* neg writes all six; not, none */
+			if (insn->mnemonic == ZYDIS_MNEMONIC_NEG)
+				return true;
+			continue;
+		case LOWER_MOVE: case LOWER_EXTEND: case LOWER_NOTHING: /* leave them */
+		case LOWER_STEP: /* all but CF, taken only when its flags live */
 			continue;
 		default:
 			return false;
@@ -998,9 +1007,15 @@ static void lower_unary(struct jit_xlate *x, const struct emu_insn *insn)
 	int a = jit_guest_in(x, g, JR_RAX);
 	if (a != JR_RDX)
 		emit(x, MOV, jit_r(JR_RDX, 8), jit_r(a, 8));
-	if (insn->mnemonic == ZYDIS_MNEMONIC_NOT) {
-		emit(x, ZYDIS_MNEMONIC_NOT, jit_r(JR_RDX, size), jit_none());
+	if (insn->mnemonic == ZYDIS_MNEMONIC_NOT || x->flags_dead) {
+		ZydisMnemonic host = insn->mnemonic == ZYDIS_MNEMONIC_NOT ? ZYDIS_MNEMONIC_NOT
+									  : ZYDIS_MNEMONIC_NEG;
+		emit(x, host, jit_r(JR_RDX, size), jit_none());
 		jit_guest_out(x, g, size, JR_RDX);
+		if (host == ZYDIS_MNEMONIC_NEG) { /* dead flags, not stored */
+			x->lazy_kind = EMU_LAZY_NONE;
+			x->flags_live = false;
+		}
 		return;
 	}
 	emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_i(0));
