@@ -500,7 +500,7 @@ void emu_refetch_code(struct emu_cpu *cpu)
 {
 	cpu->refetch_epoch = ++cpu->fetch_epoch;
 	/* A chained jump would enter its block without the fetches. */
-	emu_decode_cache_unchain_all(cpu->cache);
+	emu_jit_unchain_all(cpu);
 }
 
 void emu_report_code(struct emu_cpu *cpu, void (*report)(void *ctx, uint64_t addr, uint64_t len),
@@ -512,7 +512,7 @@ void emu_report_code(struct emu_cpu *cpu, void (*report)(void *ctx, uint64_t add
 		return;
 	cpu->fetch_epoch++;
 	/* A chained jump would enter its block without the report. */
-	emu_decode_cache_unchain_all(cpu->cache);
+	emu_jit_unchain_all(cpu);
 }
 
 /*

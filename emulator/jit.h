@@ -72,6 +72,9 @@ struct emu_jit_header {
 	 * can leave it or read them (jit_block_overwrites_flags): a
 	 * predecessor's pending flags are dead when it comes next. */
 	bool overwrites_flags;
+	/* Where its own chained jumps enter: loop_skip bytes past
+	 * chain_entry (past the loads of its registers, or 0). */
+	uint32_t loop_skip;
 	/* An indirect exit predicts the first target it chains to: the
 	 * guest address it compares (a movabs's imm64), the jump taken when
 	 * equal (a rel32, chained like a direct one) and where that jump
@@ -111,6 +114,11 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b);
 void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to);
 /* Every chained jump into b goes back to the run loop. */
 void emu_jit_unchain_into(struct emu_block *b);
+/* The same for the jumps into h's translation (not the targets table). */
+void emu_jit_unchain_edges(struct emu_jit_header *h);
+/* Every chain undone (jit_translate.c): emu_jit_unchain_into of every
+ * translated block, by the translator's list of what it made. */
+void emu_jit_unchain_all(struct emu_cpu *cpu);
 /* b loses its translation (b->jit NULL), chains into it undone. */
 void emu_jit_forget(struct emu_block *b);
 

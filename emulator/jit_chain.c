@@ -45,9 +45,12 @@ static bool link_via(uint8_t *site, uint8_t *home, struct emu_block *to, uint8_t
 	return true;
 }
 
-static bool link(uint8_t *site, uint8_t *home, struct emu_block *to)
+/* from's jump at site into to's translation: a block's jump to itself
+ * past the loads of its registers (they are still in their hosts). */
+static bool link(uint8_t *site, uint8_t *home, const struct emu_block *from, struct emu_block *to)
 {
-	return link_via(site, home, to, emu_jit_header_of(to)->chain_entry);
+	const struct emu_jit_header *t = emu_jit_header_of(to);
+	return link_via(site, home, to, t->chain_entry + (from == to ? t->loop_skip : 0));
 }
 
 /* An indirect exit's successor: in the table; and the exit's prediction
@@ -60,7 +63,7 @@ static void chain_indirect(struct emu_jit_header *f, struct emu_block *to)
 	if (!f->predicted_site || !jump_goes_to(f->predicted_site, f->lookup))
 		return;
 	memcpy(f->predicted_rip, &to->start, 8);
-	link(f->predicted_site, f->lookup, to);
+	link(f->predicted_site, f->lookup, NULL, to);
 }
 
 void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
@@ -73,12 +76,22 @@ void emu_jit_chain(struct emu_block *from, unsigned slot, struct emu_block *to)
 		/* Pending flags kept to the end are stored on the way to a
 		 * successor that may see them: both jumps are its edges. */
 		if (f->flag_stub[slot] && !emu_jit_header_of(to)->overwrites_flags) {
-			if (link(f->flagged_site[slot], f->home[slot], to))
+			if (link(f->flagged_site[slot], f->home[slot], from, to))
 				link_via(site, f->home[slot], to, f->flag_stub[slot]);
 		} else {
-			link(site, f->home[slot], to);
+			link(site, f->home[slot], from, to);
 		}
 	}
+}
+
+void emu_jit_unchain_edges(struct emu_jit_header *h)
+{
+	for (uint32_t i = 0; i < h->n_in; i++)
+		if (jump_goes_to(h->in[i].site, h->in[i].to))
+			point_jump(h->in[i].site, h->in[i].home);
+	free(h->in);
+	h->in = NULL;
+	h->n_in = h->cap_in = 0;
 }
 
 void emu_jit_unchain_into(struct emu_block *b)
@@ -87,12 +100,7 @@ void emu_jit_unchain_into(struct emu_block *b)
 	struct jit_target *t = &h->targets[jit_target_slot(b->start)];
 	if (t->rip == b->start && t->entry == h->chain_entry)
 		*t = (struct jit_target){ 0, NULL };
-	for (uint32_t i = 0; i < h->n_in; i++)
-		if (jump_goes_to(h->in[i].site, h->in[i].to))
-			point_jump(h->in[i].site, h->in[i].home);
-	free(h->in);
-	h->in = NULL;
-	h->n_in = h->cap_in = 0;
+	emu_jit_unchain_edges(h);
 }
 
 void emu_jit_forget(struct emu_block *b)

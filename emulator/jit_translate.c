@@ -21,11 +21,18 @@ struct emu_jit {
 	uint8_t *scratch;
 	uint64_t translations;
 	struct jit_target targets[JIT_TARGETS];
+	/* The headers of the translations in the area, in the order made:
+	 * what emu_jit_unchain_all visits instead of every decoded block
+	 * (made_lost: one could not be noted, so it visits the blocks). */
+	struct emu_jit_header **made;
+	size_t n_made, cap_made;
+	bool made_lost;
 };
 
 /* Where, from the start of the header, a translation's parts are. */
 struct jit_layout {
 	size_t chain_entry;
+	size_t loop_entry; /* 0: its own jumps take chain_entry */
 	size_t site[2]; /* 0: no such jump */
 	size_t home[2];
 	bool indirect_exit;
@@ -82,7 +89,38 @@ void emu_jit_free(struct emu_jit *jit)
 		return;
 	jit_code_area_free(jit->area);
 	free(jit->scratch);
+	free(jit->made);
 	free(jit);
+}
+
+static void note_made(struct emu_jit *jit, struct emu_jit_header *h)
+{
+	if (jit->n_made == jit->cap_made) {
+		size_t cap = jit->cap_made ? jit->cap_made * 2 : 1024;
+		struct emu_jit_header **made = realloc(jit->made, cap * sizeof(*made));
+		if (!made) {
+			jit->made_lost = true;
+			return;
+		}
+		jit->made = made;
+		jit->cap_made = cap;
+	}
+	jit->made[jit->n_made++] = h;
+}
+
+void emu_jit_unchain_all(struct emu_cpu *cpu)
+{
+	struct emu_jit *jit = cpu->jit;
+	if (!jit) /* no translation, so no chain */
+		return;
+	if (jit->made_lost) {
+		emu_decode_cache_unchain_all(cpu->cache);
+		return;
+	}
+	/* Every block's entry goes (emu_jit_unchain_into): the table empties. */
+	memset(jit->targets, 0, sizeof(jit->targets));
+	for (size_t i = 0; i < jit->n_made; i++)
+		emu_jit_unchain_edges(jit->made[i]);
 }
 
 uint64_t emu_jit_translations(const struct emu_cpu *cpu)
@@ -551,9 +589,14 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	if (jit_hits_in_r9(x)) /* chained blocks go on counting in it */
 		jit_hits_load(x);
 	layout->chain_entry = x->a.pos;
+	load_guests(x, read_before_written(x, lowered, 0));
+	/* A block that jumps to itself finds its registers where it left
+	 * them: its end stored the ones it changed and kept them all in
+	 * their host registers. Not after a handler's call, whose changes
+	 * of a register the block does not read again stay in memory. */
+	layout->loop_entry = n_lowered == b->count ? x->a.pos : 0;
 	if (jit_inline_writes_miss_code(x))
 		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
-	load_guests(x, read_before_written(x, lowered, 0));
 	layout->part_end[0] = x->a.pos;
 
 	for (unsigned i = 0; i < b->count;) {
@@ -615,12 +658,16 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 			emu_decode_cache_forget_translations(cpu->cache);
 			jit_code_area_empty(jit->area);
 			memset(jit->targets, 0, sizeof(jit->targets));
+			jit->n_made = 0;
+			jit->made_lost = false;
 			code = jit_code_area_add(jit->area, x->a.buf, x->a.pos);
 		}
 		if (code) {
 			struct emu_jit_header *h = (struct emu_jit_header *)(void *)code;
 			memset(h, 0, sizeof(*h));
 			h->chain_entry = code + layout.chain_entry;
+			if (layout.loop_entry)
+				h->loop_skip = (uint32_t)(layout.loop_entry - layout.chain_entry);
 			h->targets = jit->targets;
 			h->indirect_exit = layout.indirect_exit;
 			h->overwrites_flags = layout.overwrites_flags;
@@ -638,6 +685,7 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 				}
 			}
 			b->jit = (emu_jit_code *)(void *)(code + EMU_JIT_HEADER_BYTES);
+			note_made(jit, h);
 			jit->translations++;
 			if (listener)
 				tell_listener(b, code, &layout);
