@@ -624,7 +624,7 @@ int replay_session_finish_pass_interruptible(struct replay_session *s,
 	/* For the figures alone, no snapshot is taken that nothing would
 	 * use: on one core too, unless the index keeps them. */
 	bool figures_only = s->summary_only && (s->jobs > 1 || !s->use_index);
-	int parallel = figures_only ? pass_parallel_summary(s, s->jobs ? s->jobs : 1) : 0;
+	int parallel = figures_only ? pass_parallel_summary(s, s->jobs) : 0;
 	if (parallel != 0) {
 		s->pass_done = true;
 		s->pass_failed = parallel < 0;
