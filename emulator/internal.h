@@ -225,7 +225,10 @@ struct emu_cpu {
 	/* chain_limit - icount when the run loop enters a translation (0
 	 * when icount is past it, at most INT64_MAX): each block end
 	 * subtracts its count and goes on while it stays above 0, one
-	 * instruction instead of a load and a compare of icount. */
+	 * instruction instead of a load and a compare of icount. icount is
+	 * not counted in translated code: the run loop adds what chain_left
+	 * lost when the translation returns (nothing a translation calls
+	 * reads icount: memory callbacks that need it run observed). */
 	int64_t chain_left;
 	struct emu_decode_cache *cache;
 	/* Set when decoded code was invalidated, so a block run one

@@ -7,7 +7,8 @@
  *
  * A translation is `emu_jit_code` (internal.h). It returns in `block`
  * the last block it ran and in `code` EMU_OK in the low 32 bits when that
- * block ran whole (its instructions counted in cpu->icount), or a handler
+ * block ran whole (the instructions of every block it ran whole taken
+ * from cpu->chain_left, which the run loop adds to icount), or a handler
  * status (EMU_STOP with cpu->exit set, or EMU_STALE) and, in the high 32
  * bits, the index of the instruction that did not complete: the run loop
  * then does what it does when that instruction's handler returns the

@@ -406,20 +406,19 @@ static void assemble_indirect_exit(struct jit_xlate *x, struct jit_layout *layou
 	jit_bind(&x->a, miss);
 }
 
-/* One way out of a block run whole: its count added, then, while a whole
- * block still fits under the run's limit (icount below
- * cpu->chain_limit: what is left of it, cpu->chain_left, above 0), on
+/* One way out of a block run whole: its count taken from what is left
+ * of the run (cpu->chain_left, which the run loop turns back into icount:
+ * one subtraction per block, not an addition too), then, while a whole
+ * block still fits under the run's limit (chain_left above 0), on
  * toward a successor (the caller emits that); the budget's jump home is
  * added to `home_jumps`. Leaves rax as it was (a lowered indirect
  * transfer's target). */
 static void count_and_check_budget(struct jit_xlate *x, bool on, size_t home_jumps[2],
 				   unsigned *n_home)
 {
-	emit(x, ZYDIS_MNEMONIC_ADD, jit_cpu_field(JIT_ICOUNT, 8), jit_i(x->b->count));
-	if (!on)
-		return;
 	emit(x, ZYDIS_MNEMONIC_SUB, jit_cpu_field(JIT_CHAIN_LEFT, 8), jit_i(x->b->count));
-	home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 0xe); /* jle */
+	if (on)
+		home_jumps[(*n_home)++] = jit_jcc_forward(&x->a, 0xe); /* jle */
 }
 
 /* The way home of direct successor `slot` (its budget's jump and its

@@ -39,7 +39,6 @@
 #define JIT_LAZY_RES ((int64_t)offsetof(struct emu_cpu, lazy.res))
 #define JIT_LAZY_WORD ((int64_t)offsetof(struct emu_cpu, lazy.word))
 #define JIT_LAZY_CF_VALUE ((int64_t)offsetof(struct emu_cpu, lazy.cf_value))
-#define JIT_ICOUNT ((int64_t)offsetof(struct emu_cpu, icount))
 #define JIT_CHAIN_LEFT ((int64_t)offsetof(struct emu_cpu, chain_left))
 #define JIT_MEM_CTX ((int64_t)offsetof(struct emu_cpu, mem_ctx))
 #define JIT_XMM(n) ((int64_t)(offsetof(struct emu_cpu, regs.zmm) + sizeof(emu_vec) * (size_t)(n)))

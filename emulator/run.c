@@ -195,7 +195,10 @@ static inline __attribute__((always_inline)) bool run_block_unobserved(struct em
  * reports a stop). *bp becomes the last block run. */
 static inline bool run_block_translated(struct emu_cpu *cpu, struct emu_block **bp, bool *stale)
 {
+	int64_t left = cpu->chain_left;
 	struct emu_jit_exit r = (*bp)->jit(cpu);
+	/* Each block run whole took its count from chain_left (jit.h). */
+	cpu->icount += (uint64_t)(left - cpu->chain_left);
 	*bp = r.block;
 	int status = (int)(uint32_t)r.code;
 	if (EMU_LIKELY(status == EMU_OK))
