@@ -19,6 +19,19 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The state components this machine's kernel has XSAVE keep (XCR0): a
+ * test can compare with the CPU only what the CPU holds (on one without
+ * AVX-512, no opmask and no upper halves of the vector registers). */
+static inline uint64_t host_xcr0(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return 3; /* x87 and SSE: an FXSAVE image */
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return lo | (uint64_t)hi << 32;
+}
+
 /*
  * The standard-format XSAVE layout is model-specific: CPUID leaf 0xD
  * enumerates each component's offset. The emulator uses the modelled

@@ -25,9 +25,7 @@
  * compared on CPUs that have it). */
 static unsigned host_held(void)
 {
-	uint32_t lo, hi;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return HELD & lo;
+	return HELD & (unsigned)host_xcr0();
 }
 
 /* Native run: xrstor64 the input state (all held components), run the

@@ -4,7 +4,6 @@
  * values the real CPU put in its registers.
  */
 #include <check.h>
-#include <cpuid.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "check_main.h"
 #include "recorder/regs_convert.h"
 #include "recorder/tracee.h"
+#include "tests/shared/model_specific.h"
 
 /* An 80-bit value with a non-zero exponent and the integer bit: tag "valid". */
 static void set_normal(emu_x87_reg *r, uint64_t mantissa_low, uint16_t exp)
@@ -59,17 +59,6 @@ static void fill_state(struct emu_regs *r, unsigned seed)
 	for (unsigned i = 0; i < 8; i++)
 		r->k[i] = (uint64_t)rand() * 0x10001;
 	r->mxcsr = 0x1f80 | 0x6000; /* round toward zero */
-}
-
-/* The state components this machine's kernel keeps (XCR0). */
-static uint64_t host_xcr0(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
-		return 3; /* x87 and SSE: an FXSAVE image */
-	uint32_t lo, hi;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return lo | (uint64_t)hi << 32;
 }
 
 /* r with only what this machine's XSAVE area holds (its XCR0): on a CPU
