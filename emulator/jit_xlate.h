@@ -130,10 +130,12 @@ struct jit_xlate {
 	unsigned cur;               /* index of the instruction translated */
 	unsigned sse_scope_end;     /* instructions before it were made by
 				     * an MXCSR scope (jit_lower_sse.c) */
-	struct jit_exit exits[JIT_MAX_EXITS];
 	unsigned n_exits;
-	struct jit_cold cold[JIT_MAX_COLD];
 	unsigned n_cold;
+	/* Last, and used up to their counts only: a translation clears
+	 * what comes before them (jit_translate.c). */
+	struct jit_exit exits[JIT_MAX_EXITS];
+	struct jit_cold cold[JIT_MAX_COLD];
 };
 
 /* The stack slots ([rsp + 8 * n]) values are kept in across calls: three

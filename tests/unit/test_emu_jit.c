@@ -119,6 +119,10 @@ struct tmem {
 	/* A distance to the dirty bits beyond a 32-bit displacement (the
 	 * bits themselves stay where they are): no access may be inline. */
 	bool bitmap_far;
+	/* Every page leaves the table at each miss (as a memory may change
+	 * its table whenever one of its functions runs): translated code
+	 * must look pages up again after any call. */
+	bool drop_on_miss;
 	struct emu_inline_memory contract;
 };
 
@@ -237,6 +241,9 @@ static void predicted_read(struct tmem *m, uint64_t addr, const uint8_t *p, size
 		return;
 	}
 	cache_take(m, addr, p, size);
+	if (m->drop_on_miss)
+		for (unsigned i = 0; i < INLINE_PAGES; i++)
+			m->pages[i] = (struct emu_inline_page){ INLINE_NO_PAGE, NULL };
 	tmem_log(m, A_READ, via, EMU_MEM_OK, size, addr, le_value(p, size));
 	m->log[m->n - 1].hits_before = m->hits_since_miss;
 	m->hits_settled += m->hits_since_miss;
@@ -2654,6 +2661,70 @@ START_TEST(test_pop_runs)
 }
 END_TEST
 
+/*
+ * A stack frame each iteration, rsp 8 bytes higher each time as
+ * build_push_runs has it, so that some frames cross the stack's page
+ * boundary: a push run, then accesses of 1 to 8 bytes relative to rsp,
+ * a handler's call between them (xchg), and a store 512 bytes above a
+ * word later read back (in the test's direct-mapped cache, that word's
+ * entry: the read then misses).
+ */
+static void build_stack_frames(struct program *p)
+{
+	struct asmb a = loop_code(p);
+	rsp_walks_up(&a);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_PUSH, R(EMU_RBP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RSP, 8), I(0x40)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x08, 8, 8), R(EMU_RAX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x38, 8, 8), R(EMU_RCX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x10, 4, 8), R(EMU_RCX, 4)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x14, 2, 8), R(EMU_RCX, 2)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x17, 1, 8), R(EMU_RDX, 1)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x208, 8, 8), R(EMU_RDX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R9, 8), M(EMU_RSP, NO_REG, 1, 0x08, 8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), M(EMU_RSP, NO_REG, 1, 0x38, 8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_XCHG, R(EMU_RDX, 8), R(EMU_RDI, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOVZX, R(EMU_R10, 4), M(EMU_RSP, NO_REG, 1, 0x14, 2, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_RDX, 8), R(EMU_R10, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RSP, NO_REG, 1, 0x20, 8, 8), R(EMU_RDI, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R8, 8), M(EMU_RSP, NO_REG, 1, 0x10, 8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R8, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_RSP, 8), I(0x40)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_RBP, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_POP, R(EMU_RBX, 8)) &&
+		  EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), R(EMU_R9, 8)));
+	end_counted_loop(p, &a);
+	p->gpr[EMU_R11] = STACK_BASE + 0x400 + 8 * 400;
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RDX] = 0x1111222233334444ull;
+	p->gpr[EMU_RDI] = 0x5555666677778888ull;
+}
+
+START_TEST(test_stack_frames)
+{
+	/* most reads and writes inline */
+	vector_moves("stack frames", build_stack_frames, 26, 1, 1);
+	/* a memory that changes its table at every miss: translated code
+	 * must not keep a page the table has dropped (a write there then
+	 * calls, logged, as the interpreter's does) */
+	for (int direct = 0; direct < 2; direct++) {
+		cache_direct = direct;
+		struct rig g = rig_new();
+		build_stack_frames(g.p);
+		g.a->mem.drop_on_miss = g.b->mem.drop_on_miss = true;
+		for (int v = V_INLINE; v <= V_GUARDED; v++) {
+			struct context c = { "stack frames, table dropped at misses", test_seed(), 0, v };
+			compare_whole(&c, g.p, g.a, g.b);
+			ck_assert_int_eq(emu_exit_info(g.a->cpu)->fault, EMU_FAULT_UD);
+			ck_assert_uint_eq(emu_icount(g.a->cpu), 400 * 26);
+		}
+		rig_free(&g);
+	}
+	cache_direct = false;
+}
+END_TEST
+
 /* Four pops from the same place each iteration, of bytes no instruction
  * wrote (the image's, nonzero). */
 static void build_fixed_pops(struct program *p)
@@ -3093,6 +3164,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_cache_shift_change);
 	tcase_add_test(tc, test_checked_reads);
 	tcase_add_test(tc, test_pop_runs);
+	tcase_add_test(tc, test_stack_frames);
 	tcase_add_test(tc, test_alu_into_memory);
 	tcase_add_test(tc, test_checked_pop_runs);
 	tcase_add_test(tc, test_bitmap_out_of_reach);
