@@ -5,6 +5,7 @@
 
 #include "jit_emit.h"
 #include "jit_emit_fast.h"
+#include "jit_encode_cache.h"
 
 /* Zydis's register of host register `reg` at `size` bytes. The byte forms
  * of rsp..rdi are spl..dil (the translator never uses ah..bh); 16 bytes
@@ -55,17 +56,11 @@ void jit_op(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_o
 	jit_op3(a, mn, x, y, jit_none());
 }
 
-void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y,
-	     struct jit_opnd z)
+/* The bytes of mn x, y, z by Zydis's encoder (the forms jit_emit_fast.c
+ * does not make); 0 when it cannot encode them. */
+static size_t encode_by_zydis(uint8_t out[JIT_ENCODED_MAX], ZydisMnemonic mn, struct jit_opnd x,
+			      struct jit_opnd y, struct jit_opnd z)
 {
-	if (a->failed)
-		return;
-	uint8_t fast[JIT_FAST_MAX];
-	size_t len = jit_encode_fast(fast, mn, x, y, z);
-	if (len) {
-		jit_bytes(a, fast, len);
-		return;
-	}
 	ZydisEncoderRequest rq;
 	memset(&rq, 0, sizeof(rq));
 	rq.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
@@ -75,11 +70,31 @@ void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_
 	encoder_operand(&rq.operands[0], x);
 	encoder_operand(&rq.operands[1], y);
 	encoder_operand(&rq.operands[2], z);
-	ZyanUSize n = a->cap - a->pos;
-	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&rq, a->buf + a->pos, &n)))
-		a->failed = true;
-	else
-		a->pos += n;
+	ZyanUSize n = JIT_ENCODED_MAX;
+	if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&rq, out, &n)))
+		return 0;
+	return n;
+}
+
+void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_opnd y,
+	     struct jit_opnd z)
+{
+	if (a->failed)
+		return;
+	uint8_t bytes[JIT_FAST_MAX];
+	size_t len = a->cache ? jit_encode_cache_find(a->cache, mn, &x, &y, &z, bytes) : 0;
+	if (!len) {
+		len = jit_encode_fast(bytes, mn, x, y, z);
+		if (!len)
+			len = encode_by_zydis(bytes, mn, x, y, z);
+		if (!len) {
+			a->failed = true;
+			return;
+		}
+		if (a->cache)
+			jit_encode_cache_store(a->cache, mn, &x, &y, &z, bytes, len);
+	}
+	jit_bytes(a, bytes, len);
 }
 
 void jit_bytes(struct jit_asm *a, const void *bytes, size_t n)

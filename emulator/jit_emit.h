@@ -60,12 +60,18 @@ static inline struct jit_opnd jit_none(void)
 	return (struct jit_opnd){ .kind = JIT_NONE };
 }
 
+/* An instruction's bytes at most. */
+#define JIT_ENCODED_MAX 15
+
 /* Code being assembled into a caller's buffer; `failed` once anything did
- * not encode or fit (the translation is then abandoned). */
+ * not encode or fit (the translation is then abandoned). With a cache
+ * (jit_encode_cache.h; NULL: none), requests made before are copied
+ * from it, not encoded again. */
 struct jit_asm {
 	uint8_t *buf;
 	size_t pos, cap;
 	bool failed;
+	struct jit_encode_cache *cache;
 };
 
 /* mn x, y (y may be jit_none() for one-operand forms, both for none). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit_encode_cache.h"
 #include "jit_xlate.h"
 
 #define CODE_AREA_SIZE ((size_t)64 << 20)
@@ -23,6 +24,7 @@ struct emu_jit {
 	 * cleared whole for each (its arrays of exits and out-of-line paths
 	 * are most of its 11 KiB). */
 	struct jit_xlate *xlate;
+	struct jit_encode_cache *encoded;
 	uint64_t translations;
 	struct jit_target targets[JIT_TARGETS];
 	/* The headers of the translations in the area, in the order made:
@@ -81,7 +83,8 @@ struct emu_jit *emu_jit_new(void)
 	jit->area = jit_code_area_new(CODE_AREA_SIZE);
 	jit->scratch = malloc(SCRATCH_SIZE);
 	jit->xlate = malloc(sizeof(*jit->xlate));
-	if (!jit->area || !jit->scratch || !jit->xlate) {
+	jit->encoded = jit_encode_cache_new();
+	if (!jit->area || !jit->scratch || !jit->xlate || !jit->encoded) {
 		emu_jit_free(jit);
 		return NULL;
 	}
@@ -95,6 +98,7 @@ void emu_jit_free(struct emu_jit *jit)
 	jit_code_area_free(jit->area);
 	free(jit->scratch);
 	free(jit->xlate);
+	jit_encode_cache_free(jit->encoded);
 	free(jit->made);
 	free(jit);
 }
@@ -651,7 +655,7 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 	struct emu_jit *jit = cpu->jit;
 	struct jit_xlate *x = jit->xlate;
 	memset(x, 0, offsetof(struct jit_xlate, exits));
-	x->a = (struct jit_asm){ .buf = jit->scratch, .cap = SCRATCH_SIZE };
+	x->a = (struct jit_asm){ .buf = jit->scratch, .cap = SCRATCH_SIZE, .cache = jit->encoded };
 	x->b = b;
 	x->cpu = cpu;
 	struct jit_layout layout;
