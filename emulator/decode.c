@@ -245,7 +245,12 @@ bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 	insn->mem.base = insn->mem.index = EMU_NO_REG;
 	insn->handler = emu_handler_undefined;
 	insn->ends_block = 1;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, bytes, len, &zi, zops)))
+	/* The visible operands only: the emulator reads no other, and
+	 * Zydis's implicit ones (flags, rsp, ...) were a third of its work. */
+	ZydisDecoderContext context;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&decoder, &context, bytes, len, &zi)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&decoder, &context, &zi, zops,
+						     zi.operand_count_visible)))
 		return false;
 
 	insn->len = zi.length;
