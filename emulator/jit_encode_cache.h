@@ -2,7 +2,7 @@
  * jit_encode_cache.h — the host instructions encoded lately, by request:
  * a translation asks for the same few hundred forms again and again (a
  * guest register's load from the cpu, the hit count's settling, a
- * call's set-up), and copying their bytes costs a tenth of encoding them
+ * call's set-up), and copying their bytes costs far less than encoding them
  * (jit_emit.c asks here first).
  */
 #ifndef TTREC_EMU_JIT_ENCODE_CACHE_H
