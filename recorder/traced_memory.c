@@ -93,9 +93,9 @@ static __attribute__((noinline)) void log_miss_uint(struct traced_memory *tm,
 						     uint64_t hits_before, uint64_t value,
 						     unsigned n)
 {
-	uint8_t bytes[8];
-	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
-	log_miss(tm, hits_before, bytes, n);
+	if (!tm->failed &&
+	    idna_writer_append_miss_uint(tm->writer, tm->stream, hits_before, value, n) != 0)
+		tm->failed = 1;
 }
 
 /* One read of at most IDNA_MAX_READ bytes against the prediction cache;

@@ -277,6 +277,10 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
  * straight into the stream's open chunk when it has room. */
 int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 			    const uint8_t *value, uint32_t len);
+/* The same for a value of len <= 8 bytes held in an integer (its low
+ * bytes, little-endian); a longer len is refused as an invalid record. */
+int idna_writer_append_miss_uint(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+				 uint64_t value, uint32_t len);
 
 /* The stream will have no records for a while, or ever (its thread
  * ended): its open chunk is ended now instead of at close, so that the

@@ -239,32 +239,89 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 	return 0;
 }
 
-/* The bytes record_encode makes of a MISS record (man/idna.5): type,
- * payload length, hits_before, value. The codec state plays no part. */
-int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
-			    const uint8_t *value, uint32_t len)
+/*
+ * MISS records (man/idna.5: type, payload length, hits_before, value) are
+ * nearly all a recording writes, so they are encoded here straight into
+ * the stream's open chunk, as record_encode would encode them: the type
+ * and the payload length (at most 10 + IDNA_MAX_READ) are one byte each.
+ * The chunk has room for the longest such record, else NULL and the
+ * caller goes through idna_writer_append.
+ */
+enum { MISS_MAX_ENCODED = 1 + 1 + 10 + IDNA_MAX_READ };
+_Static_assert(IDNA_REC_MISS < 0x80 && 10 + IDNA_MAX_READ < 0x80,
+	       "a MISS record's type and payload length are one byte each");
+
+static struct chunk_buf *miss_room(struct idna_writer *w, uint32_t stream, uint32_t len)
 {
-	enum { MISS_MAX_ENCODED = 1 + 2 + 10 + IDNA_MAX_READ };
 	struct stream_state *s = stream < w->n_streams ? w->streams[stream] : NULL;
 	struct chunk_buf *c = s ? s->open : NULL;
 	if (!c || w->error[0] || len < 1 || len > IDNA_MAX_READ ||
-	    c->len + MISS_MAX_ENCODED > w->chunk_bytes || c->len + MISS_MAX_ENCODED > c->cap) {
-		struct idna_record rec = { .type = IDNA_REC_MISS };
-		rec.u.miss.hits_before = hits_before;
-		rec.u.miss.value = value;
-		rec.u.miss.len = len;
-		return idna_writer_append(w, stream, &rec);
+	    c->len + MISS_MAX_ENCODED > w->chunk_bytes || c->len + MISS_MAX_ENCODED > c->cap)
+		return NULL;
+	return c;
+}
+
+/* The record's bytes up to its value, at p; returns where the value goes. */
+static uint8_t *miss_head(uint8_t *p, uint64_t hits_before, uint32_t len)
+{
+	uint8_t *payload_len = p + 1;
+	p[0] = IDNA_REC_MISS;
+	p += 2;
+	while (hits_before >= 0x80) {
+		*p++ = (uint8_t)(hits_before | 0x80);
+		hits_before >>= 7;
 	}
-	struct byte_writer out = { c->data + c->len, c->data + c->cap, false };
-	bw_varint(&out, IDNA_REC_MISS);
-	bw_varint(&out, varint_size(hits_before) + len);
-	bw_varint(&out, hits_before);
-	bw_bytes(&out, value, len);
-	size_t n = (size_t)(out.p - (c->data + c->len));
+	*p++ = (uint8_t)hits_before;
+	*payload_len = (uint8_t)(p - payload_len - 1 + len);
+	return p;
+}
+
+/* The record, ending at `end`, counted as appended. */
+static void miss_appended(struct idna_writer *w, struct chunk_buf *c, const uint8_t *end)
+{
+	size_t n = (size_t)(end - (c->data + c->len));
 	c->len += n;
 	c->n_records++;
 	w->stats.records++;
 	w->stats.record_bytes += n;
+}
+
+static int append_miss_record(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+			      const uint8_t *value, uint32_t len)
+{
+	struct idna_record rec = { .type = IDNA_REC_MISS };
+	rec.u.miss.hits_before = hits_before;
+	rec.u.miss.value = value;
+	rec.u.miss.len = len;
+	return idna_writer_append(w, stream, &rec);
+}
+
+int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+			    const uint8_t *value, uint32_t len)
+{
+	struct chunk_buf *c = miss_room(w, stream, len);
+	if (!c)
+		return append_miss_record(w, stream, hits_before, value, len);
+	uint8_t *p = miss_head(c->data + c->len, hits_before, len);
+	memcpy(p, value, len);
+	miss_appended(w, c, p + len);
+	return 0;
+}
+
+int idna_writer_append_miss_uint(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
+				 uint64_t value, uint32_t len)
+{
+	uint8_t bytes[8];
+	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
+	struct chunk_buf *c = len <= sizeof(bytes) ? miss_room(w, stream, len) : NULL;
+	if (!c)
+		return append_miss_record(w, stream, hits_before, bytes,
+					  len <= sizeof(bytes) ? len : 0);
+	/* All eight bytes stored (the room is there), the record ends after
+	 * len of them: one store, not a copy of a variable length. */
+	uint8_t *p = miss_head(c->data + c->len, hits_before, len);
+	memcpy(p, bytes, sizeof(bytes));
+	miss_appended(w, c, p + len);
 	return 0;
 }
 

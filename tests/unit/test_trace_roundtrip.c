@@ -17,19 +17,30 @@
 
 static const struct idna_writer_options small_chunks = {.chunk_bytes = 70000};
 
-/* Appends one record; MISS records through idna_writer_append_miss when
- * miss_path is set. */
+/* How MISS records are appended: idna_writer_append, or the direct
+ * paths (a value of up to 8 bytes as an integer, with miss_uint). */
+enum miss_path { MISS_GENERAL, MISS_BYTES, MISS_UINT };
+
 static int append_sample(struct idna_writer *w, uint32_t stream, const struct idna_record *rec,
-			 bool miss_path)
+			 enum miss_path path)
 {
-	if (miss_path && rec->type == IDNA_REC_MISS)
-		return idna_writer_append_miss(w, stream, rec->u.miss.hits_before, rec->u.miss.value,
-					       rec->u.miss.len);
-	return idna_writer_append(w, stream, rec);
+	if (path == MISS_GENERAL || rec->type != IDNA_REC_MISS)
+		return idna_writer_append(w, stream, rec);
+	const struct idna_record *m = rec;
+	if (path == MISS_UINT && m->u.miss.len <= 8) {
+		uint64_t value = 0;
+		memcpy(&value, m->u.miss.value, m->u.miss.len);
+		/* Bytes past len in the integer must not reach the file. */
+		value |= m->u.miss.len < 8 ? ~0ull << (8 * m->u.miss.len) : 0;
+		return idna_writer_append_miss_uint(w, stream, m->u.miss.hits_before, value,
+						    m->u.miss.len);
+	}
+	return idna_writer_append_miss(w, stream, m->u.miss.hits_before, m->u.miss.value,
+				       m->u.miss.len);
 }
 
 static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per_stream,
-			      const struct idna_writer_options *opt, bool miss_path)
+			      const struct idna_writer_options *opt, enum miss_path miss_path)
 {
 	char err[256] = "";
 	const char *argv[] = {"prog", "--flag", "x y"};
@@ -52,7 +63,7 @@ static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per
 static void write_streams(const char *path, uint32_t n_streams, uint64_t per_stream,
 			  const struct idna_writer_options *opt)
 {
-	write_streams_via(path, n_streams, per_stream, opt, false);
+	write_streams_via(path, n_streams, per_stream, opt, MISS_GENERAL);
 }
 
 static uint8_t *read_whole(const char *path, size_t *len)
@@ -275,16 +286,37 @@ START_TEST(miss_path_writes_the_same_file)
 	char general[256], direct[256];
 	sample_temp_path(general, sizeof(general), "miss-general");
 	sample_temp_path(direct, sizeof(direct), "miss-direct");
-	write_streams_via(general, 3, 4000, &small_chunks, false);
-	write_streams_via(direct, 3, 4000, &small_chunks, true);
-	size_t a_len, b_len;
-	uint8_t *a = read_whole(general, &a_len), *b = read_whole(direct, &b_len);
-	ck_assert_uint_eq(a_len, b_len);
-	ck_assert_int_eq(memcmp(a, b, a_len), 0);
+	write_streams_via(general, 3, 4000, &small_chunks, MISS_GENERAL);
+	size_t a_len;
+	uint8_t *a = read_whole(general, &a_len);
+	for (enum miss_path path = MISS_BYTES; path <= MISS_UINT; path++) {
+		write_streams_via(direct, 3, 4000, &small_chunks, path);
+		size_t b_len;
+		uint8_t *b = read_whole(direct, &b_len);
+		ck_assert_uint_eq(a_len, b_len);
+		ck_assert_int_eq(memcmp(a, b, a_len), 0);
+		free(b);
+		unlink(direct);
+	}
 	free(a);
-	free(b);
 	unlink(general);
-	unlink(direct);
+}
+END_TEST
+
+/* A value longer than an integer's 8 bytes is refused, not read past. */
+START_TEST(miss_uint_refuses_more_than_8_bytes)
+{
+	char path[256], err[256] = "";
+	sample_temp_path(path, sizeof(path), "miss-uint-long");
+	const char *argv[] = {"prog"};
+	struct idna_header_info info = {1, argv, "/", 1700000000123456789ll, 0, NULL, 0};
+	struct idna_writer *w = idna_writer_open(path, &small_chunks, &info, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	ck_assert_int_eq(idna_writer_append_miss_uint(w, 1, 3, 0x1122334455667788ull, 8), 0);
+	ck_assert_int_ne(idna_writer_append_miss_uint(w, 1, 3, 0x1122334455667788ull, 9), 0);
+	ck_assert_ptr_nonnull(idna_writer_error(w));
+	idna_writer_close(w, err, sizeof(err));
+	unlink(path);
 }
 END_TEST
 
@@ -464,6 +496,7 @@ static Suite *trace_roundtrip_suite(void)
 	tcase_add_test(tc, unknown_record_types_are_skipped);
 	tcase_add_test(tc, writer_errors_are_returned);
 	tcase_add_test(tc, miss_path_writes_the_same_file);
+	tcase_add_test(tc, miss_uint_refuses_more_than_8_bytes);
 	tcase_add_test(tc, build_id_of_an_elf_file);
 	tcase_add_test(tc, the_pid_and_older_headers);
 	tcase_add_test(tc, cache_line_values);

@@ -55,7 +55,8 @@ static inline void sample_record(struct sample *s, uint32_t stream, uint64_t i)
 	r->type = 1 + (uint32_t)(i % (IDNA_REC_TYPE_COUNT - 1));
 	switch (r->type) {
 	case IDNA_REC_MISS:
-		r->u.miss.hits_before = sample_rand(&seed) % 1000;
+		/* Runs of every length a varint holds, 1 to 10 bytes. */
+		r->u.miss.hits_before = sample_rand(&seed) >> (i % 64);
 		r->u.miss.len = 1 + (uint32_t)(i % 64);
 		r->u.miss.value = s->bytes;
 		break;
