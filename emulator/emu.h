@@ -198,6 +198,18 @@ struct emu_memory_ops {
 	 */
 	const struct emu_inline_memory *(*inline_memory)(void *ctx);
 	/*
+	 * Optional, with inline_memory whose hits_limit is NULL: an integer
+	 * read of 1 << k bytes ([k]) that translated code made inline up to
+	 * the prediction, aligned to its size: the page found in the table,
+	 * `value` loaded from it, and the cache's lanes not holding it.
+	 * Must do what read_uint_sized[k] would do for that read (it would
+	 * find the same page and value and miss the same way) and return
+	 * value; it cannot fault. Translated code calls it instead of
+	 * read_uint_sized[k], so that a miss does not look the page and
+	 * the cache up again.
+	 */
+	uint64_t (*read_mispredicted[4])(void *ctx, uint64_t addr, uint64_t value);
+	/*
 	 * Optional, with inline_memory whose writes_inline is set: a memory
 	 * that never lets translated code write inline to a page holding
 	 * decoded code. This is called, before any of its code runs, for

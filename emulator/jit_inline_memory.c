@@ -296,6 +296,8 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 	 * both entries, one request). */
 	cache_entry_to_rdx_r8(a, s, 0);
 	emit(a, ZYDIS_MNEMONIC_CMP, cache_lanes(lane), jit_r(JR_RAX, lane));
+	if (size <= 8 && aligned && !checked)
+		m->mispredicted = m->n + 1;
 	miss_if(a, m, JIT_CC_NZ);
 	if (size == 16) {
 		cache_entry_to_rdx_r8(a, s, 8);
@@ -466,7 +468,7 @@ bool jit_inline_push_run_page(struct jit_xlate *x, unsigned bytes, struct jit_mi
 {
 	if (!jit_inline_push_runs(x) || !run_fits(x, bytes))
 		return false;
-	m->n = 0;
+	*m = (struct jit_misses){ 0 };
 	run_within_page(&x->a, m, bytes);
 	writable_page_data(&x->a, m, 7);
 	run_addresses(x, m, bytes);
@@ -492,7 +494,7 @@ bool jit_inline_pop_run_check(struct jit_xlate *x, unsigned n, struct jit_misses
 	bool checked = x->cpu->mem_inline.hits_limit != NULL;
 	if (!jit_inline_pop_runs(x) || !run_fits(x, 8 * n) || n > 127)
 		return false;
-	m->n = 0;
+	*m = (struct jit_misses){ 0 };
 	if (checked) { /* n hits left before the limit */
 		emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_R9, 8), jit_i(n));
 		miss_if(a, m, 2); /* jb */
@@ -785,6 +787,7 @@ static void copy_template(struct jit_asm *a, const struct emu_inline_view *view,
 			  unsigned size, struct jit_misses *misses)
 {
 	misses->n = 0;
+	misses->mispredicted = 0;
 	pthread_once(&templates_once, build_templates);
 	unsigned h = view->cache_direct_mask != 0;
 	unsigned n = size & ~(JIT_INLINE_CROSSING | JIT_INLINE_MISALIGNED);
@@ -812,6 +815,7 @@ static void copy_template(struct jit_asm *a, const struct emu_inline_view *view,
 	for (unsigned k = 0; k < t->misses.n; k++)
 		misses->site[k] = at + t->misses.site[k];
 	misses->n = t->misses.n;
+	misses->mispredicted = t->misses.mispredicted;
 }
 
 /* A hit jumps over what comes next; the misses go on to it. */

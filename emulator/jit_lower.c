@@ -565,10 +565,29 @@ static void back_unless_missed(struct jit_xlate *x, const struct jit_misses *m, 
 		jit_bind(&x->a, m->site[i]);
 }
 
+/* The read's mispredicted site, when the memory takes that case alone:
+ * the value (rax) handed over with its address (rsi), and returned.
+ * 1 + the index of the site so bound, 0: none. */
+static unsigned mispredicted_call(struct jit_xlate *x, const struct jit_cold *c)
+{
+	const struct emu_memory_ops *ops = x->cpu->mem;
+	unsigned site = c->misses.mispredicted;
+	if (c->write || site == 0 || c->size > 8 || !ops->read_mispredicted[size_index(c->size)])
+		return 0;
+	jit_bind(&x->a, c->misses.site[site - 1]);
+	emit(x, MOV, jit_r(JR_RDI, 8), jit_cpu_field(JIT_MEM_CTX, 8));
+	emit(x, MOV, jit_r(JR_RDX, 8), jit_r(JR_RAX, 8));
+	jit_call_out(x, (const void *)ops->read_mispredicted[size_index(c->size)]);
+	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
+	return site;
+}
+
 void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 {
+	unsigned bound = mispredicted_call(x, c);
 	for (unsigned i = 0; i < c->misses.n; i++)
-		jit_bind(&x->a, c->misses.site[i]);
+		if (i + 1 != bound)
+			jit_bind(&x->a, c->misses.site[i]);
 	unsigned cur = x->cur;
 	uint16_t dirty = x->dirty;
 	x->cur = c->cur;

@@ -66,6 +66,10 @@ struct jit_exit {
 struct jit_misses {
 	size_t site[JIT_INLINE_MISSES];
 	unsigned n;
+	/* 1 + the index of the site an integer read takes when the page
+	 * and the value (rax) are found but the cache does not predict
+	 * it (emu_memory_ops.read_mispredicted); 0: no such site. */
+	unsigned mispredicted;
 };
 
 /* An inline access's call path, made out of line after the block's

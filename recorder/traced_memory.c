@@ -257,13 +257,29 @@ static int traced_write_uint(void *ctx, uint64_t addr, unsigned size, uint64_t v
 	return traced_write_uint_inline(ctx, addr, size, value);
 }
 
+/* A read translated code made inline up to the prediction, which did not
+ * hold the value (emu.h, read_mispredicted): the rest of what
+ * traced_read_uint_rest does for it, the mirror's page and the value
+ * known already. */
+static inline __attribute__((always_inline)) uint64_t
+traced_read_mispredicted(void *ctx, uint64_t addr, uint64_t value, unsigned size)
+{
+	struct traced_memory *tm = ctx;
+	uint64_t hits_before;
+	if (!predict_cache_record_read_uint(&tm->cache, addr, value, size, &hits_before))
+		log_miss_uint(tm, hits_before, value, size);
+	return value;
+}
+
 /* The same, one copy per size, for translated code: the size's tests and
  * masks fold away. */
 #define TRACED_UINT_SIZED(N) \
 	static struct emu_mem_uint traced_read_u##N(void *ctx, uint64_t addr) \
 	{ return traced_read_uint_inline(ctx, addr, N); } \
 	static int traced_write_u##N(void *ctx, uint64_t addr, uint64_t value) \
-	{ return traced_write_uint_inline(ctx, addr, N, value); }
+	{ return traced_write_uint_inline(ctx, addr, N, value); } \
+	static uint64_t traced_read_mispredicted_u##N(void *ctx, uint64_t addr, uint64_t value) \
+	{ return traced_read_mispredicted(ctx, addr, value, N); }
 TRACED_UINT_SIZED(1)
 TRACED_UINT_SIZED(2)
 TRACED_UINT_SIZED(4)
@@ -367,6 +383,8 @@ static void traced_decoded_code_page(void *ctx, uint64_t page_addr)
 const struct emu_memory_ops traced_memory_ops = {
 	TRACED_MEMORY_CALLS,
 	.inline_memory = traced_inline_memory,
+	.read_mispredicted = { traced_read_mispredicted_u1, traced_read_mispredicted_u2,
+			       traced_read_mispredicted_u4, traced_read_mispredicted_u8 },
 	.decoded_code_page = traced_decoded_code_page,
 };
 

@@ -64,7 +64,7 @@ static const struct {
 /* --- the memory interface: buffers, and a log of every call ---------------- */
 
 enum { A_READ, A_WRITE, A_FETCH };
-enum { VIA_BUFFER, VIA_UINT, VIA_SIZED };
+enum { VIA_BUFFER, VIA_UINT, VIA_SIZED, VIA_MISPREDICTED };
 
 struct access {
 	uint8_t kind, via, status;
@@ -381,6 +381,35 @@ SIZED(2)
 SIZED(4)
 SIZED(8)
 
+/* A read translated code made inline up to the prediction (emu.h,
+ * read_mispredicted): what it says it found is checked against the
+ * memory, then the read goes on as read_via's would. */
+static uint64_t mispredicted_via(void *ctx, uint64_t addr, uint64_t value, unsigned size)
+{
+	struct tmem *m = ctx;
+	uint8_t *p = tmem_at(m, addr, size, A_READ);
+	uint64_t page = addr & ~4095ull;
+	ck_assert(p && m->predicting && !m->checked && addr % size == 0);
+	ck_assert_uint_eq((m->pages[(page >> 12) & (INLINE_PAGES - 1)].tag &
+			   ~(uint64_t)EMU_INLINE_PAGE_WRITABLE), page);
+	ck_assert_uint_eq(le_value(p, size), value);
+	bool hit = true;
+	for (unsigned i = 0; i < size; i++)
+		hit &= cache_byte(m, addr + i) == p[i];
+	ck_assert_msg(!hit, "read_mispredicted of a predicted value at %#" PRIx64, addr);
+	predicted_read(m, addr, p, size, VIA_MISPREDICTED);
+	return value;
+}
+#define MISPREDICTED(n)                                                               \
+	static uint64_t t_mispredicted_##n(void *ctx, uint64_t addr, uint64_t value) \
+	{                                                                             \
+		return mispredicted_via(ctx, addr, value, n);                         \
+	}
+MISPREDICTED(1)
+MISPREDICTED(2)
+MISPREDICTED(4)
+MISPREDICTED(8)
+
 /* The four kinds of interface: with the sized functions translated code
  * calls directly, with read_uint/write_uint only, with neither (the
  * translation's helpers, as over emu_self_memory_ops), and with the
@@ -403,12 +432,16 @@ static const struct emu_memory_ops variant_ops[V_COUNT] = {
 		       .inline_memory = t_inline_memory },
 	/* The same, the code's pages kept from inline writes by the filter
 	 * of decoded code rather than watched: translated code's inline
-	 * writes skip their check for self-modifying code. */
+	 * writes skip their check for self-modifying code. And, as the
+	 * recorder's, the reads the cache does not predict handed over
+	 * with their values (the variant above calls read_uint_sized). */
 	[V_GUARDED] = { .read = t_read, .write = t_write, .fetch = t_fetch,
 			.read_uint = t_read_uint, .write_uint = t_write_uint,
 			.read_uint_sized = { t_read_1, t_read_2, t_read_4, t_read_8 },
 			.write_uint_sized = { t_write_1, t_write_2, t_write_4, t_write_8 },
 			.inline_memory = t_inline_memory,
+			.read_mispredicted = { t_mispredicted_1, t_mispredicted_2,
+					       t_mispredicted_4, t_mispredicted_8 },
 			.decoded_code_page = t_decoded_code_page },
 };
 
@@ -1701,7 +1734,8 @@ static void print_program(const struct program *p)
 /* What the runs saw, for the report: translated code does call the
  * sized functions (the interpreter never does), and makes hits inline. */
 static struct stats {
-	unsigned programs, sized_programs, inline_programs, inline_write_programs, faults;
+	unsigned programs, sized_programs, inline_programs, inline_write_programs, faults,
+		mispredicted_programs;
 	uint64_t insns;
 } stats;
 
@@ -1746,6 +1780,11 @@ static void compare_whole(const struct context *c, const struct program *p, stru
 	for (size_t i = 0; i < b->mem.n; i++)
 		if (b->mem.log[i].via == VIA_SIZED) {
 			stats.sized_programs++;
+			break;
+		}
+	for (size_t i = 0; i < b->mem.n; i++)
+		if (b->mem.log[i].via == VIA_MISPREDICTED) {
+			stats.mispredicted_programs++;
 			break;
 		}
 	if (b->mem.hits_settled + b->mem.hits_since_miss > b->mem.called_hits)
@@ -1840,9 +1879,10 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		compare_chunked(&c, p, a, b, cseed);
 	}
 	printf("%s: %u programs, %" PRIu64 " instructions, %u stopped by a fault, %u with translated "
-	       "code calling the sized functions, %u with hits and %u with writes made inline\n", what,
+	       "code calling the sized functions, %u with hits and %u with writes made inline, %u "
+	       "with mispredicted reads handed over\n", what,
 	       stats.programs, stats.insns, stats.faults, stats.sized_programs, stats.inline_programs,
-	       stats.inline_write_programs);
+	       stats.inline_write_programs, stats.mispredicted_programs);
 	/* Loops mostly of SSE make fewer of the general accesses. */
 	unsigned most = sse_percent > 50 ? count / 5 : count / 2;
 	if (variant == V_SIZED || variant == V_INLINE || variant == V_GUARDED)
@@ -1851,6 +1891,8 @@ static void random_programs(const char *what, int variant, unsigned count, uint6
 		ck_assert_uint_gt(stats.inline_programs, most);
 		ck_assert_uint_gt(stats.inline_write_programs, most);
 	}
+	if (variant_ops[variant].read_mispredicted[0])
+		ck_assert_uint_gt(stats.mispredicted_programs, count / 20);
 	ck_assert_uint_gt(stats.faults, count / 20);
 	rig_free(&g);
 }
