@@ -32,12 +32,17 @@ void jit_encode_cache_free(struct jit_encode_cache *c)
 	free(c);
 }
 
-/* An operand's fields but its value, packed (its padding left out). */
+/* An operand's fields but its value: its first six bytes, one field
+ * each (the padding after them left out). */
+_Static_assert(offsetof(struct jit_opnd, kind) == 0 && offsetof(struct jit_opnd, size) == 1 &&
+		       offsetof(struct jit_opnd, reg) == 2 && offsetof(struct jit_opnd, base) == 3 &&
+		       offsetof(struct jit_opnd, index) == 4 && offsetof(struct jit_opnd, scale) == 5,
+	       "an operand's fields but its value are its first six bytes");
 static uint64_t shape_of(const struct jit_opnd *o)
 {
-	return (uint64_t)o->kind | (uint64_t)o->size << 8 | (uint64_t)(uint8_t)o->reg << 16 |
-	       (uint64_t)(uint8_t)o->base << 24 | (uint64_t)(uint8_t)o->index << 32 |
-	       (uint64_t)o->scale << 40;
+	uint64_t shape = 0;
+	memcpy(&shape, o, 6); /* little-endian host */
+	return shape;
 }
 
 static void key_of(uint64_t key[KEY_WORDS], ZydisMnemonic mn, const struct jit_opnd *x,
@@ -55,11 +60,16 @@ static void key_of(uint64_t key[KEY_WORDS], ZydisMnemonic mn, const struct jit_o
 static struct entry *entry_of(struct jit_encode_cache *c, const uint64_t key[KEY_WORDS])
 {
 	uint64_t h = 0;
+#pragma GCC unroll 8 /* whole: KEY_WORDS is 7 */
 	for (unsigned i = 0; i < KEY_WORDS; i++)
 		h = (h ^ key[i]) * 0x9E3779B97F4A7C15ull;
 	return &c->entries[h >> (64 - ENTRIES_LOG2)];
 }
 
+/* The translator asks this for every host instruction it emits, so a
+ * hit is kept to straight-line work: the key compared word by word with
+ * no early exit (a call to memcmp cost more than the rest), and the
+ * stored bytes copied whole, a constant size, whatever their length. */
 size_t jit_encode_cache_find(struct jit_encode_cache *c, ZydisMnemonic mn, const struct jit_opnd *x,
 			     const struct jit_opnd *y, const struct jit_opnd *z,
 			     uint8_t out[JIT_ENCODED_MAX])
@@ -67,9 +77,13 @@ size_t jit_encode_cache_find(struct jit_encode_cache *c, ZydisMnemonic mn, const
 	uint64_t key[KEY_WORDS];
 	key_of(key, mn, x, y, z);
 	const struct entry *e = entry_of(c, key);
-	if (e->len == 0 || memcmp(e->key, key, sizeof(key)) != 0)
+	uint64_t differ = 0;
+#pragma GCC unroll 8 /* whole: KEY_WORDS is 7 */
+	for (unsigned i = 0; i < KEY_WORDS; i++)
+		differ |= e->key[i] ^ key[i];
+	if (e->len == 0 || differ)
 		return 0;
-	memcpy(out, e->bytes, e->len);
+	memcpy(out, e->bytes, JIT_ENCODED_MAX);
 	return e->len;
 }
 

@@ -16,7 +16,8 @@
 struct jit_encode_cache *jit_encode_cache_new(void);
 void jit_encode_cache_free(struct jit_encode_cache *c);
 /* The bytes of mn x, y, z into out when an earlier request just like it
- * was stored: their count, else 0. */
+ * was stored: their count, else 0 (all JIT_ENCODED_MAX bytes of out are
+ * written, those past the count meaning nothing). */
 size_t jit_encode_cache_find(struct jit_encode_cache *c, ZydisMnemonic mn, const struct jit_opnd *x,
 			     const struct jit_opnd *y, const struct jit_opnd *z,
 			     uint8_t out[JIT_ENCODED_MAX]);

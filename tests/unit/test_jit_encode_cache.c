@@ -54,6 +54,14 @@ START_TEST(test_found_exactly)
 			  sizeof(stored));
 	ck_assert_mem_eq(out, stored, sizeof(stored));
 	each_neighbour(not_found, c);
+	/* Three operands: the third's value is part of the request too,
+	 * also for the requests that share its entry (some of 100,000). */
+	struct jit_opnd rcx = jit_r(JR_RCX, 8), three = jit_i(3);
+	jit_encode_cache_store(c, ZYDIS_MNEMONIC_IMUL, &r, &rcx, &three, stored, sizeof(stored));
+	ck_assert_uint_eq(jit_encode_cache_find(c, ZYDIS_MNEMONIC_IMUL, &r, &rcx, &three, out),
+			  sizeof(stored));
+	for (int64_t v = 4; v < 100000; v++)
+		not_found(c, ZYDIS_MNEMONIC_IMUL, r, rcx, jit_i(v));
 	jit_encode_cache_free(c);
 }
 END_TEST
