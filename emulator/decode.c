@@ -233,18 +233,23 @@ static bool ends_block(const ZydisDecodedInstruction *zi)
 	}
 }
 
-bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
-		struct emu_insn *insn)
+static void reset_insn(struct emu_insn *insn, uint64_t addr)
 {
-	ZydisDecodedInstruction zi;
-	ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
-
-	ensure_tables();
 	memset(insn, 0, sizeof(*insn));
 	insn->addr = addr;
 	insn->mem.base = insn->mem.index = EMU_NO_REG;
 	insn->handler = emu_handler_undefined;
 	insn->ends_block = 1;
+}
+
+/* Zydis's answer into insn's fields; false if Zydis refuses the bytes or
+ * decode.c cannot express an operand (insn->len says which). */
+static bool decode_with_zydis(const uint8_t *bytes, size_t len, uint64_t addr,
+			      struct emu_insn *insn)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand zops[ZYDIS_MAX_OPERAND_COUNT];
+
 	/* The visible operands only: the emulator reads no other, and
 	 * Zydis's implicit ones (flags, rsp, ...) were a third of its work. */
 	ZydisDecoderContext context;
@@ -268,24 +273,55 @@ bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 		insn->mem.seg = EMU_SEG_GS;
 	insn->ends_block = ends_block(&zi);
 	insn->handler = emu_handler_unimplemented;
-
-	const struct emu_binding *const *candidates = by_mnemonic[zi.mnemonic];
-	if (!candidates[0] || !translate_operands(&zi, zops, addr, insn)) {
+	if (!translate_operands(&zi, zops, addr, insn)) {
 		insn->ends_block = 1;
 		return false;
 	}
+	return true;
+}
+
+/* The family that owns the decoded mnemonic picks the handler. */
+static bool bind_handler(struct emu_insn *insn)
+{
+	insn->handler = emu_handler_unimplemented;
+	const struct emu_binding *const *candidates = by_mnemonic[insn->mnemonic];
 	emu_handler *h = NULL;
 	for (unsigned k = 0; k < MAX_BINDINGS_PER_MNEMONIC && !h && candidates[k]; k++) {
 		insn->op = candidates[k]->op;
 		h = candidates[k]->bind ? candidates[k]->bind(insn) : candidates[k]->handler;
 	}
 	if (!h) {
-		insn->handler = emu_handler_unimplemented;
 		insn->ends_block = 1;
 		return false;
 	}
 	insn->handler = h;
 	return true;
+}
+
+static bool decode(const uint8_t *bytes, size_t len, uint64_t addr, struct emu_insn *insn,
+		   bool fast_first)
+{
+	ensure_tables();
+	reset_insn(insn, addr);
+	if (fast_first && emu_decode_fast(bytes, len, addr, insn))
+		return bind_handler(insn);
+	if (fast_first)
+		reset_insn(insn, addr); /* what the declined attempt left */
+	if (!decode_with_zydis(bytes, len, addr, insn))
+		return false;
+	return bind_handler(insn);
+}
+
+bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
+		struct emu_insn *insn)
+{
+	return decode(bytes, len, addr, insn, true);
+}
+
+bool emu_decode_with_zydis_only(const uint8_t *bytes, size_t len, uint64_t addr,
+				struct emu_insn *insn)
+{
+	return decode(bytes, len, addr, insn, false);
 }
 
 const char *emu_mnemonic_name(uint16_t mnemonic)

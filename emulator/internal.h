@@ -348,6 +348,15 @@ emu_handler *emu_fuse_compare(const struct emu_insn *cmp, unsigned cc);
  * the instruction still has a length where one could be decoded. */
 bool emu_decode(const uint8_t *bytes, size_t len, uint64_t addr,
 		struct emu_insn *insn);
+/* The common forms without Zydis (decode_fast.c): fills the fields
+ * decode.c would make of Zydis's answer, all but the handler and op, or
+ * returns false for decode.c to ask Zydis (insn is then to be reset). */
+bool emu_decode_fast(const uint8_t *bytes, size_t len, uint64_t addr,
+		     struct emu_insn *insn);
+/* emu_decode asking Zydis for every form: what tests hold decode_fast.c
+ * to. */
+bool emu_decode_with_zydis_only(const uint8_t *bytes, size_t len, uint64_t addr,
+				struct emu_insn *insn);
 
 /* Name of a ZydisMnemonic, for reports (decode.c). */
 const char *emu_mnemonic_name(uint16_t mnemonic);
