@@ -277,9 +277,9 @@ START_TEST(test_refetch)
 	struct harness h;
 	uint64_t rip = two_logged_blocks(&h);
 	struct fetch_log decoded = run_logging_fetches(&h, rip);
-	/* mov, inc, jmp; then add, ud2 and what follows up to the block's end
-	 * (ud2 does not end a block). */
-	ck_assert_uint_ge(decoded.count, 5);
+	/* At least one fetch per block: each block's bytes in its page are
+	 * fetched at once, an instruction that passes them alone. */
+	ck_assert_uint_ge(decoded.count, 2);
 	ck_assert_uint_le(decoded.count, 64);
 	ck_assert_uint_eq(emu_regs(h.cpu)->gpr[EMU_RAX], 4);
 	ck_assert_uint_eq(run_logging_fetches(&h, rip).count, 0); /* cached */
@@ -335,6 +335,48 @@ START_TEST(test_invalidate_many_blocks)
 	ck_assert_uint_eq(counts[1], counts[0]);
 	ck_assert_uint_eq(counts[2], counts[0]);
 	munmap(code, len);
+	harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_fetch_window_page_end)
+{
+	/* Decoding fetches a block's bytes in its first page at once, and
+	 * fetches alone each instruction whose 15 bytes would pass them: the
+	 * pages fetched are those instruction-by-instruction fetches reach,
+	 * so a recorder logs the same code pages. 59 one-byte nops up to a
+	 * page's last three bytes, a mov eax, 1 across the page's end, a ud2
+	 * after it. */
+	struct harness h;
+	two_logged_blocks(&h); /* (for its fetch-counting memory) */
+	uint8_t *code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(code, MAP_FAILED);
+	static const uint8_t tail[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x0b };
+	uint8_t *start = code + 4096 - 62;
+	memset(start, 0x90, 59);
+	memcpy(start + 59, tail, sizeof(tail));
+	uint64_t page_end = (uint64_t)(uintptr_t)(code + 4096);
+	emu_regs(h.cpu)->gpr[EMU_RAX] = 0;
+	struct fetch_log log = run_logging_fetches(&h, (uint64_t)(uintptr_t)start);
+	ck_assert_uint_eq(emu_regs(h.cpu)->rip, page_end + 2);
+	ck_assert_uint_eq(emu_regs(h.cpu)->gpr[EMU_RAX], 1);
+	ck_assert_uint_le(log.count, 64);
+	bool next_page = false;
+	for (unsigned i = 0; i < log.count; i++) {
+		uint64_t end = log.addr[i] + log.size[i];
+		ck_assert_uint_ge(log.addr[i], (uint64_t)(uintptr_t)start);
+		if (log.addr[i] < page_end && end > page_end) {
+			/* Only an instruction's own window reaches over. */
+			ck_assert_uint_eq(log.size[i], 15);
+			ck_assert_uint_gt(log.addr[i], page_end - 15);
+			next_page = true;
+		}
+	}
+	ck_assert(next_page); /* the instructions' own windows reach it */
+	/* Fewer fetches than instructions. */
+	ck_assert_uint_lt(log.count, 61);
+	munmap(code, 8192);
 	harness_fini(&h);
 }
 END_TEST
@@ -485,6 +527,7 @@ static Suite *emu_run_suite(void)
 	tcase_add_test(tc, test_self_modifying_code);
 	tcase_add_test(tc, test_cache_line_flush);
 	tcase_add_test(tc, test_refetch);
+	tcase_add_test(tc, test_fetch_window_page_end);
 	tcase_add_test(tc, test_invalidate_many_blocks);
 	tcase_add_test(tc, test_report_code);
 	tcase_add_test(tc, test_limit);
