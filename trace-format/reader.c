@@ -196,8 +196,9 @@ void idna_reader_close(struct idna_reader *r)
 	for (size_t i = 0; i < r->n_modules; i++)
 		free(r->modules[i].path);
 	free(r->modules);
-	free(r->last_chunk_bytes);
-	pthread_mutex_destroy(&r->last_chunk_lock);
+	for (size_t i = 0; i < READER_RECENT_CHUNKS; i++)
+		free(r->recent[i].bytes);
+	pthread_mutex_destroy(&r->recent_lock);
 	free(r);
 }
 
@@ -208,7 +209,7 @@ struct idna_reader *idna_reader_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&r->last_chunk_lock, NULL);
+	pthread_mutex_init(&r->recent_lock, NULL);
 	r->fd = idna_open_regular(path, err, errlen);
 	struct stat st;
 	if (r->fd < 0 || fstat(r->fd, &st) < 0) {

@@ -69,29 +69,42 @@ static int fail(struct idna_iter *it, const char *fmt, unsigned long long a, uns
 	return -1;
 }
 
-/* Copies chunk idx's bytes from the reader's last decompressed chunk:
- * false when that is another chunk. */
+/* Copies chunk idx's bytes from the reader's recent chunks: false when
+ * it is not among them. */
 static bool cached_chunk(struct idna_reader *r, uint32_t idx, uint8_t *out, uint32_t usize)
 {
-	pthread_mutex_lock(&r->last_chunk_lock);
-	bool hit = r->last_chunk_valid && r->last_chunk_idx == idx;
-	if (hit)
-		memcpy(out, r->last_chunk_bytes, usize);
-	pthread_mutex_unlock(&r->last_chunk_lock);
+	pthread_mutex_lock(&r->recent_lock);
+	bool hit = false;
+	for (unsigned i = 0; i < READER_RECENT_CHUNKS && !hit; i++)
+		if (r->recent[i].valid && r->recent[i].idx == idx) {
+			memcpy(out, r->recent[i].bytes, usize);
+			hit = true;
+		}
+	pthread_mutex_unlock(&r->recent_lock);
 	return hit;
+}
+
+/* How many recent chunks the reader keeps (READER_RECENT_BYTES). */
+static unsigned recent_slots(const struct idna_reader *r)
+{
+	uint32_t largest = r->header.max_chunk_bytes ? r->header.max_chunk_bytes : 1;
+	uint32_t n = READER_RECENT_BYTES / largest;
+	return n < 1 ? 1 : n > READER_RECENT_CHUNKS ? READER_RECENT_CHUNKS : (unsigned)n;
 }
 
 static void keep_chunk(struct idna_reader *r, uint32_t idx, const uint8_t *bytes, uint32_t usize)
 {
-	pthread_mutex_lock(&r->last_chunk_lock);
-	if (!r->last_chunk_bytes)
-		r->last_chunk_bytes = malloc(r->header.max_chunk_bytes);
-	r->last_chunk_valid = r->last_chunk_bytes && usize <= r->header.max_chunk_bytes;
-	if (r->last_chunk_valid) {
-		memcpy(r->last_chunk_bytes, bytes, usize);
-		r->last_chunk_idx = idx;
+	pthread_mutex_lock(&r->recent_lock);
+	struct reader_recent_chunk *c = &r->recent[r->recent_next];
+	r->recent_next = (r->recent_next + 1) % recent_slots(r);
+	if (!c->bytes)
+		c->bytes = malloc(r->header.max_chunk_bytes);
+	c->valid = c->bytes && usize <= r->header.max_chunk_bytes;
+	if (c->valid) {
+		memcpy(c->bytes, bytes, usize);
+		c->idx = idx;
 	}
-	pthread_mutex_unlock(&r->last_chunk_lock);
+	pthread_mutex_unlock(&r->recent_lock);
 }
 
 /* Makes *buf hold need bytes. */
