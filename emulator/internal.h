@@ -343,6 +343,15 @@ void emu_decode_cache_release_retired(struct emu_cpu *cpu);
 int emu_jcc_condition(const struct emu_insn *insn);
 emu_handler *emu_fuse_compare(const struct emu_insn *cmp, unsigned cc);
 
+/* The sixteen mnemonics of a condition family, in condition-code order
+ * (the decoder's insn->op for them). */
+#define CONDITION_MNEMONICS(F) { ZYDIS_MNEMONIC_##F##O, ZYDIS_MNEMONIC_##F##NO, \
+	ZYDIS_MNEMONIC_##F##B, ZYDIS_MNEMONIC_##F##NB, ZYDIS_MNEMONIC_##F##Z, \
+	ZYDIS_MNEMONIC_##F##NZ, ZYDIS_MNEMONIC_##F##BE, ZYDIS_MNEMONIC_##F##NBE, \
+	ZYDIS_MNEMONIC_##F##S, ZYDIS_MNEMONIC_##F##NS, ZYDIS_MNEMONIC_##F##P, \
+	ZYDIS_MNEMONIC_##F##NP, ZYDIS_MNEMONIC_##F##L, ZYDIS_MNEMONIC_##F##NL, \
+	ZYDIS_MNEMONIC_##F##LE, ZYDIS_MNEMONIC_##F##NLE }
+
 /* Decoder (decode.c): fills *insn from the bytes at addr. Returns true on
  * success; on failure insn->handler is the unimplemented or #UD handler and
  * the instruction still has a length where one could be decoded. */
