@@ -2,8 +2,10 @@
  * decode.c — Zydis's decoded instruction into the emulator's compact form.
  *
  * Runs once per static instruction (the decode cache keeps the result).
- * Operands are translated generically; the family that implements the
- * mnemonic then chooses the handler (binding.h).
+ * The common general-purpose forms are decoded by decode_fast.c into the
+ * same fields; Zydis decodes the rest. Operands are translated
+ * generically; the family that implements the mnemonic then chooses the
+ * handler (binding.h).
  */
 #include <pthread.h>
 #include <stdio.h>
