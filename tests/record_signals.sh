@@ -111,13 +111,19 @@ start_waiting() { # start_waiting NAME MODE: ttrec in the background, $pid
 	done
 }
 wait_bounded() { # wait_bounded: ttrec's status, in $rc
-	# A ttrec that does not end must fail the test, not hang it.
-	(sleep "$LIMIT"; kill -KILL "$pid" 2>/dev/null) &
+	# A ttrec that does not end must fail the test, not hang it. The
+	# watchdog ends by itself once ttrec is gone, never by a kill: a
+	# subshell signalled before it has reset its traps runs this script's
+	# EXIT trap, which removes $work under the cases still to come.
+	(for _ in $(seq $((LIMIT * 10))); do
+		kill -0 "$pid" 2>/dev/null || exit 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null) &
 	watchdog=$!
 	wait "$pid"
 	rc=$?
-	kill "$watchdog" 2>/dev/null
-	wait "$watchdog" 2>/dev/null
+	wait "$watchdog"
 }
 complete() { # complete NAME TRACE: the trace ends with the program's death
 	if ! "$BUILD/ttdump" "$2" | grep -q 'process-exit'; then
