@@ -93,6 +93,6 @@ void jit_bytes(struct jit_asm *a, const void *bytes, size_t n);
 
 /* Host condition codes as the jcc opcode's low nibble (the guest's are the
  * same: emu_jcc_condition numbers them alike). */
-enum { JIT_CC_Z = 4, JIT_CC_NZ = 5 };
+enum { JIT_CC_AE = 3, JIT_CC_Z = 4, JIT_CC_NZ = 5 };
 
 #endif

@@ -185,7 +185,7 @@ static enum lowering lowering_of(const struct emu_insn *insn)
 bool jit_lowerable(const struct emu_insn *insn)
 {
 	return lowering_of(insn) != LOWER_NONE || jit_shift_count_lowerable(insn) ||
-	       jit_bit_count_lowerable(insn);
+	       jit_bit_count_lowerable(insn) || jit_divide_lowerable(insn);
 }
 
 struct alu_lowering {
@@ -225,6 +225,10 @@ static bool overwritten_from(const struct emu_block *b, const bool *lowered, uns
 		 * flags must be in cpu->lazy by then. */
 		if (!lowered[j] || touches_memory(insn))
 			return false;
+		/* Lowered, a rotate's own flags are overwritten unseen, by
+		 * what this scan reaches next. */
+		if (jit_rotate_lowerable(insn))
+			continue;
 		switch (lowering_of(insn)) {
 		case LOWER_ALU: /* writes all six, reads none */
 			return true;
@@ -1328,6 +1332,10 @@ void jit_lower(struct jit_xlate *x, const struct emu_insn *insn)
 			jit_lower_shift_count(x, insn);
 		else if (jit_bit_count_lowerable(insn))
 			jit_lower_bit_count(x, insn);
+		else if (jit_rotate_lowerable(insn))
+			jit_lower_rotate(x, insn);
+		else if (jit_divide_lowerable(insn))
+			jit_lower_divide(x, insn);
 		else
 			x->a.failed = true;
 		break;

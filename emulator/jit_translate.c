@@ -583,6 +583,14 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 			     (!fused_pair || jit_lowerable(&b->insns[i + 1]));
 		n_lowered += lowered[i];
 	}
+	/* Rotates where the flags they leave are overwritten unseen, from
+	 * the end: one lowered lets the scan for an earlier one through. */
+	for (uint32_t i = b->count; i-- > 0;)
+		if (!lowered[i] && jit_rotate_lowerable(&b->insns[i]) &&
+		    jit_flags_overwritten(b, lowered, i)) {
+			lowered[i] = true;
+			n_lowered++;
+		}
 	/* Handlers called one after another run no faster than the run
 	 * loop calls them. */
 	if (n_lowered == 0)

@@ -348,6 +348,17 @@ void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, uns
  * them; jit_lower emits them). */
 bool jit_shift_count_lowerable(const struct emu_insn *insn);
 void jit_lower_shift_count(struct jit_xlate *x, const struct emu_insn *insn);
+/* --- jit_lower_rotate.c --- */
+
+/* rol/ror of a register by an immediate: assemble lowers one only where
+ * the flags after it are overwritten unseen (jit_flags_overwritten). */
+bool jit_rotate_lowerable(const struct emu_insn *insn);
+void jit_lower_rotate(struct jit_xlate *x, const struct emu_insn *insn);
+/* --- jit_lower_divide.c --- */
+
+/* div of rdx:rax by a 32- or 64-bit register (jit_lowerable counts it). */
+bool jit_divide_lowerable(const struct emu_insn *insn);
+void jit_lower_divide(struct jit_xlate *x, const struct emu_insn *insn);
 /* --- jit_lower_bit_count.c --- */
 
 /* bsf, bsr, tzcnt, lzcnt and popcnt of a register or memory. */
