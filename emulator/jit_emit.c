@@ -81,8 +81,19 @@ void jit_op3(struct jit_asm *a, ZydisMnemonic mn, struct jit_opnd x, struct jit_
 {
 	if (a->failed)
 		return;
+	/* A hit straight into the buffer: the cache copies all
+	 * JIT_ENCODED_MAX bytes, those past the instruction's written over
+	 * by the next one. */
+	if (a->cache && a->cap - a->pos >= JIT_ENCODED_MAX) {
+		size_t hit = jit_encode_cache_find(a->cache, mn, &x, &y, &z, a->buf + a->pos);
+		if (hit) {
+			a->pos += hit;
+			return;
+		}
+	}
 	uint8_t bytes[JIT_FAST_MAX];
-	size_t len = a->cache ? jit_encode_cache_find(a->cache, mn, &x, &y, &z, bytes) : 0;
+	size_t len = a->cache && a->cap - a->pos < JIT_ENCODED_MAX
+			     ? jit_encode_cache_find(a->cache, mn, &x, &y, &z, bytes) : 0;
 	if (!len) {
 		len = jit_encode_fast(bytes, mn, x, y, z);
 		if (!len)

@@ -38,14 +38,14 @@ _Static_assert(offsetof(struct jit_opnd, kind) == 0 && offsetof(struct jit_opnd,
 		       offsetof(struct jit_opnd, reg) == 2 && offsetof(struct jit_opnd, base) == 3 &&
 		       offsetof(struct jit_opnd, index) == 4 && offsetof(struct jit_opnd, scale) == 5,
 	       "an operand's fields but its value are its first six bytes");
-static uint64_t shape_of(const struct jit_opnd *o)
+static inline __attribute__((always_inline)) uint64_t shape_of(const struct jit_opnd *o)
 {
 	uint64_t shape = 0;
 	memcpy(&shape, o, 6); /* little-endian host */
 	return shape;
 }
 
-static void key_of(uint64_t key[KEY_WORDS], ZydisMnemonic mn, const struct jit_opnd *x,
+static inline __attribute__((always_inline)) void key_of(uint64_t key[KEY_WORDS], ZydisMnemonic mn, const struct jit_opnd *x,
 		   const struct jit_opnd *y, const struct jit_opnd *z)
 {
 	key[0] = (uint64_t)mn;
