@@ -298,6 +298,9 @@ bool jit_lowerable(const struct emu_insn *insn);
  * add/sub/cmp/and/or/xor/test of registers overwrites them with only
  * register moves between, so no read, handler or exit can see them. */
 bool jit_flags_overwritten(const struct emu_block *b, const bool *lowered, unsigned i);
+/* rol/ror of a register by an immediate: assemble lowers one only where
+ * the flags after it are overwritten unseen (jit_flags_overwritten). */
+bool jit_rotate_lowerable(const struct emu_insn *insn);
 /* Whether b's first instructions replace every status flag with only
  * register moves before (emu_jit_header.overwrites_flags). */
 bool jit_block_overwrites_flags(const struct emu_block *b, const bool *lowered);
@@ -348,12 +351,6 @@ void jit_lower_pop_run(struct jit_xlate *x, const bool *lowered, unsigned i, uns
  * them; jit_lower emits them). */
 bool jit_shift_count_lowerable(const struct emu_insn *insn);
 void jit_lower_shift_count(struct jit_xlate *x, const struct emu_insn *insn);
-/* --- jit_lower_rotate.c --- */
-
-/* rol/ror of a register by an immediate: assemble lowers one only where
- * the flags after it are overwritten unseen (jit_flags_overwritten). */
-bool jit_rotate_lowerable(const struct emu_insn *insn);
-void jit_lower_rotate(struct jit_xlate *x, const struct emu_insn *insn);
 /* --- jit_lower_divide.c --- */
 
 /* div of rdx:rax by a 32- or 64-bit register (jit_lowerable counts it). */
