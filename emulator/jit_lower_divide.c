@@ -46,7 +46,6 @@ void jit_lower_divide(struct jit_xlate *x, const struct emu_insn *insn)
 	jit_op(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, size), jit_r(JR_RCX, size));
 	size_t faults = jit_jcc_forward(a, JIT_CC_AE);
 	jit_op(a, ZYDIS_MNEMONIC_DIV, jit_r(JR_RCX, size), jit_none());
-	/* rdx first: guest_out may copy through r11, never through rax. */
 	jit_guest_out(x, EMU_RDX, size, JR_RDX);
 	jit_guest_out(x, EMU_RAX, size, JR_RAX);
 	size_t done = jit_jmp_forward(a);
