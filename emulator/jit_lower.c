@@ -602,6 +602,8 @@ void jit_emit_cold(struct jit_xlate *x, const struct jit_cold *c)
 		emit(x, ZYDIS_MNEMONIC_CMP, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_JIT_RETIRED));
 		jit_exit_if(x, JIT_CC_Z, c->status_exit, EMU_STALE);
 	}
+	if (c->status_reset)
+		emit(x, MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	jit_point(&x->a, jit_jmp_forward(&x->a), c->resume);
 	x->cur = cur;
 	x->dirty = dirty;

@@ -563,6 +563,19 @@ void jit_lower_at(struct jit_xlate *x, const bool *lowered, unsigned i)
 			jit_exit_if(x, JIT_CC_Z, i + 1, EMU_STALE);
 		}
 		x->flags_live = false; /* (the call's path clobbers them) */
+	} else if (x->wrote && jit_inline_writes_miss_code(x)) {
+		/* The block's last write: nothing checks its status, which
+		 * must not reach a chained successor's checks. Its calls put
+		 * the slot back; written in line (by a path other than the
+		 * inline write's), it is put back here. */
+		bool cold_write = false;
+		for (unsigned c = colds; c < x->n_cold; c++)
+			if (x->cold[c].write) {
+				x->cold[c].status_reset = true;
+				cold_write = true;
+			}
+		if (!cold_write)
+			emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	}
 }
 
@@ -605,6 +618,11 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JIT_CPU, 8), jit_r(JR_RDI, 8));
 	if (jit_hits_in_r9(x)) /* chained blocks go on counting in it */
 		jit_hits_load(x);
+	/* Chained blocks find the slot as it is here: a write's call sets
+	 * it, and an instruction that finds EMU_JIT_RETIRED there leaves the
+	 * translation, so no other value reaches a block end (jit_lower_at). */
+	if (jit_inline_writes_miss_code(x))
+		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	layout->chain_entry = x->a.pos;
 	load_guests(x, read_before_written(x, lowered, 0));
 	/* A block that jumps to itself finds its registers where it left
@@ -612,8 +630,6 @@ static bool assemble(struct jit_xlate *x, struct jit_layout *layout, struct jit_
 	 * their host registers. Not after a handler's call, whose changes
 	 * of a register the block does not read again stay in memory. */
 	layout->loop_entry = n_lowered == b->count ? x->a.pos : 0;
-	if (jit_inline_writes_miss_code(x))
-		emit(x, ZYDIS_MNEMONIC_MOV, jit_slot(JIT_SLOT_WRITE_STATUS, 4), jit_i(EMU_OK));
 	layout->part_end[0] = x->a.pos;
 
 	for (unsigned i = 0; i < b->count;) {

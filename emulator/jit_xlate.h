@@ -89,6 +89,11 @@ struct jit_cold {
 	 * hit cannot have written code: its status checked on this path
 	 * alone, exiting at this instruction (jit_lower_at); 0: not. */
 	unsigned status_exit;
+	/* A write of the block's last instruction, whose status no check
+	 * follows: the slot is put back to EMU_OK after the call, as every
+	 * block's code expects it on entry (the prologue sets it once, not
+	 * each chained block). */
+	bool status_reset;
 };
 
 /* The pending flags of a block's last flag writer kept in host registers
