@@ -108,8 +108,9 @@ struct emu_mem_uint {
  * cache_direct_mask & ~7) (a little-endian integer; lane k is its bits
  * 8k..8k+7: the entries of an aligned 64-byte block are consecutive), is
  * made inline when (addr & 7) + n <= 8 (one cache entry, so one page) and:
- *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095), and
- *     the n bytes at p->data + (addr & 4095) equal lanes (addr & 7) and up
+ *   - a read: (p->tag & ~EMU_INLINE_PAGE_WRITABLE) == (addr & ~4095) (or,
+ *     the same, p->read_tag == (addr & ~4095)), and the n bytes at
+ *     p->data + (addr & 4095) (p->delta + addr) equal lanes (addr & 7) and up
  *     of e. The read returns them; *hits_since_miss grows by
  *     one (the memory's only count of hits: one increment per hit).
  *     Translated code may keep the count elsewhere and store it
@@ -137,7 +138,28 @@ struct emu_inline_page {
 	uint64_t tag;  /* the page's address (| WRITABLE); a tag not page-aligned
 			* once WRITABLE is cleared (UINT64_MAX) holds none */
 	uint8_t *data; /* the page's 4096 bytes */
+	/* The same page for reads alone, so that their test is one compare
+	 * and their bytes one load from the address: page_addr (the tag
+	 * without WRITABLE), or UINT64_MAX with the tag's; and data -
+	 * page_addr. WRITABLE alone may change in tag: these stay. */
+	uint64_t read_tag;
+	uintptr_t delta;
 };
+
+/* An entry holding the page at page_addr (its 4096 bytes at data). */
+static inline void emu_inline_page_set(struct emu_inline_page *e, uint64_t page_addr, uint8_t *data,
+				       bool writable)
+{
+	*e = (struct emu_inline_page){ .tag = page_addr | (writable ? EMU_INLINE_PAGE_WRITABLE : 0),
+				       .data = data, .read_tag = page_addr,
+				       .delta = (uintptr_t)data - (uintptr_t)page_addr };
+}
+
+/* An entry holding no page. */
+static inline void emu_inline_page_clear(struct emu_inline_page *e)
+{
+	*e = (struct emu_inline_page){ .tag = UINT64_MAX, .read_tag = UINT64_MAX };
+}
 struct emu_inline_memory {
 	const struct emu_inline_page *pages;
 	uint64_t page_mask;

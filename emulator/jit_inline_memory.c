@@ -56,20 +56,21 @@ static void within_entry(struct jit_asm *a, struct jit_misses *m, unsigned size)
 }
 
 /* rdx = rsi & ~4095 with the bits `keep` of rsi too, and rax = the page
- * table's entry: pages + ((rdx >> 8) & page_bytes_mask), the index
- * already scaled by the entry's 16 bytes. A page-aligned tag has none
+ * table's entry: pages + ((rdx >> 7) & page_bytes_mask), the index
+ * already scaled by the entry's 32 bytes. A page-aligned tag has none
  * of the bits kept (WRITABLE lies above them), so the tag's test fails
  * unless they are clear: an access of n bytes keeps n - 1, and the one
  * test checks both its page and its alignment to its size (an aligned
  * access lies in one cache entry; 16 bytes, in two whole ones). */
 _Static_assert(EMU_INLINE_PAGE_WRITABLE > 15 && EMU_INLINE_PAGE_WRITABLE < 4096,
 	       "WRITABLE above the alignment bits a tag's test keeps");
+_Static_assert(sizeof(struct emu_inline_page) == 32, "a page's entry is 32 bytes: index << 5");
 static void page_entry_to_rax(struct jit_asm *a, unsigned keep)
 {
 	emit(a, MOV, jit_r(JR_RDX, 8), jit_r(JR_RSI, 8));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RDX, 8), jit_i(-4096 | (int64_t)keep));
 	emit(a, MOV, jit_r(JR_RAX, 8), jit_r(JR_RDX, 8));
-	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(8));
+	emit(a, ZYDIS_MNEMONIC_SHR, jit_r(JR_RAX, 8), jit_i(7));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 8), contract(JIT_INLINE(page_bytes_mask)));
 	emit(a, ZYDIS_MNEMONIC_ADD, jit_r(JR_RAX, 8), contract(JIT_INLINE(pages)));
 }
@@ -254,16 +255,23 @@ static void bytes_known(struct jit_asm *a, struct cache_hash *h, struct jit_miss
 	miss_if(a, m, JIT_CC_NZ);
 }
 
-/* A page the mirror holds for reading (its tag ^ (addr & ~4095) is 0 or
- * WRITABLE) and the bits `keep` of the address clear, else a miss; then
- * r8 = its data, rax = addr & 4095. */
-static void readable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned keep)
+/* A field of the page's entry (rax). */
+#define PAGE_FIELD(field) jit_m(JR_RAX, JR_NONE, 0, (int64_t)offsetof(struct emu_inline_page, field), 8)
+
+/* A page the mirror holds for reading (its read_tag is addr & ~4095) and
+ * the bits `keep` of the address clear, else a miss. */
+static void readable_page(struct jit_asm *a, struct jit_misses *m, unsigned keep)
 {
 	page_entry_to_rax(a, keep);
-	emit(a, ZYDIS_MNEMONIC_XOR, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
-	emit(a, ZYDIS_MNEMONIC_TEST, jit_r(JR_RDX, 8), jit_i(~(int64_t)EMU_INLINE_PAGE_WRITABLE));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), PAGE_FIELD(read_tag));
 	miss_if(a, m, JIT_CC_NZ);
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+}
+
+/* The same; then r8 = its data, rax = addr & 4095. */
+static void readable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned keep)
+{
+	readable_page(a, m, keep);
+	emit(a, MOV, jit_r(JR_R8, 8), PAGE_FIELD(data));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 }
@@ -279,15 +287,22 @@ static void build_read(struct jit_asm *a, struct cache_hash *s, struct jit_misse
 		within_entry(a, m, size);
 	if (checked)
 		below_hits_limit(a, m);
-	readable_page_data(a, m, aligned ? size - 1 : 0);
-	if (checked)
-		bytes_known(a, s, m, size);
 	/* The value: rax (and r11, 16 bytes' upper half) = the bytes at
-	 * data + (addr & 4095). */
+	 * data + (addr & 4095); unchecked, at delta + addr, the page offset
+	 * not needed. */
+	int base = JR_R8, index = JR_RAX;
+	if (checked) {
+		readable_page_data(a, m, aligned ? size - 1 : 0);
+		bytes_known(a, s, m, size);
+	} else {
+		readable_page(a, m, aligned ? size - 1 : 0);
+		emit(a, MOV, jit_r(JR_R8, 8), PAGE_FIELD(delta));
+		index = JR_RSI;
+	}
 	unsigned lane = size > 8 ? 8 : size;
 	if (size == 16)
-		emit(a, MOV, jit_r(JR_R11, 8), jit_m(JR_R8, JR_RAX, 1, 8, 8));
-	struct jit_opnd at = jit_m(JR_R8, JR_RAX, 1, 0, lane);
+		emit(a, MOV, jit_r(JR_R11, 8), jit_m(base, index, 1, 8, 8));
+	struct jit_opnd at = jit_m(base, index, 1, 0, lane);
 	if (size < 4)
 		emit(a, ZYDIS_MNEMONIC_MOVZX, jit_r(JR_RAX, 4), at);
 	else
@@ -315,9 +330,9 @@ static void writable_page_data(struct jit_asm *a, struct jit_misses *m, unsigned
 {
 	page_entry_to_rax(a, keep);
 	emit(a, ZYDIS_MNEMONIC_OR, jit_r(JR_RDX, 8), contract(JIT_INLINE(write_tag_bit)));
-	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), jit_m(JR_RAX, JR_NONE, 0, 0, 8));
+	emit(a, ZYDIS_MNEMONIC_CMP, jit_r(JR_RDX, 8), PAGE_FIELD(tag));
 	miss_if(a, m, JIT_CC_NZ);
-	emit(a, MOV, jit_r(JR_R8, 8), jit_m(JR_RAX, JR_NONE, 0, 8, 8));
+	emit(a, MOV, jit_r(JR_R8, 8), PAGE_FIELD(data));
 	emit(a, MOV, jit_r(JR_RAX, 4), jit_r(JR_RSI, 4));
 	emit(a, ZYDIS_MNEMONIC_AND, jit_r(JR_RAX, 4), jit_i(4095));
 }

@@ -109,7 +109,8 @@ static void tlb_fill(struct memory_mirror *m, struct mirror_page *p)
 	unsigned i = tlb_index(p->addr);
 	bool writable = p->dirty && (p->prot & MAPPING_WRITE) && !write_guarded(m, p->addr);
 	m->tlb.entries[i] = (struct mirror_tlb_entry){
-		.tag = p->addr | (writable ? MIRROR_TLB_WRITABLE : 0), .data = p->data };
+		.tag = p->addr | (writable ? MIRROR_TLB_WRITABLE : 0), .data = p->data,
+		.read_tag = p->addr, .delta = (uintptr_t)p->data - (uintptr_t)p->addr };
 	m->tlb_pages[i] = p;
 }
 
@@ -117,7 +118,8 @@ static void tlb_forget(struct memory_mirror *m, const struct mirror_page *p)
 {
 	unsigned i = tlb_index(p->addr);
 	if (m->tlb_pages[i] == p) {
-		m->tlb.entries[i] = (struct mirror_tlb_entry){ .tag = MIRROR_TLB_EMPTY };
+		m->tlb.entries[i] = (struct mirror_tlb_entry){ .tag = MIRROR_TLB_EMPTY,
+							       .read_tag = MIRROR_TLB_EMPTY };
 		m->tlb_pages[i] = NULL;
 	}
 }
@@ -166,7 +168,7 @@ struct memory_mirror *memory_mirror_new(const struct mirror_backend *backend,
 	m->backend = *backend;
 	m->maps = maps;
 	for (unsigned i = 0; i < MIRROR_TLB_ENTRIES; i++)
-		m->tlb.entries[i].tag = MIRROR_TLB_EMPTY;
+		m->tlb.entries[i].tag = m->tlb.entries[i].read_tag = MIRROR_TLB_EMPTY;
 	return m;
 }
 

@@ -59,9 +59,10 @@ struct mirror_page;
  * The translation cache: recently used cached pages by page number modulo
  * MIRROR_TLB_ENTRIES. It is the first member of struct memory_mirror, so
  * that the inline accessors below serve an access to a cached page with no
- * call. Only memory_mirror.c changes it. An entry is 16 bytes, so the
- * entries of neighbouring pages share a cache line: a program's pages
- * take as many lines whatever the size; 16,384 entries (256 KiB) serve
+ * call. Only memory_mirror.c changes it. An entry is 32 bytes (the
+ * emulator's struct emu_inline_page), so the entries of neighbouring
+ * pages share a cache line: a program's pages take as many lines
+ * whatever the size; 16,384 entries (512 KiB) serve
  * the tables of xz's match finder (4 MiB and more, read at random),
  * which 1,024 left mostly to the call (12% of the samples of xz's
  * recording of 1 MB; −2.3% host instructions on 100 kB).
@@ -74,6 +75,8 @@ struct mirror_tlb_entry {
 	uint64_t tag;  /* the page's address, | MIRROR_TLB_WRITABLE; or EMPTY */
 	uint8_t *data; /* the page's bytes (readable: only such are cached),
 			* followed by its dirty bits, one per byte */
+	uint64_t read_tag; /* the page's address, or EMPTY */
+	uintptr_t delta;   /* data - the page's address */
 };
 
 struct memory_mirror_tlb {
@@ -156,8 +159,7 @@ static inline const struct mirror_tlb_entry *memory_mirror_tlb_lookup(
 	const struct memory_mirror *m, uint64_t addr, size_t len)
 {
 	const struct mirror_tlb_entry *t = memory_mirror_tlb_entry(m, addr);
-	if ((t->tag & ~(uint64_t)MIRROR_TLB_WRITABLE) != (addr & ~(uint64_t)4095) ||
-	    len > MIRROR_INLINE_MAX ||
+	if (t->read_tag != (addr & ~(uint64_t)4095) || len > MIRROR_INLINE_MAX ||
 	    (addr & 4095) + len > 4096)
 		return NULL;
 	return t;

@@ -297,6 +297,8 @@ TRACED_UINT_SIZED(8)
 _Static_assert(sizeof(struct mirror_tlb_entry) == sizeof(struct emu_inline_page) &&
 		       offsetof(struct mirror_tlb_entry, tag) == offsetof(struct emu_inline_page, tag) &&
 		       offsetof(struct mirror_tlb_entry, data) == offsetof(struct emu_inline_page, data) &&
+		       offsetof(struct mirror_tlb_entry, read_tag) == offsetof(struct emu_inline_page, read_tag) &&
+		       offsetof(struct mirror_tlb_entry, delta) == offsetof(struct emu_inline_page, delta) &&
 		       MIRROR_TLB_WRITABLE == EMU_INLINE_PAGE_WRITABLE,
 	       "the mirror's translation cache is the emulator's inline page table");
 _Static_assert(PREDICT_CACHE_LINE == 8 && PREDICT_CACHE_GROUP_LOG2 == 3,

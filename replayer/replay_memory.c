@@ -15,7 +15,7 @@
 static void forget_inline_pages(struct emu_inline_page *pages)
 {
 	for (unsigned i = 0; i < INLINE_PAGES; i++)
-		pages[i] = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
+		emu_inline_page_clear(&pages[i]);
 }
 
 /* Writes to every page of the table call again (their pages shared with a
@@ -38,7 +38,7 @@ static void inline_page_moved(void *ctx, uint64_t page_addr)
 	}
 	struct emu_inline_page *e = &pages[(page_addr >> 12) % INLINE_PAGES];
 	if ((e->tag & ~(uint64_t)EMU_INLINE_PAGE_WRITABLE) == page_addr)
-		*e = (struct emu_inline_page){ .tag = UINT64_MAX, .data = NULL };
+		emu_inline_page_clear(e);
 }
 
 int process_memory_init(struct process_memory *p, struct memory_image *image)
@@ -212,7 +212,7 @@ static inline void offer_inline_page(struct process_memory *p, uint64_t pg)
 		return;
 	uint8_t *data = memory_image_page_data(p->image, pg * PAGE_SIZE, false);
 	if (data)
-		*e = (struct emu_inline_page){ .tag = pg * PAGE_SIZE, .data = data };
+		emu_inline_page_set(e, pg * PAGE_SIZE, data, false);
 }
 
 static inline bool decoded_may_contain(const struct process_memory *p, uint64_t pg)

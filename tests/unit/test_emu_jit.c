@@ -83,7 +83,6 @@ struct access {
 #define INLINE_WATCH_BITS 256
 #define INLINE_CACHE_LOG2 6
 #define INLINE_MULTIPLIER 0x9E3779B97F4A7C15ull
-#define INLINE_NO_PAGE UINT64_MAX
 /* The cache's size in use (at most 2^INLINE_CACHE_LOG2 entries) and its
  * hash (the multiplier's, or direct-mapped): tests change them between
  * runs. */
@@ -223,8 +222,7 @@ static void table_fill(struct tmem *m, uint64_t addr)
 	if (!p || page == DATA_BASE + 0x1000 || page >= KHIGH_BASE)
 		return;
 	bool writable = tmem_at(m, page, 4096, A_WRITE) != NULL && !watched(m, page);
-	m->pages[(page >> 12) & (INLINE_PAGES - 1)] =
-		(struct emu_inline_page){ page | (writable ? EMU_INLINE_PAGE_WRITABLE : 0), p };
+	emu_inline_page_set(&m->pages[(page >> 12) & (INLINE_PAGES - 1)], page, p, writable);
 }
 
 /* A read of the bytes at p: a hit is counted, a miss logged. */
@@ -243,7 +241,7 @@ static void predicted_read(struct tmem *m, uint64_t addr, const uint8_t *p, size
 	cache_take(m, addr, p, size);
 	if (m->drop_on_miss)
 		for (unsigned i = 0; i < INLINE_PAGES; i++)
-			m->pages[i] = (struct emu_inline_page){ INLINE_NO_PAGE, NULL };
+			emu_inline_page_clear(&m->pages[i]);
 	tmem_log(m, A_READ, via, EMU_MEM_OK, size, addr, le_value(p, size));
 	m->log[m->n - 1].hits_before = m->hits_since_miss;
 	m->hits_settled += m->hits_since_miss;
@@ -1545,7 +1543,7 @@ static void machine_start(struct machine *m, const struct program *p, int varian
 	if (m->mem.predicting) /* half the data lines zero (see zero_lines) */
 		zero_lines(m->bytes[R_DATA], regions[R_DATA].size);
 	for (unsigned i = 0; i < INLINE_PAGES; i++)
-		m->mem.pages[i] = (struct emu_inline_page){ INLINE_NO_PAGE, NULL };
+		emu_inline_page_clear(&m->mem.pages[i]);
 	memset(m->mem.cache, 0, sizeof(m->mem.cache));
 	m->mem.hits_settled = m->mem.hits_since_miss = m->mem.called_hits = 0;
 	m->mem.called_inline_writes = 0;
