@@ -275,6 +275,93 @@ bool jit_flags_deferrable(const struct emu_block *b, const bool *lowered, unsign
 	return l == LOWER_JCC || (l == LOWER_JMP && end->opnd[0].kind == EMU_OPND_IMM);
 }
 
+/* What instruction i leaves pending, when it is an operation whose
+ * flags can be remade from the guest registers (an operand register the
+ * result replaces is remade from the result: not when it is the other
+ * operand too). */
+static bool remade_form(const struct emu_insn *insn, struct jit_remade_flags *f)
+{
+	const struct emu_operand *d = &insn->opnd[0], *s = &insn->opnd[1];
+	if (lowering_of(insn) != LOWER_ALU || !is_gpr(d) || (d->size != 4 && d->size != 8) ||
+	    (s->kind != EMU_OPND_IMM && !(is_gpr(s) && s->size == d->size)))
+		return false;
+	struct alu_lowering op = alu_lowering_of(insn->mnemonic);
+	*f = (struct jit_remade_flags){
+		.kind = (uint8_t)op.lazy, .size = (uint8_t)d->size, .dst = (uint8_t)gpr_of(d),
+		.writes = op.writes, .src_imm = s->kind == EMU_OPND_IMM,
+	};
+	if (f->src_imm)
+		f->imm = emu_sign_extend(insn->imm, 4); /* (as alu_immediate: sizes 4 and 8) */
+	else
+		f->src = (uint8_t)gpr_of(s);
+	return f->src_imm || !f->writes || op.lazy == EMU_LAZY_LOGIC || f->src != f->dst;
+}
+
+/* Whether a lowered move writes guest register g. */
+static bool move_writes(const struct emu_insn *insn, unsigned g)
+{
+	return is_gpr(&insn->opnd[0]) && gpr_of(&insn->opnd[0]) == g;
+}
+
+bool jit_flags_remakeable(const struct emu_block *b, const bool *lowered, unsigned i,
+			  unsigned *until, struct jit_remade_flags *f)
+{
+	if (!lowered[i] || !remade_form(&b->insns[i], f))
+		return false;
+	for (unsigned j = i + 1; j < b->count; j++) {
+		const struct emu_insn *insn = &b->insns[j];
+		if (!lowered[j] || jit_rotate_lowerable(insn))
+			return false;
+		switch (lowering_of(insn)) {
+		case LOWER_ALU: /* writes all six, reads none */
+			*until = j;
+			return true;
+		case LOWER_SHIFT:
+			if (shift_count(insn) == 0)
+				return false;
+			*until = j;
+			return true;
+		case LOWER_MOVE:
+			if (move_writes(insn, f->dst) || (!f->src_imm && move_writes(insn, f->src)))
+				return false;
+			continue;
+		case LOWER_NOTHING:
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+void jit_remake_flags(struct jit_xlate *x, const struct jit_remade_flags *f)
+{
+	emit(x, MOV, jit_r(JR_RCX, 8), jit_cpu_field(JIT_GPR(f->dst), 8));
+	if (f->src_imm)
+		jit_mov_imm(&x->a, JR_RDX, (uint64_t)f->imm);
+	else
+		emit(x, MOV, jit_r(JR_RDX, 8), jit_cpu_field(JIT_GPR(f->src), 8));
+	bool logic = f->kind == EMU_LAZY_LOGIC;
+	if (f->writes) { /* rcx is the result: a is remade from it */
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(JR_RCX, 8));
+		if (!logic) {
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RDX, 8));
+			emit(x, f->kind == EMU_LAZY_ADD ? ZYDIS_MNEMONIC_SUB : ZYDIS_MNEMONIC_ADD,
+			     jit_r(JR_RCX, 8), jit_r(JR_RDX, 8));
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RCX, 8));
+		}
+	} else { /* cmp, test: rcx is the first operand */
+		if (!logic) {
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_A, 8), jit_r(JR_RCX, 8));
+			emit(x, MOV, jit_cpu_field(JIT_LAZY_B, 8), jit_r(JR_RDX, 8));
+		}
+		emit(x, logic ? ZYDIS_MNEMONIC_AND : ZYDIS_MNEMONIC_SUB, jit_r(JR_RCX, 8),
+		     jit_r(JR_RDX, 8));
+		emit(x, MOV, jit_cpu_field(JIT_LAZY_RES, 8), jit_r(JR_RCX, 8));
+	}
+	emit(x, MOV, jit_cpu_field(JIT_LAZY_WORD, 4), jit_i((int64_t)f->kind | (int64_t)f->size << 8));
+}
+
 void jit_count_uses(const struct emu_insn *insn, unsigned uses[EMU_GPR_COUNT])
 {
 	for (unsigned i = 0; i < insn->nopnd && i < 4; i++) {
@@ -754,9 +841,10 @@ static void alu_compute_in(struct jit_xlate *x, struct alu_lowering op, int a, s
 		emit(x, MOV, jit_r(into, 8), jit_r(a, 8));
 	if (b.kind == JIT_REG)
 		b.size = (uint8_t)size;
-	if (x->flags_dead) {
+	if (x->flags_dead || x->remake_flags) {
 		/* No store: nothing reads them before the next ALU
-		 * instruction replaces them (jit_flags_overwritten). */
+		 * instruction replaces them (jit_flags_overwritten), or only
+		 * an exit, which remakes them (jit_flags_remakeable). */
 		emit(x, op.host, jit_r(into, size), b);
 		x->lazy_kind = EMU_LAZY_NONE;
 		return;

@@ -350,6 +350,8 @@ static void emit_exit(struct jit_xlate *x, const struct jit_exit *e, size_t epil
 		}
 	}
 	store_guests(x, e->dirty);
+	if (x->remade_at[e->index] >= 0) /* (rax kept: a handler's status) */
+		jit_remake_flags(x, &x->remade[x->remade_at[e->index]]);
 	if (e->status_from_eax) {
 		emit(x, ZYDIS_MNEMONIC_MOV, jit_r(JR_RAX, 4), jit_r(JR_RAX, 4));
 		jit_mov_imm(&x->a, JR_RDX, (uint64_t)e->index << 32);
@@ -545,6 +547,17 @@ void jit_lower_at(struct jit_xlate *x, const bool *lowered, unsigned i)
 	x->wrote = false;
 	x->flags_dead = jit_flags_overwritten(b, lowered, i);
 	x->defer_flags = !x->flags_dead && jit_flags_deferrable(b, lowered, i);
+	x->remake_flags = false;
+	unsigned until;
+	struct jit_remade_flags f;
+	if (!x->flags_dead && !x->defer_flags && x->n_remade < JIT_MAX_REMADE &&
+	    jit_flags_remakeable(b, lowered, i, &until, &f)) {
+		x->remake_flags = true;
+		x->remade[x->n_remade] = f;
+		for (unsigned m = i + 1; m <= until; m++)
+			x->remade_at[m] = (int8_t)x->n_remade;
+		x->n_remade++;
+	}
 	unsigned colds = x->n_cold;
 	jit_lower(x, &b->insns[i]);
 	if (x->wrote && i + 1 < b->count) {
@@ -679,6 +692,7 @@ void emu_jit_translate(struct emu_cpu *cpu, struct emu_block *b)
 	struct emu_jit *jit = cpu->jit;
 	struct jit_xlate *x = jit->xlate;
 	memset(x, 0, offsetof(struct jit_xlate, exits));
+	memset(x->remade_at, -1, sizeof(x->remade_at));
 	x->a = (struct jit_asm){ .buf = jit->scratch, .cap = SCRATCH_SIZE, .cache = jit->encoded };
 	x->b = b;
 	x->cpu = cpu;

@@ -106,6 +106,20 @@ struct jit_deferred_flags {
 	struct jit_opnd b;   /* a host register or an immediate */
 };
 
+/* The pending flags of an operation of registers that a later
+ * instruction of the block replaces, kept out of cpu->lazy until then
+ * (jit_flags_remakeable): the instructions between only move data and
+ * leave its operands' registers alone, so an exit on the way (a fault,
+ * a call's stop) remakes them from the guest registers it stored. */
+struct jit_remade_flags {
+	uint8_t kind, size; /* enum emu_lazy_kind; operand bytes */
+	uint8_t dst, src;   /* guest registers (src unless src_imm) */
+	bool writes;        /* dst holds the result, else the first operand */
+	bool src_imm;
+	int64_t imm;        /* as the host instruction took it */
+};
+#define JIT_MAX_REMADE 32
+
 struct jit_xlate {
 	struct jit_asm a;
 	const struct emu_cpu *cpu;
@@ -122,6 +136,9 @@ struct jit_xlate {
 	bool defer_flags;           /* the current instruction's flags are
 				     * stored at the block's end only
 				     * (jit_flags_deferrable) */
+	bool remake_flags;          /* the current instruction's flags are
+				     * remade by the exits that need them
+				     * (struct jit_remade_flags) */
 	struct jit_deferred_flags deferred;
 	/* What cpu->lazy holds, when a lowered instruction of this block
 	 * set it (EMU_LAZY_NONE when unknown here): a conditional jump can
@@ -141,10 +158,15 @@ struct jit_xlate {
 				     * an MXCSR scope (jit_lower_sse.c) */
 	unsigned n_exits;
 	unsigned n_cold;
+	unsigned n_remade;
+	/* Which of remade[] holds the flags before instruction m, or -1
+	 * (cpu->lazy does): set for the instructions of each one's span. */
+	int8_t remade_at[EMU_MAX_BLOCK_INSNS + 1];
 	/* Last, and used up to their counts only: a translation clears
 	 * what comes before them (jit_translate.c). */
 	struct jit_exit exits[JIT_MAX_EXITS];
 	struct jit_cold cold[JIT_MAX_COLD];
+	struct jit_remade_flags remade[JIT_MAX_REMADE];
 };
 
 /* The stack slots ([rsp + 8 * n]) values are kept in across calls: three
@@ -316,6 +338,17 @@ bool jit_block_overwrites_flags(const struct emu_block *b, const bool *lowered);
 bool jit_flags_deferrable(const struct emu_block *b, const bool *lowered, unsigned i);
 /* The deferred pending flags (x->deferred) into cpu->lazy. */
 void jit_store_deferred_flags(struct jit_xlate *x);
+/* Whether instruction i's pending flags may be left out of cpu->lazy and
+ * remade by the exits before the instruction that replaces them
+ * (*until): a lowered add/sub/cmp/and/or/xor/test of a 4- or 8-byte
+ * register with a register or an immediate, then only lowered moves
+ * (of memory too) that write neither operand's register, then a lowered
+ * instruction that replaces every status flag. What it left out: *f. */
+bool jit_flags_remakeable(const struct emu_block *b, const bool *lowered, unsigned i,
+			  unsigned *until, struct jit_remade_flags *f);
+/* f into cpu->lazy, from the guest registers in cpu->regs (an exit's,
+ * after it stored them); clobbers rcx and rdx. */
+void jit_remake_flags(struct jit_xlate *x, const struct jit_remade_flags *f);
 void jit_lower(struct jit_xlate *x, const struct emu_insn *insn);
 /* The instruction's memory operand's address into rsi, as emu_mem_addr
  * computes it, without touching the host flags. */

@@ -2424,6 +2424,66 @@ START_TEST(test_divides)
 }
 END_TEST
 
+/* --- flags remade at an exit ---------------------------------------------------- */
+
+/* Loops where an operation of registers is followed by a load and then
+ * by an instruction that replaces the flags: translated code leaves the
+ * operation's flags out of cpu->lazy, and the load's page fault, at the
+ * 128th turn (r10 = (400 - rcx) * 64 leaves the data pages), remakes
+ * them from the registers (jit_flags_remakeable). One loop per form. */
+enum remade_case { RM_ADD, RM_SUB_IMM, RM_CMP, RM_TEST, RM_XOR_IMM, RM_AND, RM_COUNT };
+static const char *const remade_case_names[RM_COUNT] = {
+	"add r64, r64", "sub r32, imm", "cmp r64, r64", "test r32, r32", "xor r64, imm", "and r32, r32"
+};
+
+static void build_remade_flags(struct program *p, enum remade_case k)
+{
+	struct asmb a = loop_code(p);
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_R9, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_R10, 8), R(EMU_RCX, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SHL, R(EMU_R10, 8), I(6)));
+	/* rax walks through values whose flags differ turn by turn */
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_IMUL, R(EMU_RAX, 8), R(EMU_R12, 8)));
+	switch (k) {
+	case RM_ADD: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_RAX, 8), R(EMU_RDX, 8))); break;
+	case RM_SUB_IMM: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_SUB, R(EMU_RAX, 4), I(0x7fff1234))); break;
+	case RM_CMP: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_CMP, R(EMU_RAX, 8), R(EMU_RDX, 8))); break;
+	case RM_TEST: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_TEST, R(EMU_RAX, 4), R(EMU_RDX, 4))); break;
+	case RM_XOR_IMM: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_XOR, R(EMU_RAX, 8), I(-0x5a5a))); break;
+	default: ck_assert(EMIT(&a, ZYDIS_MNEMONIC_AND, R(EMU_RAX, 4), R(EMU_RDX, 4))); break;
+	}
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R8, 8), M(EMU_RBX, EMU_R10, 1, 0, 8, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, M(EMU_RBX, EMU_R10, 1, 8, 8, 8), R(EMU_R11, 8)));
+	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_ADD, R(EMU_R11, 8), R(EMU_R8, 8)));
+	end_counted_loop(p, &a);
+	p->gpr[EMU_RBX] = DATA_BASE;
+	p->gpr[EMU_RAX] = 0x8000000000000001ull;
+	p->gpr[EMU_RDX] = 0x7fffffff80000003ull;
+	p->gpr[EMU_R9] = 400;
+	p->gpr[EMU_R12] = 0x9e3779b97f4a7c15ull;
+}
+
+START_TEST(test_remade_flags)
+{
+	struct rig g = rig_new();
+	struct program *p = g.p;
+	struct machine *a = g.a, *b = g.b;
+	struct rng r = { test_seed() | 1 };
+	for (int k = 0; k < RM_COUNT; k++) {
+		build_remade_flags(p, (enum remade_case)k);
+		for (int v = 0; v < V_COUNT; v++) {
+			struct context c = { remade_case_names[k], test_seed(), 0, v };
+			compare_whole(&c, p, a, b);
+			assert_ends_in_fault(remade_case_names[k], a, EMU_FAULT_PF);
+			ck_assert_uint_eq(emu_regs(a->cpu)->gpr[EMU_RCX], 400 - 128);
+			ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
+			compare_chunked_runs(&c, p, a, b, &r);
+		}
+	}
+	rig_free(&g);
+}
+END_TEST
+
 /* --- SSE moves ----------------------------------------------------------------- */
 
 /* A writable address outside [avoid, avoid + 16) whose prediction-cache
@@ -3310,6 +3370,7 @@ static Suite *emu_jit_suite(void)
 	tcase_add_test(tc, test_indirect_targets);
 	tcase_add_test(tc, test_flags_across_chains);
 	tcase_add_test(tc, test_divides);
+	tcase_add_test(tc, test_remade_flags);
 	suite_add_tcase(s, tc);
 	return s;
 }
