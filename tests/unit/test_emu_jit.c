@@ -2401,26 +2401,56 @@ static void build_divides(struct program *p, enum divide_case k)
 	p->gpr[EMU_R10] = (1ull << 40) + 5;
 }
 
-START_TEST(test_divides)
+/* Hand-built loops, one per case, that end in a fault once translated:
+ * each run whole and in chunks by both machines, its interpreted run
+ * ending in the case's fault at the turn its rcx says. */
+struct fault_loops {
+	const char *const *names;
+	int count;
+	void (*build)(struct program *p, int k);
+	enum emu_fault_vector (*fault)(int k);
+	uint64_t (*rcx_at_fault)(int k);
+};
+
+static void compare_fault_loops(const struct fault_loops *f)
 {
 	struct rig g = rig_new();
 	struct program *p = g.p;
 	struct machine *a = g.a, *b = g.b;
 	struct rng r = { test_seed() | 1 };
-	for (int k = 0; k < D_COUNT; k++) {
-		build_divides(p, (enum divide_case)k);
+	for (int k = 0; k < f->count; k++) {
+		f->build(p, k);
 		for (int v = 0; v < V_COUNT; v++) {
-			struct context c = { divide_case_names[k], test_seed(), 0, v };
+			struct context c = { f->names[k], test_seed(), 0, v };
 			compare_whole(&c, p, a, b);
-			assert_ends_in_fault(divide_case_names[k], a,
-					     k == D_UPPER ? EMU_FAULT_UD : EMU_FAULT_DE);
-			ck_assert_uint_eq(emu_regs(a->cpu)->gpr[EMU_RCX], k == D_ZERO ? 1
-									  : k == D_WIDE ? 143 : 0);
+			assert_ends_in_fault(f->names[k], a, f->fault(k));
+			ck_assert_uint_eq(emu_regs(a->cpu)->gpr[EMU_RCX], f->rcx_at_fault(k));
 			ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
 			compare_chunked_runs(&c, p, a, b, &r);
 		}
 	}
 	rig_free(&g);
+}
+
+static void build_divide_case(struct program *p, int k)
+{
+	build_divides(p, (enum divide_case)k);
+}
+
+static enum emu_fault_vector divide_fault(int k)
+{
+	return k == D_UPPER ? EMU_FAULT_UD : EMU_FAULT_DE;
+}
+
+static uint64_t divide_rcx_at_fault(int k)
+{
+	return k == D_ZERO ? 1 : k == D_WIDE ? 143 : 0;
+}
+
+START_TEST(test_divides)
+{
+	compare_fault_loops(&(struct fault_loops){ divide_case_names, D_COUNT, build_divide_case,
+						   divide_fault, divide_rcx_at_fault });
 }
 END_TEST
 
@@ -2436,7 +2466,7 @@ static const char *const remade_case_names[RM_COUNT] = {
 	"add r64, r64", "sub r32, imm", "cmp r64, r64", "test r32, r32", "xor r64, imm", "and r32, r32"
 };
 
-static void build_remade_flags(struct program *p, enum remade_case k)
+static void build_remade_flags(struct program *p, int k)
 {
 	struct asmb a = loop_code(p);
 	ck_assert(EMIT(&a, ZYDIS_MNEMONIC_MOV, R(EMU_R10, 8), R(EMU_R9, 8)));
@@ -2463,24 +2493,22 @@ static void build_remade_flags(struct program *p, enum remade_case k)
 	p->gpr[EMU_R12] = 0x9e3779b97f4a7c15ull;
 }
 
+static enum emu_fault_vector remade_fault(int k)
+{
+	(void)k;
+	return EMU_FAULT_PF;
+}
+
+static uint64_t remade_rcx_at_fault(int k)
+{
+	(void)k;
+	return 400 - 128;
+}
+
 START_TEST(test_remade_flags)
 {
-	struct rig g = rig_new();
-	struct program *p = g.p;
-	struct machine *a = g.a, *b = g.b;
-	struct rng r = { test_seed() | 1 };
-	for (int k = 0; k < RM_COUNT; k++) {
-		build_remade_flags(p, (enum remade_case)k);
-		for (int v = 0; v < V_COUNT; v++) {
-			struct context c = { remade_case_names[k], test_seed(), 0, v };
-			compare_whole(&c, p, a, b);
-			assert_ends_in_fault(remade_case_names[k], a, EMU_FAULT_PF);
-			ck_assert_uint_eq(emu_regs(a->cpu)->gpr[EMU_RCX], 400 - 128);
-			ck_assert_uint_gt(emu_jit_translations(b->cpu), 0);
-			compare_chunked_runs(&c, p, a, b, &r);
-		}
-	}
-	rig_free(&g);
+	compare_fault_loops(&(struct fault_loops){ remade_case_names, RM_COUNT, build_remade_flags,
+						   remade_fault, remade_rcx_at_fault });
 }
 END_TEST
 
