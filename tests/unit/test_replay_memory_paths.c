@@ -97,6 +97,8 @@ START_TEST(a_page_written_before_it_is_read_takes_inline_writes)
 	const struct emu_inline_page *e = &proc.inline_pages[(page >> 12) % INLINE_PAGES];
 	ck_assert_uint_eq(e->tag, page | EMU_INLINE_PAGE_WRITABLE);
 	ck_assert_ptr_eq(e->data, memory_image_page_data(proc.image, page, true));
+	ck_assert_uint_eq(e->read_tag, page);
+	ck_assert_uint_eq(e->delta, (uintptr_t)e->data - page);
 	/* Counted as read: its reads are made inline too, unseen. */
 	ck_assert(code_page_set_contains(read, page >> 12));
 	ck_assert(code_page_set_contains(written, page >> 12));
@@ -107,6 +109,36 @@ START_TEST(a_page_written_before_it_is_read_takes_inline_writes)
 	process_memory_fini(&proc);
 	code_page_set_free(read);
 	code_page_set_free(written);
+}
+END_TEST
+
+/* A snapshot shares the page, a store then gives the image a copy (as a
+ * kernel write's record does, with no read or write of the replay's to
+ * offer the page again): the entry reads (read_tag, delta) the image's
+ * bytes or none, never the snapshot's. */
+START_TEST(a_page_copied_after_a_snapshot_is_not_read_where_it_was)
+{
+	struct process_memory proc;
+	struct replay_memory m;
+	open_memory(&proc, &m);
+	uint64_t page = DATA + 4 * 4096;
+	ck_assert_int_eq(replay_memory_ops.write_uint_sized[3](&m, page, 1), EMU_MEM_OK);
+	const struct emu_inline_page *e = &proc.inline_pages[(page >> 12) % INLINE_PAGES];
+	ck_assert_uint_eq(e->read_tag, page);
+	uint8_t *before = e->data;
+	struct memory_image *snap = memory_image_snapshot(proc.image);
+	ck_assert(snap);
+	const uint8_t two[8] = { 2 };
+	ck_assert(memory_image_store(proc.image, page + 8, two, sizeof(two)));
+	uint8_t *now = memory_image_page_data(proc.image, page, false);
+	ck_assert_ptr_ne(now, before);
+	if (e->read_tag == page)
+		ck_assert_uint_eq(e->delta, (uintptr_t)now - page);
+	else
+		ck_assert_uint_eq(e->read_tag, UINT64_MAX);
+	memory_image_free(snap);
+	replay_memory_fini(&m);
+	process_memory_fini(&proc);
 }
 END_TEST
 
@@ -146,6 +178,7 @@ static Suite *replay_memory_paths_suite(void)
 	tcase_add_test(tc, reads_after_a_miss_are_inline_up_to_the_next);
 	tcase_add_test(tc, a_page_written_before_it_is_read_takes_inline_writes);
 	tcase_add_test(tc, a_page_of_decoded_code_never_takes_inline_writes);
+	tcase_add_test(tc, a_page_copied_after_a_snapshot_is_not_read_where_it_was);
 	suite_add_tcase(s, tc);
 	return s;
 }
