@@ -55,12 +55,12 @@ timeout "$LIMIT" "$TTREC" attach -o "$tmp/$sig.idna" $prog 2>"$tmp/$sig.err" &
 rec=$!
 sleep 1
 kill -$sig $rec
-wait $rec
+wait_bounded $rec 120
 rec_rc=$?
 sleep 0.2
 vdso_after=$(vdso_bytes $prog)
 vdso_fresh=$(vdso_bytes $$)
-wait $prog
+wait_bounded $prog 120
 prog_rc=$?
 why=""
 [ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/$sig.err")"
@@ -83,7 +83,7 @@ prog=$!
 sleep 0.2
 timeout "$LIMIT" "$TTREC" attach -o "$tmp/exit.idna" $prog 2>"$tmp/exit.err"
 rec_rc=$?
-wait $prog
+wait_bounded $prog 120
 prog_rc=$?
 why=""
 [ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/exit.err")"
@@ -113,9 +113,9 @@ attach_interrupted() {
 	rec=$!
 	sleep 1
 	kill -INT $rec
-	wait $rec
+	wait_bounded $rec 120
 	rec_rc=$?
-	wait $prog
+	wait_bounded $prog 120
 	prog_rc=$?
 	why=""
 	[ $rec_rc -eq 0 ] || why="ttrec exit $rec_rc: $(tail -1 "$tmp/$name.err")"
@@ -169,8 +169,8 @@ first=$!
 sleep 0.5
 expect_error already-traced 77 'cannot attach' $prog
 kill -INT $first
-wait $first || bad "already-traced: the first recorder failed"
-wait $prog
+wait_bounded $first 120 || bad "already-traced: the first recorder failed"
+wait_bounded $prog 120
 [ $? -eq 23 ] || bad "already-traced: the program did not survive"
 # The hand-over option of --follow-fork (internal) on a process that no
 # recorder parked: refused, and the process runs on untouched.
@@ -179,7 +179,7 @@ expect_error resume-parked-bad-argument 64 'bad --resume-parked' --resume-parked
 prog=$!
 sleep 0.2
 expect_error resume-parked-not-parked 77 'cannot take parked process' --resume-parked=0,1000 $prog
-wait $prog
+wait_bounded $prog 120
 [ $? -eq 23 ] || bad "resume-parked-not-parked: the program did not survive"
 # 4. A program that stops and is continued by another process while
 # attached: each stop is held until the SIGCONT, its handler runs first
@@ -195,7 +195,7 @@ start_stopper() { # start_stopper OUT: in the background, $prog, once ready
 }
 start_stopper "$tmp/stops.native"
 kill -USR1 $prog
-wait $prog
+wait_bounded $prog 120
 start_stopper "$tmp/stops.out"
 timeout "$LIMIT" "$TTREC" attach -q -o "$tmp/stops.idna" $prog 2>"$tmp/stops.err" &
 rec=$!
@@ -205,9 +205,9 @@ for _ in $(seq 600); do
 done
 kill -USR1 $prog
 # (the continuer gives up after ten minutes: bounded)
-wait $rec
+wait_bounded $rec 120
 rec_rc=$?
-wait $prog
+wait_bounded $prog 120
 prog_rc=$?
 if [ $rec_rc -ne 0 ] || [ $prog_rc -ne 0 ] ||
    ! cmp -s "$tmp/stops.native" "$tmp/stops.out"; then
@@ -224,7 +224,7 @@ count=40
 prog=$!
 sleep 0.2
 timeout "$LIMIT" "$TTREC" attach -o "$tmp/noprog.idna" $prog 2>"$tmp/noprog.err"
-wait $prog
+wait_bounded $prog 120
 if grep -q -e $'\r' -e 'M/s)' "$tmp/noprog.err"; then
 	bad "progress line on a file: $(cat -A "$tmp/noprog.err" | head -3)"
 else
@@ -232,7 +232,7 @@ else
 fi
 if command -v script >/dev/null; then
 	# stdout of the program goes to a file; ttrec's stderr to script's pty.
-	script -qec "$TTREC run -o $tmp/prog.idna -- $COUNTER $count >/dev/null" /dev/null \
+	timeout "$LIMIT" script -qec "$TTREC run -o $tmp/prog.idna -- $COUNTER $count >/dev/null" /dev/null \
 		>"$tmp/tty.out" 2>&1 </dev/null
 	if grep -q $'\rttrec: [0-9.]* s, .* instructions (.* M/s), [0-9]* syscalls, .*B of trace' "$tmp/tty.out" &&
 	   grep -q $'\r\033\\[Kttrec: trace' "$tmp/tty.out"; then

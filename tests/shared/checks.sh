@@ -32,6 +32,32 @@ refuse() {
 status_is() {
 	if [ "$1" -eq "$2" ]; then ok; else bad "$3: status $2, not $1"; fi
 }
+# wait_bounded PID SECONDS: `wait PID` for a child in the background, but
+# one still there after SECONDS is shown (its state, its tracer, where it
+# is) and killed with its children, and the status is then 124: a hang is
+# a failed check with a clue, not a suite stopped by its time limit.
+wait_bounded() {
+	local pid=$1 tenths=$(($2 * 10))
+	while [ "$tenths" -gt 0 ] && [ -e "/proc/$pid" ] &&
+	      ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; do
+		sleep 0.1
+		tenths=$((tenths - 1))
+	done
+	[ "$tenths" -gt 0 ] && { wait "$pid"; return; }
+	local p
+	for p in "$pid" $(pgrep -P "$pid"); do
+		echo "still running after $2 s: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" \
+		     "$(grep -E '^(State|TracerPid)' "/proc/$p/status" 2>/dev/null | tr -s '\t\n' '  ')" \
+		     "wchan $(cat "/proc/$p/wchan" 2>/dev/null), syscall $(cat "/proc/$p/syscall" 2>/dev/null)"
+		if grep -q '^TracerPid:[[:space:]]*0$' "/proc/$p/status" 2>/dev/null && command -v gdb >/dev/null; then
+			timeout 20 gdb -batch -p "$p" -ex 'info registers rip' -ex bt 2>/dev/null | grep -E '^(rip|#)' | head -8
+		fi
+	done
+	pkill -KILL -P "$pid" 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	return 124
+}
 # finish NAME: the closing line, and the script's status.
 finish() {
 	echo "$1: $pass passed, $fail failed"
