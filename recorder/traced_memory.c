@@ -12,6 +12,9 @@
 
 #define PAGE_SIZE 4096u
 
+/* The miss cursor of a traced memory with no writer: no room, ever. */
+static struct idna_miss_cursor never_aimed;
+
 int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 		       struct idna_writer *writer, uint32_t stream,
 		       unsigned cache_log2_entries, struct traced_memory *sibling)
@@ -20,6 +23,9 @@ int traced_memory_init(struct traced_memory *tm, struct memory_mirror *mirror,
 	tm->mirror = mirror;
 	tm->writer = writer;
 	tm->stream = stream;
+	tm->misses = writer ? idna_writer_miss_cursor(writer, stream) : NULL;
+	if (!tm->misses)
+		tm->misses = &never_aimed;
 	if (!predict_cache_init(&tm->cache, cache_log2_entries))
 		return -1;
 	if (writer && !predict_cache_set_line_log2(&tm->cache, idna_writer_cache_log2_line(writer))) {
@@ -98,6 +104,16 @@ static __attribute__((noinline)) void log_miss_uint(struct traced_memory *tm,
 		tm->failed = 1;
 }
 
+/* An integer read's miss: put by the stream's cursor while it has room,
+ * with no call (miss_cursor.h). */
+static inline __attribute__((always_inline)) void note_miss_uint(struct traced_memory *tm,
+								 uint64_t hits_before,
+								 uint64_t value, unsigned n)
+{
+	if (!idna_miss_cursor_put_uint(tm->misses, hits_before, value, n))
+		log_miss_uint(tm, hits_before, value, n);
+}
+
 /* One read of at most IDNA_MAX_READ bytes against the prediction cache;
  * a miss is logged. */
 static inline __attribute__((always_inline)) void check_read(struct traced_memory *tm,
@@ -147,7 +163,7 @@ static __attribute__((noinline)) struct emu_mem_uint traced_read_uint_rest(struc
 	uint64_t value, hits_before;
 	if (memory_mirror_read_uint_cached(tm->mirror, addr, size, &value)) {
 		if (!predict_cache_record_read_uint(&tm->cache, addr, value, size, &hits_before))
-			log_miss_uint(tm, hits_before, value, size);
+			note_miss_uint(tm, hits_before, value, size);
 		return (struct emu_mem_uint){ .value = value, .status = EMU_MEM_OK };
 	}
 	uint8_t bytes[8] = { 0 };
@@ -267,7 +283,7 @@ traced_read_mispredicted(void *ctx, uint64_t addr, uint64_t value, unsigned size
 	struct traced_memory *tm = ctx;
 	uint64_t hits_before;
 	if (!predict_cache_record_read_uint(&tm->cache, addr, value, size, &hits_before))
-		log_miss_uint(tm, hits_before, value, size);
+		note_miss_uint(tm, hits_before, value, size);
 	return value;
 }
 

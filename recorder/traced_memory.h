@@ -18,6 +18,7 @@
 #include "emulator/emu.h"
 #include "recorder/memory_mirror.h"
 #include "trace-format/idna.h"
+#include "trace-format/miss_cursor.h"
 #include "trace-format/predict_cache.h"
 
 struct code_page_set;
@@ -30,6 +31,9 @@ struct traced_memory {
 	struct code_page_set *code_pages; /* the process's: shared by its threads */
 	bool owns_code_pages;
 	int failed;            /* the writer failed: stop recording */
+	/* The stream's MISS records while its chunk has room (miss_cursor.h);
+	 * one never aimed when there is no writer. */
+	struct idna_miss_cursor *misses;
 	uint64_t code_pages_logged;
 	/* The common read's tables, for translated code (emu.h); filled
 	 * each time the emulator asks, so the struct may move. */

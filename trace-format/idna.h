@@ -260,6 +260,7 @@ struct idna_writer_options {
 };
 
 struct idna_writer;
+struct idna_miss_cursor;
 
 /* The smallest ring (idna_writer_options.ring_bytes) for chunks of
  * chunk_bytes (0: the default size): four chunks. */
@@ -274,13 +275,19 @@ struct idna_writer *idna_writer_open(const char *path, const struct idna_writer_
 int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna_record *rec);
 
 /* The same for a MISS record, the recorder's most frequent: encoded
- * straight into the stream's open chunk when it has room. */
+ * straight into the stream's open chunk when it has room, after which the
+ * stream's miss cursor is lent the room that is left. */
 int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 			    const uint8_t *value, uint32_t len);
 /* The same for a value of len <= 8 bytes held in an integer (its low
  * bytes, little-endian); a longer len is refused as an invalid record. */
 int idna_writer_append_miss_uint(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 				 uint64_t value, uint32_t len);
+
+/* The stream's miss cursor (miss_cursor.h), for its appender to put MISS
+ * records with no call; NULL when the stream cannot be made. The pointer
+ * holds until the writer is closed. */
+struct idna_miss_cursor *idna_writer_miss_cursor(struct idna_writer *w, uint32_t stream);
 
 /* The stream will have no records for a while, or ever (its thread
  * ended): its open chunk is ended now instead of at close, so that the

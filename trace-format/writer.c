@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace-format/miss_cursor.h"
 #include "trace-format/predict_cache.h"
 #include "trace-format/record_codec.h"
 #include "trace-format/writer_internal.h"
@@ -24,6 +25,7 @@ struct stream_state {
 	struct chunk_buf *open; /* NULL when no chunk is being filled */
 	uint64_t chunks_ended;
 	uint64_t last_global_seq, last_icount;
+	struct idna_miss_cursor misses; /* aimed only into `open` */
 };
 
 struct idna_writer {
@@ -108,9 +110,39 @@ static void free_buf(struct chunk_buf *c)
 	free(c);
 }
 
+/* Counts the records the stream's miss cursor put into the open chunk
+ * and takes its room back (miss_cursor.h): the writer's own appends,
+ * chunk ends and statistics start here. */
+static void cursor_settle(struct idna_writer *w, struct stream_state *s)
+{
+	struct idna_miss_cursor *m = &s->misses;
+	if (!m->at)
+		return;
+	struct chunk_buf *c = s->open;
+	size_t n = (size_t)(m->at - (c->data + c->len));
+	c->len += n;
+	c->n_records += m->records;
+	w->stats.records += m->records;
+	w->stats.record_bytes += n;
+	*m = (struct idna_miss_cursor){ 0 };
+}
+
+/* Lends the cursor the open chunk's room up to where the chunk must end
+ * or its buffer does; none after an error (the slow path reports it). */
+static void cursor_aim(struct idna_writer *w, struct stream_state *s)
+{
+	struct chunk_buf *c = s->open;
+	size_t end = w->chunk_bytes < c->cap ? w->chunk_bytes : c->cap;
+	if (w->error[0] || c->len >= end)
+		return;
+	s->misses.at = c->data + c->len;
+	s->misses.room = end - c->len;
+}
+
 /* Queues a stream's open chunk; waits while the queue is full. */
 static int end_chunk(struct idna_writer *w, struct stream_state *s)
 {
+	cursor_settle(w, s);
 	struct chunk_buf *c = s->open;
 	s->open = NULL;
 	s->chunks_ended++;
@@ -205,6 +237,7 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 	struct stream_state *s = get_stream(w, stream);
 	if (!s)
 		return -1;
+	cursor_settle(w, s);
 	char err[128];
 	size_t n = record_encode(&s->codec, rec, w->scratch, err, sizeof(err));
 	if (n == 0) {
@@ -240,40 +273,27 @@ int idna_writer_append(struct idna_writer *w, uint32_t stream, const struct idna
 }
 
 /*
- * MISS records (man/idna.5: type, payload length, hits_before, value) are
- * nearly all a recording writes, so they are encoded here straight into
- * the stream's open chunk, as record_encode would encode them: the type
- * and the payload length (at most 10 + IDNA_MAX_READ) are one byte each.
- * The chunk has room for the longest such record, else NULL and the
- * caller goes through idna_writer_append.
+ * MISS records are nearly all a recording writes, so they are encoded
+ * here straight into the stream's open chunk, as record_encode would
+ * encode them (miss_cursor.h), when the chunk has room for the longest;
+ * else through idna_writer_append, which ends the chunk or grows its
+ * buffer. After either, the stream's cursor is lent what room is left,
+ * for the caller's next records.
  */
-enum { MISS_MAX_ENCODED = 1 + 1 + 10 + IDNA_MAX_READ };
-_Static_assert(IDNA_REC_MISS < 0x80 && 10 + IDNA_MAX_READ < 0x80,
-	       "a MISS record's type and payload length are one byte each");
 
-static struct chunk_buf *miss_room(struct idna_writer *w, uint32_t stream, uint32_t len)
+/* The stream, its cursor's records counted, when its open chunk has room
+ * for any MISS record; else NULL. */
+static struct stream_state *miss_stream(struct idna_writer *w, uint32_t stream)
 {
 	struct stream_state *s = stream < w->n_streams ? w->streams[stream] : NULL;
-	struct chunk_buf *c = s ? s->open : NULL;
-	if (!c || w->error[0] || len < 1 || len > IDNA_MAX_READ ||
-	    c->len + MISS_MAX_ENCODED > w->chunk_bytes || c->len + MISS_MAX_ENCODED > c->cap)
+	if (!s)
 		return NULL;
-	return c;
-}
-
-/* The record's bytes up to its value, at p; returns where the value goes. */
-static uint8_t *miss_head(uint8_t *p, uint64_t hits_before, uint32_t len)
-{
-	uint8_t *payload_len = p + 1;
-	p[0] = IDNA_REC_MISS;
-	p += 2;
-	while (hits_before >= 0x80) {
-		*p++ = (uint8_t)(hits_before | 0x80);
-		hits_before >>= 7;
-	}
-	*p++ = (uint8_t)hits_before;
-	*payload_len = (uint8_t)(p - payload_len - 1 + len);
-	return p;
+	cursor_settle(w, s);
+	struct chunk_buf *c = s->open;
+	if (!c || w->error[0] || c->len + IDNA_MISS_MAX_ENCODED > w->chunk_bytes ||
+	    c->len + IDNA_MISS_MAX_ENCODED > c->cap)
+		return NULL;
+	return s;
 }
 
 /* The record, ending at `end`, counted as appended. */
@@ -293,36 +313,44 @@ static int append_miss_record(struct idna_writer *w, uint32_t stream, uint64_t h
 	rec.u.miss.hits_before = hits_before;
 	rec.u.miss.value = value;
 	rec.u.miss.len = len;
-	return idna_writer_append(w, stream, &rec);
+	if (idna_writer_append(w, stream, &rec) != 0)
+		return -1;
+	cursor_aim(w, w->streams[stream]);
+	return 0;
 }
 
 int idna_writer_append_miss(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 			    const uint8_t *value, uint32_t len)
 {
-	struct chunk_buf *c = miss_room(w, stream, len);
-	if (!c)
+	struct stream_state *s = len >= 1 && len <= IDNA_MAX_READ ? miss_stream(w, stream) : NULL;
+	if (!s)
 		return append_miss_record(w, stream, hits_before, value, len);
-	uint8_t *p = miss_head(c->data + c->len, hits_before, len);
+	struct chunk_buf *c = s->open;
+	uint8_t *p = idna_miss_head(c->data + c->len, hits_before, len);
 	memcpy(p, value, len);
 	miss_appended(w, c, p + len);
+	cursor_aim(w, s);
 	return 0;
 }
 
 int idna_writer_append_miss_uint(struct idna_writer *w, uint32_t stream, uint64_t hits_before,
 				 uint64_t value, uint32_t len)
 {
+	struct stream_state *s = len >= 1 && len <= 8 ? miss_stream(w, stream) : NULL;
+	if (s) {
+		cursor_aim(w, s);
+		if (idna_miss_cursor_put_uint(&s->misses, hits_before, value, len))
+			return 0;
+	}
 	uint8_t bytes[8];
 	memcpy(bytes, &value, sizeof(bytes)); /* little-endian host */
-	struct chunk_buf *c = len <= sizeof(bytes) ? miss_room(w, stream, len) : NULL;
-	if (!c)
-		return append_miss_record(w, stream, hits_before, bytes,
-					  len <= sizeof(bytes) ? len : 0);
-	/* All eight bytes stored (the room is there), the record ends after
-	 * len of them: one store, not a copy of a variable length. */
-	uint8_t *p = miss_head(c->data + c->len, hits_before, len);
-	memcpy(p, bytes, sizeof(bytes));
-	miss_appended(w, c, p + len);
-	return 0;
+	return append_miss_record(w, stream, hits_before, bytes, len <= 8 ? len : 0);
+}
+
+struct idna_miss_cursor *idna_writer_miss_cursor(struct idna_writer *w, uint32_t stream)
+{
+	struct stream_state *s = get_stream(w, stream);
+	return s ? &s->misses : NULL;
 }
 
 static int wait_idle(struct idna_writer *w)
@@ -358,6 +386,9 @@ const char *idna_writer_error(const struct idna_writer *w)
 
 void idna_writer_get_stats(struct idna_writer *w, struct idna_writer_stats *out)
 {
+	for (uint32_t i = 0; i < w->n_streams; i++)
+		if (w->streams[i])
+			cursor_settle(w, w->streams[i]);
 	pthread_mutex_lock(&w->lock);
 	*out = w->stats;
 	pthread_mutex_unlock(&w->lock);

@@ -14,12 +14,14 @@
 #include "trace_sample.h"
 #include "trace-format/crc32c.h"
 #include "trace-format/file_format.h"
+#include "trace-format/miss_cursor.h"
 
 static const struct idna_writer_options small_chunks = {.chunk_bytes = 70000};
 
 /* How MISS records are appended: idna_writer_append, or the direct
- * paths (a value of up to 8 bytes as an integer, with miss_uint). */
-enum miss_path { MISS_GENERAL, MISS_BYTES, MISS_UINT };
+ * paths (a value of up to 8 bytes as an integer, with miss_uint, or put
+ * by the stream's cursor while it has room, as the recorder does). */
+enum miss_path { MISS_GENERAL, MISS_BYTES, MISS_UINT, MISS_CURSOR };
 
 static int append_sample(struct idna_writer *w, uint32_t stream, const struct idna_record *rec,
 			 enum miss_path path)
@@ -27,11 +29,15 @@ static int append_sample(struct idna_writer *w, uint32_t stream, const struct id
 	if (path == MISS_GENERAL || rec->type != IDNA_REC_MISS)
 		return idna_writer_append(w, stream, rec);
 	const struct idna_record *m = rec;
-	if (path == MISS_UINT && m->u.miss.len <= 8) {
+	if ((path == MISS_UINT || path == MISS_CURSOR) && m->u.miss.len <= 8) {
 		uint64_t value = 0;
 		memcpy(&value, m->u.miss.value, m->u.miss.len);
 		/* Bytes past len in the integer must not reach the file. */
 		value |= m->u.miss.len < 8 ? ~0ull << (8 * m->u.miss.len) : 0;
+		if (path == MISS_CURSOR &&
+		    idna_miss_cursor_put_uint(idna_writer_miss_cursor(w, stream),
+					      m->u.miss.hits_before, value, m->u.miss.len))
+			return 0;
 		return idna_writer_append_miss_uint(w, stream, m->u.miss.hits_before, value,
 						    m->u.miss.len);
 	}
@@ -39,8 +45,11 @@ static int append_sample(struct idna_writer *w, uint32_t stream, const struct id
 				       m->u.miss.len);
 }
 
+/* per_stream sample records in each stream, then tail_misses MISS
+ * records in each (a file that ends with records a cursor put). */
 static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per_stream,
-			      const struct idna_writer_options *opt, enum miss_path miss_path)
+			      const struct idna_writer_options *opt, enum miss_path miss_path,
+			      unsigned tail_misses)
 {
 	char err[256] = "";
 	const char *argv[] = {"prog", "--flag", "x y"};
@@ -57,13 +66,31 @@ static void write_streams_via(const char *path, uint32_t n_streams, uint64_t per
 				      idna_writer_error(w));
 		}
 	free(s);
+	/* The tail in two halves: counted after the first (statistics settle
+	 * the cursor's records), the second left for close to settle. */
+	for (unsigned half = 0; half < 2; half++) {
+		for (uint32_t st = 0; st < n_streams; st++)
+			for (unsigned i = half * tail_misses / 2; i < (half + 1) * tail_misses / 2; i++) {
+				uint8_t value[4] = { (uint8_t)st, (uint8_t)i, 0x5a, 0xa5 };
+				struct idna_record miss = { .type = IDNA_REC_MISS };
+				miss.u.miss.hits_before = 1000 + i;
+				miss.u.miss.value = value;
+				miss.u.miss.len = sizeof(value);
+				ck_assert_int_eq(append_sample(w, st, &miss, miss_path), 0);
+			}
+		if (half == 0) {
+			struct idna_writer_stats stats;
+			idna_writer_get_stats(w, &stats);
+			ck_assert_uint_eq(stats.records, n_streams * (per_stream + tail_misses / 2));
+		}
+	}
 	ck_assert_msg(idna_writer_close(w, err, sizeof(err)) == 0, "%s", err);
 }
 
 static void write_streams(const char *path, uint32_t n_streams, uint64_t per_stream,
 			  const struct idna_writer_options *opt)
 {
-	write_streams_via(path, n_streams, per_stream, opt, MISS_GENERAL);
+	write_streams_via(path, n_streams, per_stream, opt, MISS_GENERAL, 0);
 }
 
 static uint8_t *read_whole(const char *path, size_t *len)
@@ -286,11 +313,11 @@ START_TEST(miss_path_writes_the_same_file)
 	char general[256], direct[256];
 	sample_temp_path(general, sizeof(general), "miss-general");
 	sample_temp_path(direct, sizeof(direct), "miss-direct");
-	write_streams_via(general, 3, 4000, &small_chunks, MISS_GENERAL);
+	write_streams_via(general, 3, 4000, &small_chunks, MISS_GENERAL, 6);
 	size_t a_len;
 	uint8_t *a = read_whole(general, &a_len);
-	for (enum miss_path path = MISS_BYTES; path <= MISS_UINT; path++) {
-		write_streams_via(direct, 3, 4000, &small_chunks, path);
+	for (enum miss_path path = MISS_BYTES; path <= MISS_CURSOR; path++) {
+		write_streams_via(direct, 3, 4000, &small_chunks, path, 6);
 		size_t b_len;
 		uint8_t *b = read_whole(direct, &b_len);
 		ck_assert_uint_eq(a_len, b_len);
