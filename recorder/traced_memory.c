@@ -282,7 +282,7 @@ traced_read_mispredicted(void *ctx, uint64_t addr, uint64_t value, unsigned size
 {
 	struct traced_memory *tm = ctx;
 	uint64_t hits_before;
-	if (!predict_cache_record_read_uint(&tm->cache, addr, value, size, &hits_before))
+	if (!predict_cache_record_miss_uint(&tm->cache, addr, value, size, &hits_before))
 		note_miss_uint(tm, hits_before, value, size);
 	return value;
 }

@@ -229,18 +229,29 @@ static inline bool predict_cache_try_hit_uint(struct predict_cache *pc, uint64_t
 	return true;
 }
 
-static inline bool predict_cache_record_read_uint(struct predict_cache *pc, uint64_t addr,
+/* Record side, a read in one entry that the caller found the cache did
+ * not predict (translated code's inline probe): the miss taken, the
+ * entry updated. Returns false, as predict_cache_record_read_uint for a
+ * miss; a read across entries is looked at afresh. */
+static inline bool predict_cache_record_miss_uint(struct predict_cache *pc, uint64_t addr,
 						  uint64_t value, unsigned n,
 						  uint64_t *hits_before)
 {
-	if (predict_cache_try_hit_uint(pc, addr, value, n))
-		return true;
 	if ((addr & 7) + n > PREDICT_CACHE_LINE)
 		return predict_cache_record_read_uint_any(pc, addr, value, n, hits_before);
 	predict_cache_update_uint(pc, addr, value, n);
 	*hits_before = predict_cache_end_run(pc);
 	pc->misses++;
 	return false;
+}
+
+static inline bool predict_cache_record_read_uint(struct predict_cache *pc, uint64_t addr,
+						  uint64_t value, unsigned n,
+						  uint64_t *hits_before)
+{
+	if (predict_cache_try_hit_uint(pc, addr, value, n))
+		return true;
+	return predict_cache_record_miss_uint(pc, addr, value, n, hits_before);
 }
 
 /* Whether n bytes at addr are whole entries (aligned vectors): then each
