@@ -45,6 +45,7 @@ void cursor_close(struct record_cursor *c)
 		idna_iter_close(c->it);
 	c->it = NULL;
 	c->have = false;
+	c->misses = (struct idna_miss_span){ 0 };
 }
 
 void cursor_pair(struct record_cursor *memory, struct record_cursor *events)
@@ -53,9 +54,24 @@ void cursor_pair(struct record_cursor *memory, struct record_cursor *events)
 		idna_iter_pair(memory->it, events->it);
 }
 
+/* The iterator's position brought up to the records decoded from the
+ * span, and the span taken back. */
+static void settle_misses(struct record_cursor *c)
+{
+	if (c->it)
+		idna_iter_took_misses(c->it, &c->misses);
+}
+
 const struct idna_record *cursor_peek(struct record_cursor *c)
 {
-	if (!c->have && c->it && !c->ended && !c->failed && idna_iter_next_miss(c->it, &c->rec))
+	if (c->have)
+		return &c->rec;
+	if (idna_miss_span_next(&c->misses, &c->rec)) {
+		c->have = true;
+		return &c->rec;
+	}
+	settle_misses(c);
+	if (c->it && !c->ended && !c->failed && idna_iter_next_miss(c->it, &c->rec))
 		c->have = true;
 	while (!c->have && !c->ended && !c->failed) {
 		int r = idna_iter_next(c->it, &c->rec);
@@ -68,7 +84,10 @@ const struct idna_record *cursor_peek(struct record_cursor *c)
 			c->have = true;
 		}
 	}
-	return c->have ? &c->rec : NULL;
+	if (!c->have)
+		return NULL;
+	idna_iter_lend_misses(c->it, &c->misses);
+	return &c->rec;
 }
 
 void cursor_next(struct record_cursor *c)
@@ -85,6 +104,7 @@ int cursor_tell(struct record_cursor *c, struct cursor_position *pos)
 		return c->failed ? -1 : 0;
 	}
 	uint32_t size;
+	settle_misses(c);
 	idna_iter_position(c->it, &pos->chunk, &pos->offset, &size);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "trace-format/idna.h"
+#include "trace-format/miss_cursor.h"
 
 enum cursor_role { CURSOR_MEMORY, CURSOR_EVENTS };
 
@@ -24,6 +25,9 @@ struct record_cursor {
 	bool ended;    /* the stream has no more records for this role */
 	bool failed;   /* the trace could not be read: error says why */
 	struct idna_record rec;
+	/* MISS records decoded here, with no call into the iterator, while
+	 * they follow one another in its chunk (the memory role's). */
+	struct idna_miss_span misses;
 	/* Records taken (cursor_next) since it was opened: a run that took
 	 * none consumed nothing of the stream (undo_log.h). */
 	uint64_t taken;

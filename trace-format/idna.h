@@ -448,6 +448,15 @@ int idna_iter_next(struct idna_iter *it, struct idna_record *rec);
  * it is anything else, nothing done: call idna_iter_next. The bulk of a
  * replay's records are misses, each decoded on the way of a read. */
 int idna_iter_next_miss(struct idna_iter *it, struct idna_record *rec);
+/* The bytes of the loaded chunk from the next record on, for the caller
+ * to decode MISS records there itself (miss_cursor.h); none when the
+ * iterator has no chunk, failed, or does not read MISS records. Until
+ * idna_iter_took_misses, no other call on the iterator. */
+struct idna_miss_span;
+void idna_iter_lend_misses(struct idna_iter *it, struct idna_miss_span *s);
+/* The iterator moved past the records decoded from the span, the last of
+ * them its current one (idna_iter_position); the span emptied. */
+void idna_iter_took_misses(struct idna_iter *it, struct idna_miss_span *s);
 const char *idna_iter_error(const struct idna_iter *it);
 /* Where the last record returned came from, and its encoded size
  * (type, length and payload). */

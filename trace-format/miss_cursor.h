@@ -1,6 +1,7 @@
 /*
  * miss_cursor.h — a stream's MISS records written by the recorder's read
- * path itself, straight into the room of the stream's open chunk.
+ * path itself, straight into the room of the stream's open chunk; and
+ * read back by the replayer's from an iterator's chunk (at the end).
  *
  * A MISS record (man/idna.5: type, payload length, hits_before as
  * LEB128, the value) is nearly all a recording writes: sort -n of 10^6
@@ -72,6 +73,50 @@ static inline bool idna_miss_cursor_put_uint(struct idna_miss_cursor *c, uint64_
 	c->room -= (size_t)(p - start);
 	c->at = p;
 	c->records++;
+	return true;
+}
+
+/*
+ * Reading: an iterator lends the bytes of its loaded chunk from its next
+ * record on (idna_iter_lend_misses); its reader decodes the MISS records
+ * there itself, with no call per record, while the next record is one,
+ * and gives the iterator back where it stopped (idna_iter_took_misses)
+ * before any other call on that iterator.
+ */
+struct idna_miss_span {
+	const uint8_t *p;    /* the next record */
+	size_t left;         /* bytes from p to the chunk's end; 0: none lent */
+	const uint8_t *last; /* the last record decoded here; NULL: none yet */
+};
+
+/* The MISS record at s->p, decoded into rec (its value points into the
+ * chunk) when it is one in the common form, hits_before in one or two
+ * bytes; else false and nothing changed (the iterator decodes it). */
+static inline bool idna_miss_span_next(struct idna_miss_span *s, struct idna_record *rec)
+{
+	const uint8_t *p = s->p;
+	if (s->left < 4 || p[0] != IDNA_REC_MISS || p[1] >= 0x80 || p[1] > s->left - 2)
+		return false;
+	const uint8_t *q = p + 2, *end = q + p[1];
+	uint64_t hits_before;
+	if (p[1] >= 2 && q[0] < 0x80) {
+		hits_before = q[0];
+		q += 1;
+	} else if (p[1] >= 3 && q[1] < 0x80) {
+		hits_before = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+		q += 2;
+	} else {
+		return false;
+	}
+	if (end - q > IDNA_MAX_READ)
+		return false;
+	rec->type = IDNA_REC_MISS;
+	rec->u.miss.hits_before = hits_before;
+	rec->u.miss.value = q;
+	rec->u.miss.len = (uint32_t)(end - q);
+	s->last = p;
+	s->left -= (size_t)(end - p);
+	s->p = end;
 	return true;
 }
 

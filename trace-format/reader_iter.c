@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "trace-format/crc32c.h"
+#include "trace-format/miss_cursor.h"
 #include "trace-format/reader_internal.h"
 #include "trace-format/record_codec.h"
 
@@ -348,6 +349,23 @@ int idna_iter_next_miss(struct idna_iter *it, struct idna_record *rec)
 	it->last_offset = (uint32_t)(start - it->ubuf);
 	it->last_size = (uint32_t)(it->cur.p - start);
 	return 1;
+}
+
+void idna_iter_lend_misses(struct idna_iter *it, struct idna_miss_span *s)
+{
+	bool ok = it->loaded && !it->error[0] && (!it->want || (it->want & idna_type_bit(IDNA_REC_MISS)));
+	*s = (struct idna_miss_span){ .p = ok ? it->cur.p : NULL,
+				      .left = ok ? (size_t)(it->cur.end - it->cur.p) : 0 };
+}
+
+void idna_iter_took_misses(struct idna_iter *it, struct idna_miss_span *s)
+{
+	if (s->last) {
+		it->cur.p = s->p;
+		it->last_offset = (uint32_t)(s->last - it->ubuf);
+		it->last_size = (uint32_t)(s->p - s->last);
+	}
+	*s = (struct idna_miss_span){ 0 };
 }
 
 void idna_iter_pair(struct idna_iter *a, struct idna_iter *b)

@@ -4,6 +4,7 @@
  * know and ignore payload bytes after the fields they know, which is how
  * newer writers stay readable by older readers.
  */
+#include "trace-format/miss_cursor.h"
 #include "trace-format/record_codec.h"
 
 #include <stdio.h>
@@ -292,34 +293,21 @@ static void get_miss(struct byte_reader *r, struct idna_record *rec, const char 
 
 int record_decode_miss(struct byte_reader *r, struct idna_record *rec)
 {
+	/* The type and the miss's fields only: clearing the whole record
+	 * (88 bytes, a rep stos) took most of this function's time, which is
+	 * 4% of a replay of sort -n. hits_before in one or two bytes, nearly
+	 * always: decoded as br_varint would, with no loop. */
+	struct idna_miss_span common = { r->p, (size_t)(r->end - r->p), NULL };
+	if (idna_miss_span_next(&common, rec)) {
+		r->p = common.p;
+		return 1;
+	}
 	const uint8_t *p = r->p;
 	if (r->end - p < 2 || p[0] != IDNA_REC_MISS || p[1] >= 0x80 || p[1] > r->end - p - 2)
 		return 0;
 	struct byte_reader payload = {p + 2, p + 2 + p[1], false};
 	const char *why = NULL;
-	/* The type and the miss's fields only: clearing the whole record
-	 * (88 bytes, a rep stos) took most of this function's time, which is
-	 * 4% of a replay of sort -n. */
 	rec->type = IDNA_REC_MISS;
-	/* hits_before in one or two bytes, nearly always: decoded as
-	 * br_varint would, with no loop. */
-	const uint8_t *q = payload.p;
-	size_t n = br_left(&payload);
-	if (n >= 2 && q[0] < 0x80) {
-		rec->u.miss.hits_before = q[0];
-		q += 1;
-	} else if (n >= 3 && q[1] < 0x80) {
-		rec->u.miss.hits_before = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-		q += 2;
-	} else {
-		q = NULL;
-	}
-	if (q && payload.end - q <= IDNA_MAX_READ) {
-		rec->u.miss.len = (uint32_t)(payload.end - q);
-		rec->u.miss.value = q;
-		r->p = payload.end;
-		return 1;
-	}
 	get_miss(&payload, rec, &why);
 	if (why || payload.bad)
 		return 0;
